@@ -1,0 +1,1 @@
+"""analyzers layer (see ../shared/DESIGN.md)."""

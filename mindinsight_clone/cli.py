@@ -1,0 +1,112 @@
+"""`mindinsight-clone start|stop`: the only code that reads argv.
+
+Every setting in config.SETTINGS is a flag of `start`; flags left out fall back to the environment
+(MINDINSIGHT_*), then the --config file, then the built-in default.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from mindinsight_clone import __version__
+from mindinsight_clone.config import SETTINGS, Setting, SettingError, resolve
+from mindinsight_clone.server import lifecycle
+
+CONFIG_HELP = "Settings file: file:/path/x.py, file:/path/x.yaml or python:pkg.module."
+
+
+def _click_type(setting: Setting) -> Any:
+    if setting.type is int:
+        lo = int(setting.minimum) if setting.minimum is not None else None
+        hi = int(setting.maximum) if setting.maximum is not None else None
+        return click.IntRange(lo, hi)
+    return setting.type
+
+
+def _shown_default(setting: Setting) -> str:
+    if setting.name == "summary_base_dir":
+        return "current directory"
+    if setting.name == "workspace":
+        return "~/mindinsight-clone"
+    return str(setting.default) if setting.default != "" else "none"
+
+
+def setting_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Decorate a command with one option per setting (defaults None: precedence is resolved later)."""
+    for setting in reversed(SETTINGS):
+        func = click.option(
+            f"--{setting.name.replace('_', '-')}",
+            setting.name,
+            type=_click_type(setting),
+            default=None,
+            show_default=_shown_default(setting),
+            help=f"{setting.help} [env: {setting.env}]",
+        )(func)
+    return func
+
+
+def _settings_or_exit(cli_values: dict[str, Any], config: str | None) -> Any:
+    try:
+        return resolve(cli=cli_values, config=config)
+    except SettingError as err:
+        raise click.UsageError(str(err)) from None
+    except (OSError, SyntaxError, ImportError, ValueError) as err:
+        raise click.UsageError(f"could not read --config {config}: {err}") from None
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
+@click.version_option(__version__, prog_name="mindinsight-clone")
+def main() -> None:
+    """mindinsight-clone: view MindSpore summary, lineage and profiler data in the browser."""
+
+
+@main.command()
+@setting_options
+@click.option("--config", "config", default=None, show_default="none", help=CONFIG_HELP)
+@click.option("--foreground", is_flag=True, default=False, show_default=True,
+              help="Run attached to this terminal instead of in the background.")
+def start(config: str | None, foreground: bool, **values: Any) -> None:
+    """Start the server in the background and wait until it answers."""
+    settings = _settings_or_exit(values, config)
+    if not lifecycle.is_loopback(settings.host):
+        click.secho(
+            f"WARNING: binding to {settings.host} exposes your training data to the network without "
+            "authentication. Use --host 127.0.0.1 unless you really mean it; set --allowed-hosts to the "
+            "names clients will use.",
+            fg="red", bold=True, err=True,
+        )
+    click.echo(f"Workspace: {settings.workspace}")
+    click.echo(f"Summary base dir: {settings.summary_base_dir}")
+    try:
+        if foreground:
+            click.echo(f"Web address: {lifecycle.web_address(settings)} (foreground; Ctrl+C stops)")
+            sys.exit(lifecycle.run_foreground(settings))
+        record = lifecycle.start_background(settings)
+    except lifecycle.LifecycleError as err:
+        click.echo(f"Error: {err}", err=True)
+        sys.exit(err.exit_code)
+    click.echo(f"Web address: {lifecycle.web_address(settings)}")
+    click.echo(f"Logs: {settings.workspace}/log/")
+    click.echo(f"mindinsight-clone started (pid {record.pid}). Stop it with: mindinsight-clone stop "
+               f"--port {settings.port}")
+
+
+@main.command()
+@click.option("--port", type=click.IntRange(1, 65535), default=None, show_default="8080",
+              help="Port of the server to stop. [env: MINDINSIGHT_PORT]")
+@click.option("--workspace", default=None, show_default="~/mindinsight-clone",
+              help="Workspace the server was started with. [env: MINDINSIGHT_WORKSPACE]")
+@click.option("--config", "config", default=None, show_default="none", help=CONFIG_HELP)
+def stop(port: int | None, workspace: str | None, config: str | None) -> None:
+    """Stop the server that `start` started on this port (and nothing else)."""
+    settings = _settings_or_exit({"port": port, "workspace": workspace}, config)
+    try:
+        record = lifecycle.stop(settings.workspace, settings.port)
+    except lifecycle.LifecycleError as err:
+        click.echo(str(err), err=True)
+        sys.exit(err.exit_code)
+    click.echo(f"Stopped mindinsight-clone on port {record.port} (pid {record.pid}).")

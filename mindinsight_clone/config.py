@@ -1,0 +1,208 @@
+"""Settings: each one declared once, with its type, default and help (and so a flag of `start`).
+
+Precedence: built-in defaults < --config file < MINDINSIGHT_* environment < command-line flag.
+`start` resolves the settings and hands them to the gunicorn workers through MINDINSIGHT_*
+environment variables (as MindInsight does); the app factory reads them back with `load_settings`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import runpy
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ENV_PREFIX = "MINDINSIGHT_"
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    type: type
+    default: Any
+    help: str
+    minimum: float | None = None
+    maximum: float | None = None
+
+    @property
+    def env(self) -> str:
+        return ENV_PREFIX + self.name.upper()
+
+    def parse(self, raw: Any, source: str) -> Any:
+        """Cast `raw` to this setting's type and check its range; `source` names where it came from."""
+        try:
+            if self.type is bool:
+                value: Any = raw if isinstance(raw, bool) else str(raw).strip().lower() in ("1", "true", "yes")
+            elif self.type is int:
+                if isinstance(raw, bool) or (isinstance(raw, float) and not raw.is_integer()):
+                    raise ValueError
+                value = int(str(raw).strip()) if not isinstance(raw, int) else raw
+            elif self.type is float:
+                value = float(raw)
+            else:
+                value = str(raw)
+        except (TypeError, ValueError):
+            raise SettingError(f"{self.name} from {source} must be {self.type.__name__}, got {raw!r}") from None
+        if self.minimum is not None and value < self.minimum:
+            raise SettingError(f"{self.name} from {source} must be >= {self.minimum:g}, got {value}")
+        if self.maximum is not None and value > self.maximum:
+            raise SettingError(f"{self.name} from {source} must be <= {self.maximum:g}, got {value}")
+        return value
+
+
+class SettingError(ValueError):
+    """A setting has a value of the wrong type or out of range."""
+
+
+def _home(*parts: str) -> str:
+    return str(Path.home().joinpath(*parts))
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("port", int, 8080, "Port the web server listens on (1-65535).", minimum=1, maximum=65535),
+    Setting("host", str, "127.0.0.1", "Address to bind; anything but loopback prints a warning."),
+    Setting("summary_base_dir", str, "", "Directory whose subdirectories are training runs (default: cwd)."),
+    Setting("reload_interval", int, 3, "Seconds between rescans of the summary base dir; 0 loads once.",
+            minimum=0, maximum=300),
+    Setting("workspace", str, _home("mindinsight-clone"), "Directory for logs, pid files and lineage notes."),
+    Setting("allowed_hosts", str, "", "Comma-separated extra Host header names accepted (DNS-rebinding guard); "
+            "loopback names and the bind host are always accepted; '*' accepts any."),
+    Setting("workers", int, 1, "Gunicorn worker processes (keep 1: caches live in the worker).", minimum=1,
+            maximum=64),
+    Setting("threads", int, 8, "Threads per gunicorn worker.", minimum=1, maximum=256),
+    Setting("timeout", int, 60, "Seconds before gunicorn restarts a silent worker.", minimum=5, maximum=3600),
+    Setting("max_run_count", int, 999, "Most runs listed; the most recently updated are kept.", minimum=1,
+            maximum=100000),
+    Setting("max_cached_runs", int, 15, "Runs whose data is kept in memory (LRU).", minimum=1, maximum=1000),
+    Setting("max_tags_per_run", int, 300, "Most tags kept per run, all plugins together.", minimum=1,
+            maximum=100000),
+    Setting("max_tensor_tags", int, 6, "Most tensor tags kept per run.", minimum=1, maximum=1000),
+    Setting("max_graph_tags", int, 10, "Most graph tags kept per run.", minimum=1, maximum=1000),
+    Setting("scalar_samples", int, 1000, "Steps kept per scalar tag (reservoir).", minimum=1, maximum=1_000_000),
+    Setting("image_samples", int, 10, "Steps kept per image tag (reservoir).", minimum=1, maximum=10_000),
+    Setting("histogram_samples", int, 50, "Steps kept per histogram tag (reservoir).", minimum=1,
+            maximum=100_000),
+    Setting("tensor_samples", int, 20, "Steps kept per tensor tag (reservoir).", minimum=1, maximum=10_000),
+    Setting("max_record_bytes", int, 500_000_000, "Largest record accepted; a longer length stops the file.",
+            minimum=1024, maximum=2**40),
+    Setting("log_max_bytes", int, 50 * 1024 * 1024, "Size at which a log file is rotated.", minimum=1024),
+    Setting("log_backup_count", int, 10, "Rotated log files kept.", minimum=0, maximum=1000),
+)
+
+BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
+
+
+@dataclass(frozen=True)
+class Settings:
+    port: int
+    host: str
+    summary_base_dir: str
+    reload_interval: int
+    workspace: str
+    allowed_hosts: str
+    workers: int
+    threads: int
+    timeout: int
+    max_run_count: int
+    max_cached_runs: int
+    max_tags_per_run: int
+    max_tensor_tags: int
+    max_graph_tags: int
+    scalar_samples: int
+    image_samples: int
+    histogram_samples: int
+    tensor_samples: int
+    max_record_bytes: int
+    log_max_bytes: int
+    log_backup_count: int
+
+    def to_env(self) -> dict[str, str]:
+        """The MINDINSIGHT_* variables that carry these settings to the gunicorn workers."""
+        return {BY_NAME[f.name].env: str(getattr(self, f.name)) for f in fields(self)}
+
+    @property
+    def sample_sizes(self) -> dict[str, int]:
+        return {
+            "scalar": self.scalar_samples,
+            "image": self.image_samples,
+            "histogram": self.histogram_samples,
+            "tensor": self.tensor_samples,
+        }
+
+
+def read_config_file(spec: str) -> dict[str, Any]:
+    """Read `file:/path/x.py`, `file:/path/x.yaml` or `python:pkg.module` into {setting: value}.
+
+    In a Python file or module, upper-case names that match a setting (PORT, RELOAD_INTERVAL...) count.
+    """
+    if spec.startswith("python:"):
+        module = importlib.import_module(spec[len("python:"):])
+        raw: Mapping[str, Any] = vars(module)
+    elif spec.startswith("file:"):
+        path = Path(spec[len("file:"):]).expanduser()
+        if not path.is_file():
+            raise SettingError(f"config file {path} does not exist or is not a file")
+        if path.suffix in (".yaml", ".yml"):
+            loaded = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+            if not isinstance(loaded, dict):
+                raise SettingError(f"config file {path} must hold a mapping of settings")
+            raw = loaded
+        elif path.suffix == ".py":
+            raw = runpy.run_path(str(path))
+        else:
+            raise SettingError(f"config file {path} must end in .py, .yaml or .yml")
+    else:
+        raise SettingError("--config must be file:/path/x.py, file:/path/x.yaml or python:pkg.module")
+    python_source = not spec.endswith((".yaml", ".yml"))
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        if not isinstance(key, str) or (python_source and not key.isupper()):
+            continue
+        name = key.lower().replace("-", "_")
+        if name in BY_NAME:
+            values[name] = value
+        elif not python_source:
+            raise SettingError(f"unknown setting {key!r} in {spec}")
+    return values
+
+
+def resolve(
+    cli: Mapping[str, Any] | None = None,
+    config: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Settings:
+    """Merge defaults < config file < environment < CLI flags into checked Settings."""
+    env = os.environ if environ is None else environ
+    values: dict[str, Any] = {s.name: s.default for s in SETTINGS}
+    sources: dict[str, str] = {}
+    if config:
+        for name, raw in read_config_file(config).items():
+            values[name], sources[name] = raw, f"--config {config}"
+    for s in SETTINGS:
+        if s.env in env:
+            values[s.name], sources[s.name] = env[s.env], s.env
+    for name, raw in (cli or {}).items():
+        if raw is not None:
+            values[name], sources[name] = raw, f"--{name.replace('_', '-')}"
+    parsed = {s.name: s.parse(values[s.name], sources.get(s.name, "defaults")) for s in SETTINGS}
+    if not parsed["summary_base_dir"]:
+        parsed["summary_base_dir"] = os.getcwd()
+    parsed["summary_base_dir"] = os.path.realpath(os.path.expanduser(parsed["summary_base_dir"]))
+    parsed["workspace"] = os.path.realpath(os.path.expanduser(parsed["workspace"]))
+    return Settings(**parsed)
+
+
+def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
+    """Settings as a gunicorn worker sees them: defaults < environment."""
+    return resolve(environ=environ)
+
+
+def settings_for_tests(**overrides: Any) -> Settings:
+    """Defaults with overrides, ignoring the process environment (for create_app in tests)."""
+    return resolve(cli=overrides, environ={})
+

@@ -1,0 +1,224 @@
+"""Domain errors, each with MindInsight's error code and HTTP status.
+
+No Flask here: server/error_handlers.py turns these into `{"error_code", "error_msg"}` responses.
+Codes are `0x50540000 | module << 12 | value` (module 0 general, 2 lineage, 5 datavisual,
+6 profiler, 10 optimizer), printed as 8 upper-case hex digits, as MindInsight 2.3.1 does.
+"""
+
+from __future__ import annotations
+
+_BASE = 0x50540000
+
+
+def _code(module: int, value: int) -> str:
+    return f"{_BASE | module << 12 | value:08X}"
+
+
+class MindInsightError(Exception):
+    """An error we mean to show to the client."""
+
+    module = 0
+    value = 0
+    http_status = 400
+    prefix = ""
+
+    def __init__(self, detail: str = "") -> None:
+        self.detail = detail
+        super().__init__(self.message)
+
+    @property
+    def error_code(self) -> str:
+        return _code(self.module, self.value)
+
+    @property
+    def message(self) -> str:
+        msg = self.prefix if not self.detail else f"{self.prefix} {self.detail}".strip()
+        return " ".join(msg.split())
+
+
+# --- general (module 0) ------------------------------------------------------------------
+
+
+class UnknownError(MindInsightError):
+    value = 0
+    http_status = 500
+    prefix = "System error."
+
+
+class ParamTypeError(MindInsightError):
+    value = 1
+    prefix = "Invalid parameter type."
+
+    def __init__(self, name: str, expected: str) -> None:
+        super().__init__(f"'{name}' expect {expected} type.")
+
+
+class ParamValueError(MindInsightError):
+    value = 2
+    prefix = "Invalid parameter value."
+
+
+class ParamMissError(MindInsightError):
+    value = 3
+    prefix = "Param missing."
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"'{name}' is required.")
+
+
+class PathNotExistError(MindInsightError):
+    value = 4
+    prefix = "Specified path does not exist."
+
+
+class FileSystemPermissionError(MindInsightError):
+    value = 8
+    prefix = "File or dir access failed."
+
+
+# --- datavisual (module 5) ---------------------------------------------------------------
+
+
+class RestfulApiNotExist(MindInsightError):
+    module, value, http_status = 5, 1, 404
+    prefix = "404 Not Found."
+
+
+class RequestMethodNotAllowed(MindInsightError):
+    module, value, http_status = 5, 2, 405
+    prefix = "405 Method Not Allowed."
+
+
+class TrainJobNotExistError(MindInsightError):
+    module, value = 5, 5
+    prefix = "Train job is not exist."
+
+    def __init__(self, detail: str = "") -> None:
+        super().__init__(f"Detail: {detail}" if detail else "")
+
+
+class SummaryLogIsLoading(MindInsightError):
+    module, value = 5, 7
+    prefix = "Data is loading."
+
+
+class NodeNotInGraphError(MindInsightError):
+    module, value = 5, 9
+    prefix = "Can not find node in graph by the given node name."
+
+    def __init__(self, node_name: str) -> None:
+        super().__init__(f"node name: {node_name}.")
+
+
+class PluginNotAvailableError(MindInsightError):
+    module, value = 5, 0xB
+    prefix = "Plugin is not available."
+
+
+class GraphNotExistError(MindInsightError):
+    module, value = 5, 0xC
+    prefix = "Graph is not exist."
+
+
+class ImageNotExistError(MindInsightError):
+    module, value = 5, 0xD
+    prefix = "Image is not exist."
+
+
+class ScalarNotExistError(MindInsightError):
+    module, value = 5, 0xE
+    prefix = "Scalar value is not exist."
+
+
+class HistogramNotExistError(MindInsightError):
+    module, value = 5, 0xF
+    prefix = "Histogram value is not exist."
+
+
+class QueryStringContainsNullByteError(MindInsightError):
+    module, value = 5, 0x11
+    prefix = "Query string contains null byte error."
+
+
+class TensorNotExistError(MindInsightError):
+    module, value = 5, 0x12
+    prefix = "Tensor value is not exist."
+
+
+class ResponseDataExceedMaxValueError(MindInsightError):
+    module, value = 5, 0x13
+    prefix = "Response data exceed max value."
+
+
+class StepTensorDataNotInCacheError(MindInsightError):
+    module, value = 5, 0x14
+    prefix = "Tensor data not in cache."
+
+
+class TensorTooLargeError(MindInsightError):
+    module, value = 5, 0x16
+    prefix = "Tensor is too large to show on UI."
+
+
+class LandscapeNotExistError(MindInsightError):
+    module, value = 5, 0x17
+    prefix = "Landscape is not exist."
+
+
+# --- lineage (module 2) ------------------------------------------------------------------
+
+
+class LineageParamValueError(MindInsightError):
+    module, value = 2, 0x81
+    prefix = ""
+
+
+class LineageSearchConditionParamError(MindInsightError):
+    module, value = 2, 0x218
+    prefix = "Search_condition param error:"
+
+
+# --- profiler (module 6) -----------------------------------------------------------------
+
+
+class ProfilerParamValueError(MindInsightError):
+    module, value = 6, 0x80
+    prefix = "Param value error."
+
+
+class ProfilerParamTypeError(MindInsightError):
+    module, value = 6, 0x82
+    prefix = "Param type error."
+
+
+class ProfilerDirNotFoundError(MindInsightError):
+    module, value = 6, 0x83
+    prefix = "The dir not found."
+
+    def __init__(self, detail: str = "") -> None:
+        # MindInsight prints the absolute path here; we print only the relative one.
+        super().__init__()
+        self.detail = detail
+
+    @property
+    def message(self) -> str:
+        return f"The dir {self.detail} not found." if self.detail else self.prefix
+
+
+class ProfilerFileNotFoundError(MindInsightError):
+    module, value = 6, 0x84
+    prefix = ""
+
+    @property
+    def message(self) -> str:
+        return f"The file {self.detail} not found."
+
+
+class ProfilerSearchConditionError(MindInsightError):
+    """50546182..50546188: the part of search_condition that is wrong picks the value."""
+
+    module = 6
+
+    def __init__(self, value: int, detail: str) -> None:
+        self.value = value
+        super().__init__(detail)

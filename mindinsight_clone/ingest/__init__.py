@@ -1,0 +1,1 @@
+"""ingest layer (see ../shared/DESIGN.md)."""

@@ -1,0 +1,63 @@
+"""Turn a client-supplied `train_id` into a directory inside the summary base dir, or refuse it.
+
+This is the one place where path-like request parameters are checked. A train_id is `./` (the base
+dir itself) or `./<name>` for a direct subdirectory: no null bytes, no `..`, no backslashes, no
+absolute paths, and after resolving symlinks the directory must still be inside the base dir.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from mindinsight_clone.errors import (
+    ParamMissError,
+    QueryStringContainsNullByteError,
+    TrainJobNotExistError,
+)
+
+
+class InvalidTrainId(TrainJobNotExistError):
+    """The id is malformed or points outside the base dir (never says where)."""
+
+
+def check_train_id_syntax(train_id: str | None) -> str:
+    """Validate the form of `train_id` without touching the file system; return it."""
+    if train_id is None or train_id == "":
+        raise ParamMissError("train_id")
+    if "\x00" in train_id:
+        raise QueryStringContainsNullByteError(f"Detail: train job id: {train_id!r} contains null byte.")
+    if train_id == "./":
+        return train_id
+    name = train_id[2:] if train_id.startswith("./") else None
+    if (
+        not name
+        or "/" in name.rstrip("/")
+        or "\\" in name
+        or name in (".", "..")
+        or os.path.isabs(name)
+        or ":" in name[:2]
+    ):
+        raise InvalidTrainId("Can not find the train job in data manager.")
+    return train_id
+
+
+def resolve_train_dir(base_dir: str | Path, train_id: str | None) -> Path:
+    """The real directory of `train_id` inside `base_dir`; raise if it is invalid or missing."""
+    train_id = check_train_id_syntax(train_id)
+    base = Path(os.path.realpath(base_dir))
+    name = train_id[2:].rstrip("/")
+    candidate = base / name if name else base
+    if name and candidate.is_symlink():
+        raise InvalidTrainId("Can not find the train job in data manager.")
+    real = Path(os.path.realpath(candidate))
+    if real != base and base not in real.parents:
+        raise InvalidTrainId("Can not find the train job in data manager.")
+    if not real.is_dir():
+        raise TrainJobNotExistError("Can not find the train job in data manager.")
+    return real
+
+
+def normalize_train_id(train_id: str) -> str:
+    """`./name/` -> `./name` (the form the run registry uses)."""
+    return "./" if train_id == "./" else train_id.rstrip("/")

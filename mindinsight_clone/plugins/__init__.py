@@ -1,0 +1,1 @@
+"""plugins layer (see ../shared/DESIGN.md)."""

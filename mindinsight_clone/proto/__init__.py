@@ -1,0 +1,1 @@
+"""proto layer (see ../shared/DESIGN.md)."""

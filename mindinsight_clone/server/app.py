@@ -1,0 +1,59 @@
+"""create_app: the Flask application factory. Nothing is created at import time."""
+
+from __future__ import annotations
+
+import logging
+
+from flask import Flask
+
+from mindinsight_clone.config import Settings, load_settings
+from mindinsight_clone.server import (
+    error_handlers,
+    routes_datavisual,
+    routes_graphs,
+    routes_health,
+    routes_lineage,
+    routes_profiler,
+    routes_ui,
+    security,
+)
+from mindinsight_clone.server.json_provider import OrjsonProvider
+from mindinsight_clone.server.logs import setup_app_logging
+from mindinsight_clone.server.services import EXTENSION_KEY, Services
+from mindinsight_clone.store.data_manager import DataManager
+
+log = logging.getLogger(__name__)
+
+BLUEPRINTS = (routes_health, routes_datavisual, routes_graphs, routes_lineage, routes_profiler, routes_ui)
+
+
+def create_app(
+    settings: Settings,
+    data_manager: DataManager | None = None,
+    *,
+    start_background: bool = True,
+    log_to_workspace: bool = False,
+) -> Flask:
+    """Build the app. A DataManager is made from settings unless one is injected (tests)."""
+    app = Flask(__name__, static_folder=None)
+    app.json = OrjsonProvider(app)
+    app.config["MAX_CONTENT_LENGTH"] = 16 * 1024 * 1024
+    app.config["DEBUG"] = False
+    if log_to_workspace:
+        setup_app_logging(settings)
+    manager = data_manager if data_manager is not None else DataManager(settings)
+    app.extensions[EXTENSION_KEY] = Services(settings=settings, data_manager=manager)
+    security.register(app, settings)
+    error_handlers.register(app)
+    for module in BLUEPRINTS:
+        app.register_blueprint(module.bp)
+    if start_background:
+        manager.start()
+    log.info("app created: summary base dir %s, reload interval %ss", settings.summary_base_dir,
+             settings.reload_interval)
+    return app
+
+
+def create_app_from_env() -> Flask:
+    """Entry point for gunicorn workers: settings come from the MINDINSIGHT_* environment."""
+    return create_app(load_settings(), log_to_workspace=True)

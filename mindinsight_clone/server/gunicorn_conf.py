@@ -1,0 +1,51 @@
+"""Gunicorn configuration, read from the MINDINSIGHT_* environment that `start` sets.
+
+One worker (the caches live in its memory) with threads; access and error logs rotate by size.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mindinsight_clone.config import load_settings
+
+_settings = load_settings()
+_log_dir = Path(_settings.workspace) / "log" / "gunicorn"
+_log_dir.mkdir(parents=True, exist_ok=True)
+
+_host = f"[{_settings.host}]" if ":" in _settings.host else _settings.host
+bind = [f"{_host}:{_settings.port}"]
+workers = _settings.workers
+worker_class = "gthread"
+threads = _settings.threads
+timeout = _settings.timeout
+graceful_timeout = 10
+keepalive = 5
+preload_app = False  # the app (and its threads) is created in the worker, never in the master
+proc_name = f"mindinsight-clone:{_settings.port}"
+control_socket_disable = True
+access_log_format = '%(h)s "%(r)s" %(s)s %(b)s "%(a)s" %(M)sms'
+
+
+def _rotating(name: str) -> dict[str, object]:
+    return {
+        "class": "logging.handlers.RotatingFileHandler",
+        "filename": str(_log_dir / f"{name}.{_settings.port}.log"),
+        "maxBytes": _settings.log_max_bytes,
+        "backupCount": _settings.log_backup_count,
+        "formatter": "plain",
+        "encoding": "utf-8",
+    }
+
+
+logconfig_dict = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "[%(asctime)s] [%(process)d] [%(levelname)s] %(message)s"}},
+    "handlers": {"error_file": _rotating("error"), "access_file": _rotating("access")},
+    "loggers": {
+        "gunicorn.error": {"level": "INFO", "handlers": ["error_file"], "propagate": False},
+        "gunicorn.access": {"level": "INFO", "handlers": ["access_file"], "propagate": False},
+    },
+    "root": {"level": "WARNING", "handlers": ["error_file"]},
+}

@@ -1,0 +1,269 @@
+"""Start and stop the gunicorn server as a user meets it: checks, pid file, health wait, clean stop.
+
+`start` refuses precisely (port, directories, workspace) before anything runs, launches gunicorn in
+its own session, waits until the app answers /health, and records the master's pid and start time
+in <workspace>/run/. `stop` only signals a process that the pid file names AND that psutil confirms
+is our gunicorn, started at the recorded time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+import psutil
+
+from mindinsight_clone.config import Settings
+
+APP_SPEC = "mindinsight_clone.server.app:create_app_from_env()"
+CONF_SPEC = "python:mindinsight_clone.server.gunicorn_conf"
+HEALTH_PATH = "/v1/mindinsight/health"
+
+
+class LifecycleError(Exception):
+    """A start/stop failure with the message to print; `exit_code` is the process exit status."""
+
+    def __init__(self, message: str, exit_code: int = 1) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+@dataclass(frozen=True)
+class PidRecord:
+    pid: int
+    create_time: float
+    port: int
+    host: str
+    summary_base_dir: str
+
+
+def pid_file(workspace: str, port: int) -> Path:
+    return Path(workspace) / "run" / f"mindinsight-clone.{port}.pid"
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def web_address(settings: Settings) -> str:
+    host = settings.host
+    if host in ("0.0.0.0", "::"):
+        host = "127.0.0.1" if host == "0.0.0.0" else "::1"
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{settings.port}"
+
+
+# --- checks -------------------------------------------------------------------------------
+
+
+def check_summary_dir(path: str) -> None:
+    if not os.path.exists(path):
+        raise LifecycleError(f"Summary base dir {path} does not exist.")
+    if not os.path.isdir(path):
+        raise LifecycleError(f"Summary base dir {path} is not a directory.")
+    if not os.access(path, os.R_OK | os.X_OK):
+        raise LifecycleError(f"Summary base dir {path} is not readable.")
+
+
+def prepare_workspace(workspace: str) -> None:
+    """Create <workspace>/{log,run} and prove we can write there."""
+    try:
+        for sub in ("log/gunicorn", "run"):
+            (Path(workspace) / sub).mkdir(parents=True, exist_ok=True, mode=0o700)
+        probe = Path(workspace) / "run" / f".probe.{os.getpid()}"
+        probe.write_text("ok", encoding="utf-8")
+        probe.unlink()
+    except OSError as err:
+        raise LifecycleError(f"Workspace {workspace} is not writable: {err.strerror or err}.") from None
+
+
+def port_owner(port: int) -> str | None:
+    """'name (pid N)' of the process listening on `port`, if we can tell."""
+    with contextlib.suppress(psutil.Error, OSError):
+        for conn in psutil.net_connections(kind="inet"):
+            if conn.status == psutil.CONN_LISTEN and conn.laddr and conn.laddr.port == port and conn.pid:
+                try:
+                    name = psutil.Process(conn.pid).name()
+                except psutil.Error:
+                    name = "a process"
+                return f"{name} (pid {conn.pid})"
+    return None
+
+
+def check_port_free(host: str, port: int) -> None:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError as err:
+            owner = port_owner(port)
+            held = f" It is held by {owner}." if owner else ""
+            raise LifecycleError(f"Port {port} on {host} is not available: {err.strerror or err}.{held}") from None
+
+
+# --- pid records ---------------------------------------------------------------------------
+
+
+def read_pid_record(workspace: str, port: int) -> PidRecord | None:
+    path = pid_file(workspace, port)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return PidRecord(**data)
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def our_server(record: PidRecord) -> psutil.Process | None:
+    """The live process of `record` if it really is our gunicorn master, else None."""
+    try:
+        proc = psutil.Process(record.pid)
+        cmdline = " ".join(proc.cmdline())
+        if abs(proc.create_time() - record.create_time) > 1.0:
+            return None
+        if "gunicorn" in cmdline and APP_SPEC in cmdline and proc.status() != psutil.STATUS_ZOMBIE:
+            return proc
+    except psutil.Error:
+        return None
+    return None
+
+
+# --- start ---------------------------------------------------------------------------------
+
+
+def gunicorn_command() -> list[str]:
+    return [sys.executable, "-m", "gunicorn", "-c", CONF_SPEC, APP_SPEC]
+
+
+def child_environment(settings: Settings) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(settings.to_env())
+    return env
+
+
+def preflight(settings: Settings) -> None:
+    """Every check `start` makes before launching anything."""
+    check_summary_dir(settings.summary_base_dir)
+    prepare_workspace(settings.workspace)
+    record = read_pid_record(settings.workspace, settings.port)
+    if record and our_server(record):
+        raise LifecycleError(
+            f"mindinsight-clone is already running on port {settings.port} (pid {record.pid}, summary base dir "
+            f"{record.summary_base_dir}). Use `mindinsight-clone stop --port {settings.port}` to stop it."
+        )
+    check_port_free(settings.host, settings.port)
+
+
+def wait_healthy(settings: Settings, proc: subprocess.Popen[bytes], timeout: float) -> None:
+    url = web_address(settings) + HEALTH_PATH
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise LifecycleError(f"The server exited during start (code {proc.returncode}).")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as resp:  # noqa: S310 - our own http URL
+                if resp.status == 200:
+                    return
+        except (urllib.error.URLError, OSError):
+            pass
+        time.sleep(0.2)
+    raise LifecycleError(f"The server did not answer {HEALTH_PATH} within {timeout:.0f} s.")
+
+
+def start_background(settings: Settings, timeout: float = 60.0) -> PidRecord:
+    """Launch gunicorn detached, wait for /health, write the pid file. Leaves nothing on failure."""
+    preflight(settings)
+    console_log = Path(settings.workspace) / "log" / "gunicorn" / f"console.{settings.port}.log"
+    with console_log.open("ab") as out:
+        proc = subprocess.Popen(
+            gunicorn_command(),
+            env=child_environment(settings),
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=out,
+            start_new_session=True,
+            cwd=settings.workspace,
+        )
+    try:
+        wait_healthy(settings, proc, timeout)
+    except LifecycleError as err:
+        terminate_tree(proc.pid)
+        raise LifecycleError(f"{err} See the logs in {console_log.parent}.") from None
+    record = PidRecord(
+        pid=proc.pid,
+        create_time=psutil.Process(proc.pid).create_time(),
+        port=settings.port,
+        host=settings.host,
+        summary_base_dir=settings.summary_base_dir,
+    )
+    pid_file(settings.workspace, settings.port).write_text(json.dumps(record.__dict__), encoding="utf-8")
+    return record
+
+
+def run_foreground(settings: Settings) -> int:
+    """Run gunicorn attached to this terminal (containers, debugging); returns its exit code."""
+    preflight(settings)
+    proc = subprocess.Popen(gunicorn_command(), env=child_environment(settings), cwd=settings.workspace)
+    record = PidRecord(proc.pid, psutil.Process(proc.pid).create_time(), settings.port, settings.host,
+                       settings.summary_base_dir)
+    path = pid_file(settings.workspace, settings.port)
+    path.write_text(json.dumps(record.__dict__), encoding="utf-8")
+    try:
+        return proc.wait()
+    except KeyboardInterrupt:
+        proc.send_signal(signal.SIGTERM)
+        return proc.wait()
+    finally:
+        path.unlink(missing_ok=True)
+
+
+# --- stop ----------------------------------------------------------------------------------
+
+
+def terminate_tree(pid: int, grace: float = 10.0) -> None:
+    """SIGTERM a process and its descendants; SIGKILL whatever is left after `grace` seconds."""
+    try:
+        root = psutil.Process(pid)
+        procs = [root, *root.children(recursive=True)]
+    except psutil.Error:
+        return
+    for proc in procs:
+        with contextlib.suppress(psutil.Error):
+            proc.terminate()
+    _, alive = psutil.wait_procs(procs, timeout=grace)
+    for proc in alive:
+        with contextlib.suppress(psutil.Error):
+            proc.kill()
+    psutil.wait_procs(alive, timeout=grace)
+
+
+def stop(workspace: str, port: int) -> PidRecord:
+    """Stop our server on `port`; raise LifecycleError when there is none."""
+    record = read_pid_record(workspace, port)
+    proc = our_server(record) if record else None
+    path = pid_file(workspace, port)
+    if record is None or proc is None:
+        path.unlink(missing_ok=True)  # a stale record of a server that is gone
+        owner = port_owner(port)
+        other = f" Port {port} is used by {owner}, which mindinsight-clone did not start." if owner else ""
+        raise LifecycleError(f"No mindinsight-clone server started from workspace {workspace} is running on "
+                             f"port {port}.{other}")
+    terminate_tree(proc.pid)
+    path.unlink(missing_ok=True)
+    return record

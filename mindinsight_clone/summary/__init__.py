@@ -1,0 +1,1 @@
+"""summary layer (see ../shared/DESIGN.md)."""

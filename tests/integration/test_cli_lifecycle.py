@@ -1,0 +1,185 @@
+"""start -> health -> stop with the real gunicorn, and every way `start` must refuse."""
+
+from __future__ import annotations
+
+import json
+import socket
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+from tests.conftest import free_port, run_cli
+
+
+def health(port: int) -> dict[str, object]:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/mindinsight/health", timeout=5) as resp:
+        return json.loads(resp.read())
+
+
+def port_is_free(port: int) -> bool:
+    with socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # TIME_WAIT is not "in use"
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[tuple[int, Path, Path]]:
+    base, ws, port = tmp_path / "base", tmp_path / "ws", free_port()
+    base.mkdir()
+    result = run_cli("start", "--port", str(port), "--summary-base-dir", str(base), "--workspace", str(ws))
+    assert result.returncode == 0, result.stdout + result.stderr
+    yield port, base, ws
+    run_cli("stop", "--port", str(port), "--workspace", str(ws))
+
+
+def test_start_health_stop_frees_port(server: tuple[int, Path, Path]) -> None:
+    port, _, ws = server
+    assert health(port)["status"] == "ok"
+    assert (ws / "log" / "gunicorn" / f"access.{port}.log").exists()
+    assert (ws / "log" / f"app.{port}.log").exists()
+    stopped = run_cli("stop", "--port", str(port), "--workspace", str(ws))
+    assert stopped.returncode == 0, stopped.stderr
+    assert "Stopped" in stopped.stdout
+    assert port_is_free(port)
+    again = run_cli("stop", "--port", str(port), "--workspace", str(ws))
+    assert again.returncode == 1
+    assert "No mindinsight-clone server" in again.stderr
+
+
+def test_start_prints_addresses(tmp_path: Path) -> None:
+    base, ws, port = tmp_path, tmp_path / "ws", free_port()
+    result = run_cli("start", "--port", str(port), "--summary-base-dir", str(base), "--workspace", str(ws))
+    try:
+        assert result.returncode == 0, result.stderr
+        assert f"Workspace: {ws}" in result.stdout
+        assert f"Summary base dir: {base}" in result.stdout
+        assert f"Web address: http://127.0.0.1:{port}" in result.stdout
+        assert "started" in result.stdout
+    finally:
+        run_cli("stop", "--port", str(port), "--workspace", str(ws))
+
+
+def test_second_start_on_busy_port_fails_and_leaves_first(server: tuple[int, Path, Path], tmp_path: Path) -> None:
+    port, base, ws = server
+    other_ws = tmp_path / "other-ws"
+    second = run_cli("start", "--port", str(port), "--summary-base-dir", str(base), "--workspace", str(other_ws))
+    assert second.returncode != 0
+    assert f"Port {port}" in second.stderr and "not available" in second.stderr
+    same = run_cli("start", "--port", str(port), "--summary-base-dir", str(base), "--workspace", str(ws))
+    assert same.returncode != 0 and "already running" in same.stderr
+    assert health(port)["status"] == "ok"
+
+
+def test_stop_never_kills_a_foreign_process(tmp_path: Path) -> None:
+    port = free_port()
+    with socket.socket() as foreign:
+        foreign.bind(("127.0.0.1", port))
+        foreign.listen()
+        result = run_cli("stop", "--port", str(port), "--workspace", str(tmp_path / "ws"))
+        assert result.returncode == 1
+        assert "did not start" in result.stderr
+        assert psutil.pid_exists(psutil.Process().pid)
+
+
+def test_stop_refuses_a_forged_pid_file(tmp_path: Path) -> None:
+    """A pid file naming some other live process (here: this test) must not get it killed."""
+    port, ws = free_port(), tmp_path / "ws"
+    (ws / "run").mkdir(parents=True)
+    me = psutil.Process()
+    record = {"pid": me.pid, "create_time": me.create_time(), "port": port, "host": "127.0.0.1",
+              "summary_base_dir": str(tmp_path)}
+    (ws / "run" / f"mindinsight-clone.{port}.pid").write_text(json.dumps(record))
+    result = run_cli("stop", "--port", str(port), "--workspace", str(ws))
+    assert result.returncode == 1
+    assert me.is_running()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--port", "0"], "--port"),
+        (["--port", "70000"], "--port"),
+        (["--port", "abc"], "--port"),
+        (["--reload-interval", "-1"], "--reload-interval"),
+        (["--reload-interval", "1.5"], "--reload-interval"),
+        (["--config", "file:/nonexistent/x.yaml"], "does not exist"),
+        (["--config", "ftp:x"], "--config must be"),
+    ],
+)
+def test_bad_flags_are_refused(tmp_path: Path, args: list[str], message: str) -> None:
+    result = run_cli("start", "--summary-base-dir", str(tmp_path), "--workspace", str(tmp_path / "ws"),
+                     "--port", str(free_port()), *args)
+    assert result.returncode == 2
+    assert message in result.stderr
+
+
+def test_missing_and_non_directory_summary_dir(tmp_path: Path) -> None:
+    missing = run_cli("start", "--port", str(free_port()), "--summary-base-dir", str(tmp_path / "nope"),
+                      "--workspace", str(tmp_path / "ws"))
+    assert missing.returncode == 1 and "does not exist" in missing.stderr
+    a_file = tmp_path / "file"
+    a_file.write_text("x")
+    not_dir = run_cli("start", "--port", str(free_port()), "--summary-base-dir", str(a_file),
+                      "--workspace", str(tmp_path / "ws"))
+    assert not_dir.returncode == 1 and "is not a directory" in not_dir.stderr
+
+
+def test_unwritable_workspace(tmp_path: Path) -> None:
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file where the workspace should be")
+    result = run_cli("start", "--port", str(free_port()), "--summary-base-dir", str(tmp_path),
+                     "--workspace", str(blocker / "ws"))
+    assert result.returncode == 1 and "not writable" in result.stderr
+
+
+def test_config_and_environment_precedence(tmp_path: Path) -> None:
+    """defaults < --config < MINDINSIGHT_* env < flag, observed on the running server."""
+    base, ws = tmp_path / "base", tmp_path / "ws"
+    base.mkdir()
+    port_config, port_env, port_flag = free_port(), free_port(), free_port()
+    config = tmp_path / "settings.yaml"
+    config.write_text(f"port: {port_config}\nreload_interval: 7\nworkspace: {ws}\nsummary_base_dir: {base}\n")
+    env = {"MINDINSIGHT_PORT": str(port_env)}
+
+    result = run_cli("start", "--config", f"file:{config}", "--port", str(port_flag), env=env)
+    assert result.returncode == 0, result.stderr
+    try:
+        assert health(port_flag)["status"] == "ok"
+        with urllib.request.urlopen(f"http://127.0.0.1:{port_flag}/v1/mindinsight/ui-config") as resp:
+            assert json.loads(resp.read())["reload_interval"] == 7  # from the config file
+    finally:
+        run_cli("stop", "--port", str(port_flag), "--workspace", str(ws))
+
+    result = run_cli("start", "--config", f"file:{config}", env=env)
+    assert result.returncode == 0, result.stderr
+    try:
+        assert health(port_env)["status"] == "ok"  # env beats config
+        assert port_is_free(port_config)
+    finally:
+        run_cli("stop", "--config", f"file:{config}", env=env)
+
+
+def test_python_config_file(tmp_path: Path) -> None:
+    port, ws = free_port(), tmp_path / "ws"
+    config = tmp_path / "conf.py"
+    config.write_text(f"PORT = {port}\nWORKSPACE = {str(ws)!r}\nSUMMARY_BASE_DIR = {str(tmp_path)!r}\n")
+    result = run_cli("start", "--config", f"file:{config}")
+    try:
+        assert result.returncode == 0, result.stderr
+        assert health(port)["status"] == "ok"
+    finally:
+        run_cli("stop", "--port", str(port), "--workspace", str(ws))
+
+
+def test_version_and_help() -> None:
+    assert run_cli("--version").stdout.strip().startswith("mindinsight-clone, version ")
+    for command in ("start", "stop"):
+        result = run_cli(command, "--help")
+        assert result.returncode == 0 and "[default:" in result.stdout
