@@ -1,7 +1,83 @@
-"""Routes for the graphs area under /v1/mindinsight/ (thin: parse the request, call a pure function)."""
+"""Routes for the graphs area under /v1/mindinsight/ (thin: parse the request, call a pure function).
+
+Parameters, shapes and error codes follow MindInsight 2.3.1 (API.md §6). Checks run in MindInsight's
+order: `train_id`, then `mode`, then the graph itself (job cached, tag known), then the endpoint's own
+parameters. Extension: `graphs/nodes` also takes `offset` (page index) and `limit`, for scopes too big
+to show at once; the answer then carries `total` (the number of children of the scope).
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Blueprint
 
+from mindinsight_clone.errors import ParamMissError, TrainJobNotExistError
+from mindinsight_clone.ingest.train_id import InvalidTrainId, check_train_id_syntax, normalize_train_id
+from mindinsight_clone.plugins.graphs.query import GraphQuery
+from mindinsight_clone.plugins.graphs.service import GraphService, plugin_of_mode
+from mindinsight_clone.server import params
+from mindinsight_clone.server.services import services
+
 bp = Blueprint("graphs", __name__, url_prefix="/v1/mindinsight")
+
+P = "/datavisual/graphs"
+IN_CACHE = "Can not find the given train job in cache."
+_SERVICE_KEY = "graphs"
+
+
+def _service() -> GraphService:
+    extras = services().extras
+    svc = extras.get(_SERVICE_KEY)
+    if svc is None:
+        svc = extras.setdefault(_SERVICE_KEY, GraphService())
+    return svc  # type: ignore[no-any-return]
+
+
+def _graph() -> GraphQuery:
+    raw_id = params.arg("train_id")
+    if not raw_id:
+        raise ParamMissError("train_id")
+    mode = params.arg("mode")
+    plugin_of_mode(mode)
+    try:
+        train_id = normalize_train_id(check_train_id_syntax(raw_id))
+    except InvalidTrainId:
+        raise TrainJobNotExistError(IN_CACHE) from None
+    cache = services().data_manager.run_cache(train_id)
+    return _service().graph(cache, train_id, params.arg("tag"), mode)
+
+
+@bp.get(f"{P}/nodes")
+def graph_nodes() -> Any:
+    graph = _graph()
+    name = params.arg("name")
+    limit = params.int_arg("limit", default=None, minimum=1)
+    if limit is None:
+        return {"nodes": graph.list_nodes(name)}
+    offset = params.int_arg("offset", default=0, minimum=0) or 0
+    nodes = graph.list_nodes(name, offset, limit)
+    return {"nodes": nodes, "total": len(graph.children(name or ""))}
+
+
+@bp.get(f"{P}/nodes/names")
+def graph_search() -> Any:
+    graph = _graph()
+    offset = params.int_arg("offset", default=0, minimum=0) or 0
+    limit = params.int_arg("limit", default=100, minimum=1, maximum=1000) or 100
+    return {"nodes": graph.search(params.arg("search"), offset, limit)}
+
+
+@bp.get(f"{P}/single-node")
+def graph_single_node() -> Any:
+    graph = _graph()
+    name = params.arg("name")
+    if not name:
+        raise ParamMissError("name")
+    return graph.single_node(name)
+
+
+@bp.get(f"{P}/nodes/all")
+def graph_all_nodes() -> Any:
+    graph = _graph()
+    return {"all_nodes_detail": graph.all_nodes(params.arg("name"))}

@@ -1,20 +1,245 @@
 """Run registry, LRU of cached runs, reload thread, load status and progress.
 
-Placeholder until the store layer lands: lists nothing, loads nothing.
+* Every `reload_interval` seconds (0 = once) a background thread started by `start()` rescans the base
+  dir (summary_watcher) and refreshes the detail cache: the `max_cached_runs` runs with the newest
+  `max(update_time, last manual access)` are kept in memory (LRU); the others are listed with metadata
+  only. File-change notifications from the watcher wake the thread early, so a flushed step shows up
+  within about half a second.
+* Loading is incremental (per-file byte offsets, see loader.py); `train-job-caches` and
+  `plugins?manual_update=true` stamp a run (LRU) and wake the thread.
+* Thread-safe: request threads read snapshots under a lock; only the reload thread writes.
 """
 
 from __future__ import annotations
 
+import logging
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
 from mindinsight_clone.config import Settings
+from mindinsight_clone.errors import MindInsightError, TrainJobNotExistError
+from mindinsight_clone.ingest import event_parser
+from mindinsight_clone.ingest.train_id import check_train_id_syntax, normalize_train_id
+from mindinsight_clone.ingest.values import SummaryValue
+from mindinsight_clone.store import discovery
+from mindinsight_clone.store.discovery import RunInfo
+from mindinsight_clone.store.loader import CacheStatus, Problem, RunLoader
+from mindinsight_clone.store.run_cache import RunCache
+
+log = logging.getLogger(__name__)
+
+LoadStatus = Literal["init", "loading", "loaded"]
+NOT_IN_CACHE: CacheStatus = "NOT_IN_CACHE"
+WAKE_DEBOUNCE_S = 0.05
+
+
+def parse_event(payload: bytes, file_name: str) -> list[SummaryValue]:
+    return event_parser.parse_summary_event(payload, file_name)
+
+
+def parse_records(records: Sequence[bytes], file_name: str, offsets: Sequence[int]) -> Any:
+    return event_parser.parse_summary_records(records, file_name, offsets)
+
+
+def parse_pb(path: Path) -> list[SummaryValue]:
+    data = path.read_bytes()
+    return [event_parser.parse_pb_graph(data, path.name, path.stat().st_mtime)]
+
+
+@dataclass(frozen=True)
+class RunStatus:
+    """What the listing shows about one run's detail cache."""
+
+    cache_status: CacheStatus
+    is_integrity: bool
+    problems: list[Problem]
+    bytes_read: int
+    bytes_total: int
+    plugins: dict[str, list[str]] | None  # None when not in the detail cache
 
 
 class DataManager:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.load_status = "loaded"
+        self.base_dir = Path(settings.summary_base_dir)
+        self.load_status: str = "init"  # LoadStatus values; str so protocols in other areas match
+        self._lock = threading.RLock()
+        self._runs: dict[str, RunInfo] = {}
+        self._order: list[str] = []  # listing order: update_time descending
+        self._loaders: dict[str, RunLoader] = {}
+        self._stamps: dict[str, float] = {}
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._notifier: Any = None
+        self._load_lock = threading.Lock()  # one reload at a time
 
+    # ------------------------------------------------------------------ lifecycle
     def start(self) -> None:
         """Start the background reload thread (called by create_app, never at import)."""
+        if self._thread is not None:
+            return
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._loop, name="mi-reload", daemon=True)
+        self._thread.start()
+        self._notifier = discovery.start_notifier(self.base_dir, self.wake)
 
     def stop(self) -> None:
-        """Stop background work."""
+        """Stop background work (thread and file notifier)."""
+        self._stop.set()
+        self._wake.set()
+        if self._notifier is not None:
+            discovery.stop_notifier(self._notifier)
+            self._notifier = None
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+            self._thread = None
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.reload()
+            except Exception:  # keep serving what we have; log and retry next cycle
+                log.exception("reload failed")
+            interval = self.settings.reload_interval
+            if interval <= 0 and self._notifier is None:
+                # load once; afterwards only explicit requests (train-job-caches) wake us
+                self._wake.wait()
+            else:
+                self._wake.wait(timeout=interval if interval > 0 else None)
+            if self._stop.is_set():
+                break
+            self._wake.clear()
+            time.sleep(WAKE_DEBOUNCE_S)  # coalesce bursts of file events
+
+    # ------------------------------------------------------------------ reload
+    def reload(self) -> None:
+        """One cycle: rescan, choose the cached runs, read what is new. Safe to call from tests."""
+        with self._load_lock:
+            if self.load_status == "init":
+                self.load_status = "loading"
+            runs = discovery.scan(self.base_dir, self.settings.max_run_count)
+            with self._lock:
+                self._runs = {r.train_id: r for r in runs}
+                self._order = [r.train_id for r in runs]
+                self._choose_pool()
+                loaders = list(self._loaders.values())
+            for loader in sorted(loaders, key=lambda ld: -self._recency(ld.train_id)):
+                if self._stop.is_set():
+                    return
+                self._load(loader)
+            self.load_status = "loaded"
+
+    def _recency(self, train_id: str) -> float:
+        run = self._runs.get(train_id)
+        return max(run.update_time if run else 0.0, self._stamps.get(train_id, 0.0))
+
+    def _choose_pool(self) -> None:
+        """Keep the `max_cached_runs` most recent cacheable runs (caller holds the lock)."""
+        cacheable = [tid for tid, r in self._runs.items() if r.summary_files or r.pb_files]
+        cacheable.sort(key=self._recency, reverse=True)
+        keep = set(cacheable[: self.settings.max_cached_runs])
+        for tid in list(self._loaders):
+            if tid not in keep:
+                log.info("run %s leaves the cache", tid)
+                del self._loaders[tid]
+        for tid in cacheable[: self.settings.max_cached_runs]:
+            if tid not in self._loaders:
+                run = self._runs[tid]
+                self._loaders[tid] = RunLoader(tid, run.path, self.settings, parse_event, parse_pb,
+                                               parse_records=parse_records)
+
+    def _load(self, loader: RunLoader) -> None:
+        run = self._runs.get(loader.train_id)
+        if run is None:
+            return
+        try:
+            loader.load_pass([f.name for f in run.summary_files], [f.name for f in run.pb_files])
+        except Exception:
+            log.exception("loading %s failed", loader.train_id)
+
+    # ------------------------------------------------------------------ public interface
+    def runs(self) -> list[RunInfo]:
+        """All discovered runs, in listing order (update_time descending)."""
+        with self._lock:
+            return [self._runs[t] for t in self._order]
+
+    def run(self, train_id: str) -> RunInfo | None:
+        with self._lock:
+            return self._runs.get(train_id)
+
+    def run_cache(self, train_id: str) -> RunCache:
+        """The detail cache of a run; TrainJobNotExistError if it is not cached (any status)."""
+        with self._lock:
+            loader = self._loaders.get(normalize_train_id(train_id)) if train_id else None
+        if loader is None:
+            raise TrainJobNotExistError("Can not find the given train job in cache.")
+        return loader.cache
+
+    def loader(self, train_id: str) -> RunLoader | None:
+        with self._lock:
+            return self._loaders.get(train_id)
+
+    def cache_status(self, train_id: str) -> CacheStatus:
+        with self._lock:
+            loader = self._loaders.get(train_id)
+        return loader.status if loader is not None else NOT_IN_CACHE
+
+    def run_status(self, train_id: str) -> RunStatus:
+        loader = self.loader(train_id)
+        if loader is None:
+            return RunStatus(NOT_IN_CACHE, True, [], 0, 0, None)
+        return RunStatus(loader.status, loader.is_integrity, loader.problems, loader.progress.bytes_read,
+                         loader.progress.bytes_total, loader.cache.all_tags())
+
+    def cache_runs(self, train_ids: Iterable[str]) -> list[dict[str, str]]:
+        """Stamp known runs as recently used and make sure they get cached (asynchronously).
+
+        The status of each is taken *before* the load runs (as MindInsight): a run just added to the
+        cache reports NOT_IN_CACHE. Unknown or invalid ids are skipped silently.
+        """
+        result = []
+        now = time.time()
+        with self._lock:
+            for tid in train_ids:
+                try:
+                    check_train_id_syntax(tid)
+                except MindInsightError:
+                    continue
+                tid = normalize_train_id(tid)
+                if tid not in self._runs:
+                    continue
+                result.append({"train_id": tid, "cache_status": self.cache_status(tid)})
+                self._stamps[tid] = now
+                run = self._runs[tid]
+                if (run.summary_files or run.pb_files) and tid not in self._loaders:
+                    self._loaders[tid] = RunLoader(tid, run.path, self.settings, parse_event, parse_pb,
+                                                   parse_records=parse_records)
+                    self._evict_over_limit()
+        if result:
+            self.wake()
+        return result
+
+    def _evict_over_limit(self) -> None:
+        while len(self._loaders) > self.settings.max_cached_runs:
+            victim = min(self._loaders, key=self._recency)
+            log.info("run %s evicted from the cache (LRU)", victim)
+            del self._loaders[victim]
+
+    def wait_until_loaded(self, timeout: float = 30.0) -> bool:
+        """Block until load_status is loaded and every cached run is CACHED (tests, benchmarks)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._lock:
+                statuses = [ld.status for ld in self._loaders.values()]
+            if self.load_status == "loaded" and all(s == "CACHED" for s in statuses):
+                return True
+            time.sleep(0.02)
+        return False

@@ -1,0 +1,85 @@
+"""From request parameters to a profiler dir, with MindInsight's error codes but never an absolute path.
+
+Two addressing styles exist (API.md §10):
+
+* **A** `train_id=./job&profile=profiler`: the profiler sub-dir is named by the client.
+* **B** `dir=./job` (or `train_id=./job`): the last sub-dir, by name, that starts with `profiler` is used.
+
+The job dir always comes from `ingest.train_id.resolve_train_dir` (the one central check); the profiler sub-dir
+name must be a single plain path component and must stay inside the job dir after resolving symlinks.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from urllib.parse import unquote
+
+from mindinsight_clone.analyzers.profiler.layout import PROFILER_NAME, ProfilerDir, is_profiler_dir, scan_profiler_dir
+from mindinsight_clone.errors import (
+    ParamValueError,
+    ProfilerDirNotFoundError,
+    ProfilerParamValueError,
+    TrainJobNotExistError,
+)
+from mindinsight_clone.ingest.train_id import InvalidTrainId, normalize_train_id, resolve_train_dir
+
+
+def _display(train_id: str, name: str) -> str:
+    job = normalize_train_id(train_id)
+    return f"{job.rstrip('/')}/{name}" if job != "./" else f"./{name}"
+
+
+def _plain_component(name: str) -> bool:
+    return bool(name) and name not in (".", "..") and not any(c in name for c in "/\\\x00") and ":" not in name[:2]
+
+
+def _inside(child: Path, parent: Path) -> bool:
+    real = Path(os.path.realpath(child))
+    return parent in real.parents
+
+
+def style_a(base_dir: str | Path, train_id: str | None, profile: str | None, *, dot: bool = False) -> ProfilerDir:
+    """`?train_id=./job&profile=profiler`. `dot` adds the final period some MindInsight messages have."""
+    if not profile or not train_id:
+        raise ParamValueError("No profiler_dir or train_id.")
+    invalid = "Invalid profiler dir." if dot else "Invalid profiler dir"
+    if not _plain_component(profile):
+        raise ParamValueError(invalid)
+    display = f"<{_display(train_id, profile)}>" if train_id.startswith("./") else "<profiler>"
+    try:
+        job_dir = resolve_train_dir(base_dir, train_id)
+    except InvalidTrainId:
+        raise ParamValueError(invalid) from None
+    except TrainJobNotExistError:
+        raise ProfilerDirNotFoundError(display) from None
+    candidate = job_dir / profile
+    if candidate.is_symlink() or not candidate.is_dir() or not _inside(candidate, job_dir):
+        raise ProfilerDirNotFoundError(display)
+    return scan_profiler_dir(candidate, _display(train_id, profile))
+
+
+def style_b(base_dir: str | Path, job: str | None) -> ProfilerDir:
+    """`?dir=./job`: the job's last `profiler*` sub-dir by name (preferring ones that hold data)."""
+    if not job:
+        raise ProfilerParamValueError("The file dir does not exist.")
+    try:
+        train_id = unquote(job, errors="strict")
+    except UnicodeDecodeError:
+        raise ProfilerParamValueError("Unquote error with strict mode") from None
+    try:
+        job_dir = resolve_train_dir(base_dir, train_id)
+    except InvalidTrainId:
+        raise ProfilerParamValueError("train_job dir is invalid.") from None
+    try:
+        with os.scandir(job_dir) as entries:
+            names = sorted(e.name for e in entries
+                           if PROFILER_NAME.match(e.name) and e.is_dir(follow_symlinks=False))
+    except OSError:
+        names = []
+    with_data = [n for n in names if is_profiler_dir(job_dir / n)]
+    chosen = (with_data or names)[-1:] if names else []
+    if not chosen:
+        # MindInsight answers 500 here (IndexError on an empty list); a missing dir is a client-side 4xx.
+        raise ProfilerDirNotFoundError(f"<{_display(train_id, 'profiler*')}>")
+    return scan_profiler_dir(job_dir / chosen[0], _display(train_id, chosen[0]))

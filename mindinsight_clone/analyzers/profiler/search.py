@@ -1,0 +1,45 @@
+"""`POST profile/ops/search`: validate the search condition, then filter/sort/page the op table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mindinsight_clone.analyzers.profiler import conditions, op_stats, tables
+from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
+from mindinsight_clone.analyzers.profiler.layout import ProfilerDir
+from mindinsight_clone.errors import ParamTypeError
+
+
+def check_device_int(device_id: str) -> str:
+    """MindInsight's `to_int(device_id, 'device_id')` check (50540001 when it is not an integer)."""
+    try:
+        int(device_id)
+    except ValueError:
+        raise ParamTypeError("device_id", "Integer") from None
+    return device_id
+
+
+def validate_ops_condition(condition: Any) -> tuple[str, str, dict[str, Any]]:
+    """Check the body in MindInsight's order; return (op_type, device_id, condition)."""
+    body = conditions.check_dict(condition)
+    device_id = conditions.check_device_id(body)
+    op_type = body.get("op_type")
+    if not isinstance(op_type, str) or op_type not in op_stats.OP_TYPES:
+        raise conditions.op_type_error(op_stats.OP_TYPES_MESSAGE)
+    conditions.check_group(body)
+    conditions.check_sort(body, op_stats.columns(op_type))
+    conditions.check_ops_filter(body, op_stats.DISPLAY_KEYS)
+    return op_type, check_device_int(device_id), body
+
+
+def search_ops(pdir: ProfilerDir, op_type: str, device_id: str, condition: dict[str, Any],
+               cache: ParsedFileCache | None = None) -> dict[str, Any]:
+    device = pdir.device(device_id)
+    filters = condition.get("filter_condition") or {}
+    if op_type in op_stats.DYNAMIC_COLUMNS:
+        return op_stats.dynamic_shape_query(op_type, device, filters)
+    table = op_stats.load_table(op_type, device, cache)
+    result = tables.query(table, condition)
+    if op_type == "aicore_detail":
+        result = op_stats.aicore_detail_view(result, filters)
+    return result

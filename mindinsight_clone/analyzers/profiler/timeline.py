@@ -1,0 +1,164 @@
+"""Timeline views: `profile/timeline-summary` and `profile/timeline`.
+
+* legacy layout: MindInsight's `<device_type>_timeline_display_<id>.json` / `..._summary_<id>.json` when they exist,
+  else `[]` and `{"max_scope_name_num": 0}` (what MindInsight answers on CPU data, goldens 157 and 159);
+* ms2 layout: `ASCEND_PROFILER_OUTPUT/trace_view.json` (Chrome trace events), with an optional time window
+  (`start_us`/`end_us`, relative to the first timed event), a minimum duration and downsampling to the
+  `max_events` longest events in the window. Metadata (`ph: "M"`) events are always kept.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import orjson
+
+from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
+from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
+from mindinsight_clone.analyzers.profiler.trace_events import TraceColumns, load_trace
+
+log = logging.getLogger(__name__)
+TRACE_VIEW = "trace_view.json"
+MAX_EVENTS_LIMIT = 5_000_000
+
+
+@dataclass(frozen=True)
+class Window:
+    start_us: float | None = None
+    end_us: float | None = None
+    min_dur_us: float | None = None
+    max_events: int | None = None
+
+
+def trace_for(device: DeviceFiles | None, cache: ParsedFileCache | None = None) -> TraceColumns | None:
+    path = device.output_file(TRACE_VIEW) if device else None
+    if path is None:
+        return None
+    try:
+        return cached(cache, "trace_view", path, load_trace)
+    except (OSError, ValueError) as err:  # orjson.JSONDecodeError is a ValueError
+        log.warning("cannot read %s: %s", TRACE_VIEW, err)
+        return None
+
+
+def _legacy_json(device: DeviceFiles | None, template: str) -> Any:
+    path = device.file(template) if device else None
+    if path is None:
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _timed(trace: TraceColumns) -> np.ndarray:
+    meta = trace.string_id("M")
+    return (trace.ph != meta) & ~np.isnan(trace.ts)
+
+
+def summary(trace: TraceColumns) -> dict[str, Any]:
+    """MindInsight's timeline-summary fields, computed from the trace, plus the trace's time span."""
+    timed = _timed(trace)
+    complete = timed & (trace.ph == trace.string_id("X"))
+    ts = trace.ts[timed]
+    ends = ts + np.nan_to_num(trace.dur[timed])
+    first = float(ts.min()) if ts.size else 0.0
+    last = float(ends.max()) if ends.size else 0.0
+    scope_pid = _pid_named(trace, "Scope Layer")
+    scope_threads = 0
+    if scope_pid is not None:
+        scope_threads = int(np.unique(trace.tid[complete & (trace.pid == scope_pid)]).size)
+    op_events = complete if scope_pid is None else complete & (trace.pid != scope_pid)
+    return {
+        "max_scope_name_num": scope_threads,
+        "num_of_ops": int(np.unique(trace.name[op_events]).size),
+        "op_exe_times": int(op_events.sum()),
+        "num_of_streams": int(np.unique(np.stack([trace.pid[op_events], trace.tid[op_events]]), axis=1).shape[1])
+        if op_events.any() else 0,
+        "total_time": round((last - first) / 1000.0, 4),
+        "num_of_events": len(trace),
+        "first_ts_us": round(first, 3),
+        "last_ts_us": round(last, 3),
+    }
+
+
+def _pid_named(trace: TraceColumns, name: str) -> int | None:
+    meta, pname = trace.string_id("M"), trace.string_id("process_name")
+    for i in np.flatnonzero((trace.ph == meta) & (trace.name == pname)):
+        blob = trace.args[i]
+        if blob >= 0 and orjson.loads(trace.blobs[blob]).get("name") == name:
+            return int(trace.pid[i])
+    return None
+
+
+def select(trace: TraceColumns, window: Window) -> np.ndarray:
+    """Indices of the events to answer: metadata first, then the selected timed events by start time."""
+    meta_mask = trace.ph == trace.string_id("M")
+    timed = _timed(trace)
+    ts, dur = trace.ts, np.nan_to_num(trace.dur)
+    mask = timed.copy()
+    if window.start_us is not None or window.end_us is not None:
+        origin = float(ts[timed].min()) if timed.any() else 0.0
+        if window.start_us is not None:
+            mask &= ts + dur >= origin + window.start_us
+        if window.end_us is not None:
+            mask &= ts <= origin + window.end_us
+    if window.min_dur_us is not None:
+        mask &= dur >= window.min_dur_us
+    chosen = np.flatnonzero(mask)
+    if window.max_events is not None and chosen.size > window.max_events:
+        keep = np.argpartition(-dur[chosen], window.max_events - 1)[: window.max_events]
+        chosen = chosen[keep]
+    chosen = chosen[np.argsort(ts[chosen], kind="stable")]
+    untimed = np.flatnonzero(~timed & ~meta_mask) if window == Window() else np.empty(0, dtype=np.int64)
+    return np.concatenate([np.flatnonzero(meta_mask), chosen, untimed])
+
+
+def events(trace: TraceColumns, indices: np.ndarray) -> list[dict[str, Any]]:
+    """Chrome trace event dicts for `indices` (only what a response needs is materialised)."""
+    out: list[dict[str, Any]] = []
+    strings, values, blobs = trace.strings, trace.values, trace.blobs
+    for i in indices.tolist():
+        event: dict[str, Any] = {"ph": strings[trace.ph[i]], "name": strings[trace.name[i]],
+                                 "pid": values[trace.pid[i]], "tid": values[trace.tid[i]]}
+        ts, dur = trace.ts[i], trace.dur[i]
+        if not np.isnan(ts):
+            event["ts"] = round(float(ts), 3)
+        if not np.isnan(dur):
+            event["dur"] = round(float(dur), 3)
+        cat = strings[trace.cat[i]]
+        if cat or event["ph"] == "X":
+            event["cat"] = cat
+        if trace.args[i] >= 0:
+            event["args"] = orjson.Fragment(blobs[trace.args[i]])
+        if trace.extra[i] >= 0:
+            event.update(orjson.loads(blobs[trace.extra[i]]))
+        out.append(event)
+    return out
+
+
+def timeline(device: DeviceFiles | None, layout: str, device_type: str, window: Window,
+             cache: ParsedFileCache | None = None) -> list[Any]:
+    if layout == "legacy":
+        data = _legacy_json(device, f"{device_type}_timeline_display_{{}}.json")
+        return data if isinstance(data, list) else []
+    trace = trace_for(device, cache)
+    return events(trace, select(trace, window)) if trace is not None else []
+
+
+def timeline_summary(device: DeviceFiles | None, layout: str, device_type: str,
+                     cache: ParsedFileCache | None = None) -> dict[str, Any]:
+    if layout == "legacy":
+        data = _legacy_json(device, f"{device_type}_timeline_summary_{{}}.json")
+        return data if isinstance(data, dict) else {"max_scope_name_num": 0}
+    trace = trace_for(device, cache)
+    return summary(trace) if trace is not None else {"max_scope_name_num": 0}
+
+
+def trace_path(device: DeviceFiles | None) -> Path | None:
+    return device.output_file(TRACE_VIEW) if device else None

@@ -1,0 +1,288 @@
+"""Record payloads -> typed values (`values.SummaryValue`) or lineage messages.
+
+* A summary payload is a `mindspore.irpb.Event`. Each `Summary.Value` becomes one SummaryValue
+  tagged MindInsight's way, `<disk tag>/<plugin>` (scalar, image, histogram, tensor,
+  loss_landscape); a `graph_def` becomes plugin "graph" tagged with the summary file's name.
+  The version event (and explainer events) yield nothing.
+* A lineage payload is a `mindspore.irpb.LineageEvent`; `parse_lineage_event` is the one place that
+  decodes it (the lineage analyzer interprets it).
+* A payload that does not decode is skipped and reported (`ReadProblem` kind "bad_payload").
+
+Decoding uses the protobuf upb C backend; per-value Python work is kept to attribute reads.
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import numpy as np
+from google.protobuf.message import DecodeError
+
+from mindinsight_clone.ingest.record_reader import ReadProblem
+from mindinsight_clone.ingest.values import Histogram, Image, SummaryValue, Tensor
+from mindinsight_clone.proto import anf_ir_pb2, lineage_pb2, summary_pb2
+
+logger = logging.getLogger(__name__)
+
+Event = summary_pb2.Event
+LineageEvent = lineage_pb2.LineageEvent
+GraphProto = anf_ir_pb2.GraphProto
+LossLandscape = summary_pb2.LossLandscape
+TensorProto = anf_ir_pb2.TensorProto
+
+# DataType number -> MindInsight's name ("DT_FLOAT32", ...)
+DATA_TYPE_NAMES: dict[int, str] = {v.number: v.name for v in anf_ir_pb2.DataType.DESCRIPTOR.values}
+
+# numpy dtype of each numeric DataType (what a TensorProto's elements mean)
+NUMPY_DTYPES: dict[int, np.dtype] = {
+    anf_ir_pb2.DT_BOOL: np.dtype(np.bool_),
+    anf_ir_pb2.DT_INT8: np.dtype(np.int8),
+    anf_ir_pb2.DT_INT16: np.dtype(np.int16),
+    anf_ir_pb2.DT_INT32: np.dtype(np.int32),
+    anf_ir_pb2.DT_INT64: np.dtype(np.int64),
+    anf_ir_pb2.DT_UINT8: np.dtype(np.uint8),
+    anf_ir_pb2.DT_UINT16: np.dtype(np.uint16),
+    anf_ir_pb2.DT_UINT32: np.dtype(np.uint32),
+    anf_ir_pb2.DT_UINT64: np.dtype(np.uint64),
+    anf_ir_pb2.DT_FLOAT16: np.dtype(np.float16),
+    anf_ir_pb2.DT_FLOAT32: np.dtype(np.float32),
+    anf_ir_pb2.DT_FLOAT64: np.dtype(np.float64),
+    anf_ir_pb2.DT_COMPLEX64: np.dtype(np.complex64),
+    anf_ir_pb2.DT_COMPLEX128: np.dtype(np.complex128),
+}
+
+# TensorProto element field -> numpy dtype of its storage
+_STORAGE: tuple[tuple[str, np.dtype], ...] = (
+    ("float_data", np.dtype(np.float32)),
+    ("double_data", np.dtype(np.float64)),
+    ("int32_data", np.dtype(np.int32)),
+    ("int64_data", np.dtype(np.int64)),
+    ("uint64_data", np.dtype(np.uint64)),
+)
+
+
+class PayloadError(ValueError):
+    """A record payload is not a valid protobuf message of the expected type."""
+
+
+@dataclass(slots=True)
+class ParsedRecords:
+    values: list[SummaryValue] = field(default_factory=list)
+    problems: list[ReadProblem] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class ParsedLineage:
+    events: list[lineage_pb2.LineageEvent] = field(default_factory=list)
+    problems: list[ReadProblem] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------------- tensors and values
+def tensor_to_numpy(proto: anf_ir_pb2.TensorProto) -> Tensor:
+    """Decode a TensorProto to a `Tensor` (array shaped `dims`, dtype from `data_type` where lossless).
+
+    MindSpore stores every dtype in `float_data`; integer/bool tensors are cast back to their
+    declared dtype when that loses nothing. NaN and Inf are kept.
+    """
+    dims = tuple(int(d) for d in proto.dims)
+    target = NUMPY_DTYPES.get(proto.data_type)
+    array: np.ndarray | None = None
+    for name, storage in _STORAGE:
+        data = getattr(proto, name)
+        if len(data):
+            array = np.array(data, dtype=storage)
+            break
+    if array is None:
+        raw = proto.raw_data
+        itemsize = target.itemsize if target is not None else 1
+        if raw and target is not None and len(raw) % itemsize == 0:
+            array = np.frombuffer(raw, dtype=target.newbyteorder("<")).astype(target)
+        else:
+            array = np.zeros(0, dtype=target or np.float32)
+    if target is not None and array.dtype != target:
+        array = _cast_if_lossless(array, target)
+    expected = int(np.prod(dims)) if dims else 1
+    if array.size == expected:
+        array = array.reshape(dims)
+    return Tensor(dims=dims, data_type=DATA_TYPE_NAMES.get(proto.data_type, "DT_UNDEFINED"), array=array)
+
+
+def _cast_if_lossless(array: np.ndarray, target: np.dtype) -> np.ndarray:
+    if target.kind in "fc" and array.dtype.kind == "f":
+        return array.astype(target)  # float32 storage of float16/float64 data: exact or widening
+    with np.errstate(invalid="ignore", over="ignore"):
+        cast = array.astype(target)
+    return cast if np.array_equal(cast.astype(array.dtype), array) else array
+
+
+def histogram_value(proto: summary_pb2.Summary.Histogram) -> Histogram:
+    buckets = proto.buckets
+    n = len(buckets)
+    left = np.fromiter((b.left for b in buckets), dtype=np.float64, count=n)
+    width = np.fromiter((b.width for b in buckets), dtype=np.float64, count=n)
+    count = np.fromiter((b.count for b in buckets), dtype=np.float64, count=n)
+    return Histogram(left=left, width=width, count=count, min=proto.min, max=proto.max, sum=proto.sum,
+                     nan_count=proto.nan_count, pos_inf_count=proto.pos_inf_count,
+                     neg_inf_count=proto.neg_inf_count)
+
+
+def landscape_arrays(landscape: summary_pb2.LossLandscape) -> dict[str, object]:
+    """A loss landscape message as plain numbers (numpy arrays) for the landscape plugin."""
+
+    def points(p: summary_pb2.LossLandscape.Points) -> dict[str, np.ndarray]:
+        return {axis: tensor_to_numpy(getattr(p, axis)).array for axis in ("x", "y", "z")}
+
+    meta = landscape.metadata
+    return {
+        "landscape": points(landscape.landscape),
+        "path": {**points(landscape.loss_path.points), "intervals": list(landscape.loss_path.intervals)},
+        "convergence_point": points(landscape.convergence_point),
+        "metadata": {"decomposition": meta.decomposition, "unit": meta.unit,
+                     "step_per_epoch": meta.step_per_epoch},
+    }
+
+
+# ---------------------------------------------------------------------- summary events
+def parse_event(payload: bytes) -> summary_pb2.Event:
+    """Decode one summary payload; raise PayloadError if it is not an Event."""
+    event = Event()
+    try:
+        event.ParseFromString(payload)
+    except DecodeError as exc:
+        raise PayloadError(str(exc)) from None
+    return event
+
+
+def event_values(event: summary_pb2.Event, file_name: str,
+                 _tags: dict[str, str] | None = None) -> list[SummaryValue]:
+    """The SummaryValues of one decoded Event (empty for version and explainer events)."""
+    out: list[SummaryValue] = []
+    _append_values(event, file_name, {} if _tags is None else _tags, out)
+    return out
+
+
+def _append_values(event: summary_pb2.Event, file_name: str, scalar_tags: dict[str, str],
+                   out: list[SummaryValue]) -> None:
+    # The hot loop: scalars take the short path (one HasField, two reads, one object).
+    if event.HasField("summary"):
+        step = event.step
+        wall_time = event.wall_time
+        append = out.append
+        for value in event.summary.value:
+            if value.HasField("scalar_value"):
+                disk_tag = value.tag
+                tag = scalar_tags.get(disk_tag)
+                if tag is None:
+                    tag = scalar_tags[disk_tag] = disk_tag + "/scalar"
+                append(SummaryValue("scalar", tag, step, wall_time, value.scalar_value, file_name))
+                continue
+            which = value.WhichOneof("value")
+            if which is not None:
+                plugin = _PLUGIN_OF[which]
+                append(SummaryValue(plugin, f"{value.tag}/{plugin}", step, wall_time,
+                                    _CONVERT[which](value), file_name))
+    elif event.HasField("graph_def"):
+        out.append(SummaryValue("graph", file_name, event.step, event.wall_time, event.graph_def, file_name))
+
+
+def parse_summary_event(payload: bytes, file_name: str) -> list[SummaryValue]:
+    """One summary payload -> its values; raise PayloadError if it does not decode."""
+    return event_values(parse_event(payload), file_name)
+
+
+def parse_summary_records(records: Sequence[bytes], file_name: str,
+                          offsets: Sequence[int] | None = None) -> ParsedRecords:
+    """Many summary payloads (from one file, in order) -> values; undecodable ones are reported."""
+    result = ParsedRecords()
+    scalar_tags: dict[str, str] = {}
+    values = result.values
+    with _gc_paused():  # millions of small objects: generational GC passes would double the time
+        for index, payload in enumerate(records):
+            event = Event()  # fresh each time: graph/landscape values keep references into it
+            try:
+                event.ParseFromString(payload)
+            except DecodeError as exc:
+                _bad_payload(result.problems, file_name, offsets[index] if offsets else -1, exc)
+                continue
+            _append_values(event, file_name, scalar_tags, values)
+    return result
+
+
+def parse_pb_graph(data: bytes, file_name: str, wall_time: float = 0.0) -> SummaryValue:
+    """A `*.pb` graph file (a serialized ModelProto) -> its graph, tagged with the file name."""
+    model = anf_ir_pb2.ModelProto()
+    try:
+        model.ParseFromString(data)
+    except DecodeError as exc:
+        raise PayloadError(str(exc)) from None
+    return SummaryValue("graph", file_name, 0, wall_time, model.graph, file_name)
+
+
+# ---------------------------------------------------------------------- lineage events
+def parse_lineage_event(payload: bytes) -> lineage_pb2.LineageEvent:
+    """Decode one `*_lineage` record payload; raise PayloadError if it is not a LineageEvent."""
+    event = LineageEvent()
+    try:
+        event.ParseFromString(payload)
+    except DecodeError as exc:
+        raise PayloadError(str(exc)) from None
+    return event
+
+
+def parse_lineage_records(records: Sequence[bytes], file_name: str,
+                          offsets: Sequence[int] | None = None) -> ParsedLineage:
+    """Lineage payloads -> LineageEvents (version events dropped); undecodable ones are reported."""
+    result = ParsedLineage()
+    for index, payload in enumerate(records):
+        try:
+            event = parse_lineage_event(payload)
+        except PayloadError as exc:
+            _bad_payload(result.problems, file_name, offsets[index] if offsets else -1, exc)
+            continue
+        if event.WhichOneof("what") not in (None, "version"):
+            result.events.append(event)
+    return result
+
+
+# ---------------------------------------------------------------------- helpers
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic GC (the objects made here hold no cycles); restore it afterwards."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _bad_payload(problems: list[ReadProblem], file_name: str, offset: int, exc: Exception) -> None:
+    message = f"record does not decode ({exc}); skipped"
+    problems.append(ReadProblem(file_name, offset, "bad_payload", message))
+    logger.warning("%s at byte %d: %s", file_name, offset, message)
+
+
+def _image(value: summary_pb2.Summary.Value) -> Image:
+    img = value.image
+    return Image(width=img.width, height=img.height, encoded=img.encoded_image)
+
+
+_PLUGIN_OF = {
+    "scalar_value": "scalar",
+    "image": "image",
+    "histogram": "histogram",
+    "tensor": "tensor",
+    "loss_landscape": "loss_landscape",
+}
+
+_CONVERT = {
+    "image": _image,
+    "histogram": lambda v: histogram_value(v.histogram),
+    "tensor": lambda v: tensor_to_numpy(v.tensor),
+    "loss_landscape": lambda v: v.loss_landscape,
+}

@@ -1,0 +1,322 @@
+"""Find the runs of a summary base dir and their files (parses nothing), and watch for changes.
+
+A run is the base dir itself or one of its DIRECT subdirectories that directly contains
+
+* a file whose name contains `summary.<digits>` (not ending in `_explain`; `_lineage` files are
+  the run's lineage files),
+* a `*.pb` graph file (not `memory_usage_<n>.pb`), or
+* a subdirectory named `profiler*` that holds at least one file (at any depth) and is not a run
+  itself (no summary/pb file or `profiler*` dir directly inside).
+
+`train_id` is `./<name>` (`./` for the base dir). Symlinks are never followed. Every directory
+listing stops after `max_scan_entries` entries. When there are more than `max_run_count` runs, the
+MOST RECENTLY updated ones are kept (MindInsight keeps the oldest; see LIMITS.md §3).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+SUMMARY_PATTERN = re.compile(r"summary\.(\d+)")
+MEMORY_USAGE_PB = re.compile(r"^memory_usage_\d+\.pb$")
+DEFAULT_MAX_SCAN_ENTRIES = 20_000
+DEFAULT_MAX_RUN_COUNT = 999
+PROFILER_PROBE_ENTRIES = 10_000  # most entries looked at while checking a profiler dir for a file
+
+
+@dataclass(frozen=True, slots=True)
+class FileInfo:
+    name: str
+    size: int
+    mtime: float
+
+
+@dataclass(slots=True)
+class RunInfo:
+    train_id: str  # "./" or "./<name>"
+    path: Path
+    summary_files: list[FileInfo] = field(default_factory=list)  # sorted by the number after "summary."
+    lineage_files: list[FileInfo] = field(default_factory=list)  # same order
+    pb_files: list[FileInfo] = field(default_factory=list)  # by name
+    profiler_dirs: list[str] = field(default_factory=list)  # names, sorted
+    create_time: float = 0.0  # timestamp in the newest summary file name (else oldest mtime)
+    update_time: float = 0.0  # newest mtime of the run's files and profiler dirs
+    total_bytes: int = 0  # summary + lineage + pb bytes
+
+    @property
+    def name(self) -> str:
+        return self.train_id[2:] or "."
+
+
+@dataclass(slots=True)
+class ScanResult:
+    runs: list[RunInfo]  # newest update_time first
+    total_runs: int  # runs found before the max_run_count cut
+    truncated: bool = False  # some listing hit max_scan_entries
+
+
+def summary_timestamp(name: str) -> int | None:
+    match = SUMMARY_PATTERN.search(name)
+    return int(match.group(1)) if match else None
+
+
+def summary_sort_key(name: str) -> tuple[int, str]:
+    """Order of summary files in a run: the number after `summary.`, then the name."""
+    ts = summary_timestamp(name)
+    return (ts if ts is not None else -1, name)
+
+
+def scan_runs(base_dir: str | os.PathLike[str], max_run_count: int = DEFAULT_MAX_RUN_COUNT,
+              max_scan_entries: int = DEFAULT_MAX_SCAN_ENTRIES) -> ScanResult:
+    """The runs of `base_dir`, most recently updated first; an unreadable base dir gives none."""
+    base = Path(base_dir)
+    state = _ScanState(max_scan_entries)
+    runs: list[RunInfo] = []
+    base_run = _scan_dir(base, "./", state)
+    if base_run is not None:
+        runs.append(base_run)
+    for entry in state.list_dir(base):
+        if entry.is_dir(follow_symlinks=False):
+            run = _scan_dir(Path(entry.path), "./" + entry.name, state)
+            if run is not None:
+                runs.append(run)
+    runs.sort(key=lambda r: (-r.update_time, r.train_id))
+    return ScanResult(runs=runs[:max_run_count], total_runs=len(runs), truncated=state.truncated)
+
+
+def scan_run(base_dir: str | os.PathLike[str], train_id: str,
+             max_scan_entries: int = DEFAULT_MAX_SCAN_ENTRIES) -> RunInfo | None:
+    """One run by train_id (`./` or `./<name>`), or None if it is not a run. The caller validates ids."""
+    name = train_id[2:].rstrip("/") if train_id.startswith("./") else train_id
+    path = Path(base_dir) / name if name else Path(base_dir)
+    if name and (path.is_symlink() or "/" in name):
+        return None
+    return _scan_dir(path, "./" + name, _ScanState(max_scan_entries))
+
+
+# ---------------------------------------------------------------------- scanning
+class _ScanState:
+    def __init__(self, max_entries: int) -> None:
+        self.max_entries = max_entries
+        self.truncated = False
+
+    def list_dir(self, path: Path) -> list[os.DirEntry[str]]:
+        """At most max_entries entries of `path`; [] if it cannot be listed."""
+        out: list[os.DirEntry[str]] = []
+        try:
+            with os.scandir(path) as it:
+                for entry in it:
+                    if len(out) >= self.max_entries:
+                        self.truncated = True
+                        logger.warning("%s has more than %d entries; the rest are ignored", path,
+                                       self.max_entries)
+                        break
+                    out.append(entry)
+        except OSError as exc:
+            logger.debug("cannot list %s: %s", path, exc)
+        return out
+
+
+def _scan_dir(path: Path, train_id: str, state: _ScanState) -> RunInfo | None:
+    run = RunInfo(train_id=train_id, path=path)
+    mtimes: list[float] = []
+    for entry in state.list_dir(path):
+        name = entry.name
+        try:
+            if entry.is_symlink():
+                continue
+            if entry.is_file(follow_symlinks=False):
+                kind = _file_kind(name)
+                if kind is None:
+                    continue
+                st = entry.stat(follow_symlinks=False)
+                info = FileInfo(name, st.st_size, st.st_mtime)
+                {"summary": run.summary_files, "lineage": run.lineage_files, "pb": run.pb_files}[kind].append(info)
+                mtimes.append(st.st_mtime)
+                run.total_bytes += st.st_size
+            elif (name.startswith("profiler") and entry.is_dir(follow_symlinks=False)
+                  and _is_profiler_dir(Path(entry.path), state)):
+                run.profiler_dirs.append(name)
+                mtimes.append(entry.stat(follow_symlinks=False).st_mtime)
+        except OSError:  # vanished while we looked
+            continue
+    if not (run.summary_files or run.lineage_files or run.pb_files or run.profiler_dirs):
+        return None
+    run.summary_files.sort(key=lambda f: summary_sort_key(f.name))
+    run.lineage_files.sort(key=lambda f: summary_sort_key(f.name))
+    run.pb_files.sort(key=lambda f: f.name)
+    run.profiler_dirs.sort()
+    run.update_time = max(mtimes)
+    newest = (run.summary_files or run.lineage_files)[-1:] if (run.summary_files or run.lineage_files) else []
+    stamp = summary_timestamp(newest[0].name) if newest else None
+    run.create_time = float(stamp) if stamp is not None else min(mtimes)
+    return run
+
+
+def _file_kind(name: str) -> str | None:
+    if SUMMARY_PATTERN.search(name):
+        if name.endswith("_explain"):
+            return None
+        return "lineage" if name.endswith("_lineage") else "summary"
+    if name.endswith(".pb") and not MEMORY_USAGE_PB.match(name):
+        return "pb"
+    return None
+
+
+def _is_profiler_dir(path: Path, state: _ScanState) -> bool:
+    """A `profiler*` dir with profiler output: holds a file, and is not itself a run directory
+    (e.g. a run named `profiler_cpu` next to other runs is not the base dir's profiler data)."""
+    for entry in state.list_dir(path):
+        name = entry.name
+        if _file_kind(name) is not None and entry.is_file(follow_symlinks=False):
+            return False
+        if name.startswith("profiler") and entry.is_dir(follow_symlinks=False):
+            return False
+    return _holds_a_file(path)
+
+
+def _holds_a_file(path: Path) -> bool:
+    """Whether `path` contains a regular file at any depth (bounded, symlinks not followed)."""
+    budget = PROFILER_PROBE_ENTRIES
+    stack = [path]
+    while stack and budget > 0:
+        current = stack.pop()
+        try:
+            with os.scandir(current) as it:
+                for entry in it:
+                    budget -= 1
+                    if budget <= 0:
+                        break
+                    if entry.is_file(follow_symlinks=False):
+                        return True
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(Path(entry.path))
+        except OSError:
+            continue
+    return False
+
+
+# ---------------------------------------------------------------------- change notification
+class ChangeNotifier:
+    """Calls `callback(path)` soon after something changes under `base_dir` (watchdog, inotify).
+
+    Only creations, modifications, writes, moves and deletions count; opening or reading a file
+    (as our own loader does) does not. If `base_dir` does not exist yet, its parent is watched
+    until it appears. `callback` runs on the watchdog thread: keep it short (e.g. set an Event).
+    """
+
+    def __init__(self, base_dir: str | os.PathLike[str], callback: Callable[[str], None]) -> None:
+        self.base_dir = Path(os.path.abspath(base_dir))
+        self.callback = callback
+        self._lock = threading.Lock()
+        self._observer: object | None = None
+        self._watch: object | None = None
+        self._watching_base = False
+
+    def start(self) -> None:
+        try:
+            from watchdog.observers import Observer
+        except ImportError:  # optional: the reload loop still polls
+            logger.warning("watchdog is not installed; changes are picked up by polling only")
+            return
+        with self._lock:
+            if self._observer is not None:
+                return
+            observer = Observer()
+            observer.daemon = True
+            self._observer = observer
+            self._arm()
+            try:
+                observer.start()
+            except OSError as exc:  # e.g. inotify limits reached
+                logger.warning("cannot watch %s for changes: %s", self.base_dir, exc)
+                self._observer = None
+
+    def stop(self) -> None:
+        with self._lock:
+            observer, self._observer = self._observer, None
+            self._watch = None
+        if observer is not None:
+            observer.stop()  # type: ignore[attr-defined]
+            if observer.is_alive():  # type: ignore[attr-defined]
+                observer.join(timeout=5)  # type: ignore[attr-defined]
+
+    @property
+    def watching(self) -> bool:
+        """True once the base dir itself is being watched."""
+        return self._observer is not None and self._watching_base
+
+    # -- internals (called with self._lock held, or from the watchdog thread)
+    def _arm(self) -> None:
+        observer = self._observer
+        if observer is None:
+            return
+        if self._watch is not None:
+            with contextlib.suppress(KeyError, ValueError, OSError):
+                observer.unschedule(self._watch)  # type: ignore[attr-defined]
+            self._watch = None
+        handler = _Handler(self)
+        if self.base_dir.is_dir():
+            target, recursive, self._watching_base = self.base_dir, True, True
+        else:
+            target = self.base_dir.parent
+            recursive, self._watching_base = False, False
+            if not target.is_dir():
+                logger.info("%s does not exist; not watching it", self.base_dir)
+                return
+        try:
+            self._watch = observer.schedule(handler, str(target), recursive=recursive)  # type: ignore[attr-defined]
+        except OSError as exc:
+            logger.warning("cannot watch %s: %s", target, exc)
+
+    def _on_event(self, event_type: str, src: str, dest: str, is_dir: bool) -> None:
+        if event_type not in _RELEVANT:
+            return
+        if not self._watching_base:
+            base = str(self.base_dir)
+            if base in (os.path.abspath(src), os.path.abspath(dest or src)) and self.base_dir.is_dir():
+                with self._lock:
+                    self._arm()
+                self._fire(src)
+            return
+        if is_dir and os.path.abspath(src) == str(self.base_dir) and event_type in ("deleted", "moved"):
+            with self._lock:
+                self._arm()  # base dir gone: fall back to watching its parent
+        self._fire(src)
+
+    def _fire(self, src: str) -> None:
+        try:
+            self.callback(src)
+        except Exception:  # a faulty callback must not kill the watchdog thread
+            logger.exception("change callback failed")
+
+
+_RELEVANT = frozenset({"created", "modified", "deleted", "moved", "closed"})
+
+
+def _make_handler_base() -> type:
+    try:
+        from watchdog.events import FileSystemEventHandler
+    except ImportError:  # pragma: no cover - watchdog is a dependency
+        return object
+    return FileSystemEventHandler
+
+
+class _Handler(_make_handler_base()):  # type: ignore[misc]
+    def __init__(self, owner: ChangeNotifier) -> None:
+        super().__init__()
+        self._owner = owner
+
+    def on_any_event(self, event: object) -> None:
+        src, dest = (os.fsdecode(getattr(event, name, "") or "") for name in ("src_path", "dest_path"))
+        self._owner._on_event(getattr(event, "event_type", ""), src, dest,
+                              bool(getattr(event, "is_directory", False)))

@@ -1,0 +1,104 @@
+"""MindInsight's histogram re-binning, float for float (`data_transform/histogram.py`).
+
+All kept steps of a tag share one visual range (global min and max over the steps that have values) and
+`calc_histogram_bins(max_count)` equal buckets, so the steps can be compared. Each step's original
+buckets are spread over the visual buckets in proportion to their overlap; counts are rounded up.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from mindinsight_clone.plugins.common import calc_histogram_bins
+
+Bucket = tuple[float, float, float]  # left, width, count
+
+
+@dataclass(frozen=True)
+class OriginalHistogram:
+    """One step's buckets sorted by left edge, with the values MindInsight uses for the visual range."""
+
+    buckets: tuple[Bucket, ...]
+    max: float
+    min: float
+    count: int
+
+
+def mask_invalid(x: float) -> float:
+    return 0.0 if math.isnan(x) or math.isinf(x) else x
+
+
+def visual_range(histograms: Sequence[OriginalHistogram]) -> tuple[float, float, int]:
+    """(max, min, bins) shared by `histograms` (MindInsight's HistogramReservoir.samples)."""
+    started = False
+    vmax = vmin = 0.0
+    max_count = 0
+    for h in histograms:
+        if h.count == 0:
+            continue
+        max_count = max(h.count, max_count)
+        if not started:
+            vmax, vmin, started = h.max, h.min, True
+            continue
+        if h.max > vmax:
+            vmax = h.max
+        if h.min < vmin:
+            vmin = h.min
+    return vmax, vmin, calc_histogram_bins(max_count)
+
+
+def _intersection(max1: float, min1: float, max2: float, min2: float) -> float:
+    if min1 <= min2:
+        if max1 <= min2:
+            return max1 - max1
+        if max1 <= max2:
+            return max1 - min2
+        return max2 - min2
+    if max2 <= min1:
+        return max2 - max2
+    if max2 <= max1:
+        return max2 - min1
+    return max1 - min1
+
+
+def resample(h: OriginalHistogram, vmax: float, vmin: float, bins: int) -> list[list[float | int]]:
+    """Buckets `[left, width, count]` of `h` over the visual range (`Histogram._re_sample_buckets`)."""
+    if vmax == vmin:
+        vmax += 0.5
+        vmin -= 0.5
+    width = (vmax - vmin) / bins
+    if not h.count:
+        return [[vmin + width * i, width, 0] for i in range(bins)]
+    original = h.buckets
+    out: list[list[float | int]] = []
+    pos = 0
+    o_left, o_width, o_count = original[pos]
+    for i in range(bins):
+        cur_left = vmin + width * i
+        cur_right = cur_left + width
+        estimated = 0.0
+        if cur_right <= o_left:
+            out.append([cur_left, width, math.ceil(estimated)])
+            continue
+        while cur_left >= o_left + o_width:
+            pos += 1
+            if pos >= len(original):
+                break
+            o_left, o_width, o_count = original[pos]
+        while pos < len(original):
+            o_left, o_width, o_count = original[pos]
+            inter = _intersection(cur_right, cur_left, o_left + o_width, o_left)
+            estimated += o_count if not o_width else (inter / o_width) * o_count
+            if cur_right > o_left + o_width:
+                pos += 1
+            else:
+                break
+        out.append([cur_left, width, math.ceil(estimated)])
+    return out
+
+
+def rebin_all(histograms: Sequence[OriginalHistogram]) -> list[list[list[float | int]]]:
+    vmax, vmin, bins = visual_range(histograms)
+    return [resample(h, vmax, vmin, bins) for h in histograms]

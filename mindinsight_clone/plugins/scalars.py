@@ -1,0 +1,82 @@
+"""Scalar plugin: `scalar/metadata` and the comparison `scalars` (API.md §2), plus additive extras.
+
+Additive (documented in docs/api.md): `downsample=N` adds `summary` (count, exact min/max, last value and a
+min/max envelope of at most N buckets over every step seen, so spikes the sample dropped still show), and
+`format=csv` returns the points as CSV.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable
+from typing import Any
+
+from mindinsight_clone.errors import ScalarNotExistError
+from mindinsight_clone.plugins.common import tag_samples
+from mindinsight_clone.store.reservoir import Sample
+from mindinsight_clone.store.run_cache import RunCache
+
+NAME = "scalar"
+SAMPLE_SETTING = "scalar_samples"
+
+
+def _points(samples: list[Sample]) -> list[dict[str, Any]]:
+    # NaN/Inf are sent as null by the JSON provider
+    return [{"step": s.step, "value": float(s.value), "wall_time": s.wall_time} for s in samples]
+
+
+def scalar_metadata(cache: RunCache, tag: str) -> dict[str, Any]:
+    tag_samples(cache, NAME, tag, ScalarNotExistError)
+    return {"metadatas": cache.memo(NAME, tag, "points", _points)}
+
+
+def merge_envelope(buckets: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
+    """Merge neighbouring envelope buckets until at most `limit` remain (min of mins, max of maxes)."""
+    if limit <= 0 or len(buckets) <= limit:
+        return buckets
+    group = -(-len(buckets) // limit)
+    out = []
+    for i in range(0, len(buckets), group):
+        chunk = buckets[i:i + group]
+        mins = [b["min"] for b in chunk if b["min"] is not None]
+        maxs = [b["max"] for b in chunk if b["max"] is not None]
+        out.append({
+            "step_start": chunk[0]["step_start"],
+            "step_end": chunk[-1]["step_end"],
+            "min": min(mins) if mins else None,
+            "max": max(maxs) if maxs else None,
+            "count": sum(b["count"] for b in chunk),
+        })
+    return out
+
+
+def scalar_summary(cache: RunCache, tag: str, downsample: int) -> dict[str, Any] | None:
+    stats = cache.scalar_stats(tag)
+    if stats is None:
+        return None
+    stats["envelope"] = merge_envelope(stats["envelope"], downsample)
+    return stats
+
+
+def scalars_multi(caches: Iterable[tuple[str, RunCache]], tags: list[str]) -> dict[str, Any]:
+    """Cartesian product, run-major; missing (run, tag) pairs are skipped."""
+    out = []
+    for train_id, cache in caches:
+        for tag in tags:
+            if not cache.has_tag(NAME, tag):
+                continue
+            out.append({"train_id": train_id, "tag": tag, "values": cache.memo(NAME, tag, "points", _points)})
+    return {"scalars": out}
+
+
+def to_csv(rows: Iterable[tuple[str, str, dict[str, Any]]]) -> str:
+    """CSV `train_id,tag,step,wall_time,value` (empty value for NaN/Inf)."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["train_id", "tag", "step", "wall_time", "value"])
+    for train_id, tag, p in rows:
+        value = p["value"]
+        cell = "" if value != value or value in (float("inf"), float("-inf")) else repr(value)
+        writer.writerow([train_id, tag, p["step"], repr(p["wall_time"]), cell])
+    return buf.getvalue()

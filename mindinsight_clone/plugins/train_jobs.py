@@ -1,0 +1,76 @@
+"""The run listing: `train-jobs`, `single-job` and `plugins` bodies (API.md §1), built from the store."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from mindinsight_clone.plugins.registry import order_tags, plugins_dict
+from mindinsight_clone.store.data_manager import DataManager
+from mindinsight_clone.store.discovery import RunInfo, profiler_type
+
+
+def local_time(ts: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts))
+
+
+def graph_mode(run: RunInfo) -> str:
+    """'dynamic' when the profiler recorded PyNative mode, else 'static'."""
+    for d in run.profiler_dirs:
+        try:
+            names = sorted(n for n in os.listdir(run.path / d) if n.startswith("profiler_info_"))
+            if names:
+                info = json.loads((Path(run.path) / d / names[0]).read_text(encoding="utf-8"))
+                if str(info.get("context_mode", "")).lower() in ("pynative", "pynative_mode", "dynamic"):
+                    return "dynamic"
+        except (OSError, ValueError, AttributeError):
+            continue
+    return "static"
+
+
+def job_item(dm: DataManager, run: RunInfo) -> dict[str, Any]:
+    status = dm.run_status(run.train_id)
+    ptype = profiler_type(run)
+    item: dict[str, Any] = {
+        "train_id": run.train_id,
+        "relative_path": run.train_id,
+        "create_time": local_time(run.create_time),
+        "update_time": local_time(run.update_time),
+        "cache_status": status.cache_status,
+        "is_integrity": status.is_integrity,
+        "summary_files": len(run.summary_files),
+        "lineage_files": len(run.lineage_files),
+        "graph_files": len(run.pb_files),
+        "profiler_dir": f"./{run.profiler_dirs[0]}" if run.profiler_dirs else None,
+        "profiler_type": ptype,
+        "dump_dir": None,
+        "plugins": plugins_dict(status.plugins),
+    }
+    if ptype:
+        item["graph_mode"] = graph_mode(run)
+    # additive (docs/api.md): present only when there is something to say, so MindInsight bodies match
+    if status.problems:
+        item["problems"] = [p.as_dict() for p in status.problems]
+    if status.cache_status == "CACHING":
+        item["load_progress"] = {"bytes_read": status.bytes_read, "bytes_total": status.bytes_total}
+    return item
+
+
+def train_jobs(dm: DataManager, offset: int, limit: int, train_id: str | None) -> dict[str, Any]:
+    runs = dm.runs()
+    if train_id is not None:
+        runs = [r for r in runs if r.train_id == train_id]
+    page = runs[offset * limit:(offset + 1) * limit]
+    return {
+        "name": os.path.basename(str(dm.base_dir).rstrip("/")),
+        "total": len(runs),
+        "train_jobs": [job_item(dm, r) for r in page],
+        "load_status": dm.load_status,
+    }
+
+
+def single_job(train_id: str, plugin: str, tags: list[str]) -> dict[str, Any]:
+    return {"train_jobs": [{"id": train_id, "name": train_id, "tags": order_tags(plugin, tags)}]}

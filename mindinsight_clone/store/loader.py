@@ -1,0 +1,232 @@
+"""The only writer into run caches: reads a run's files incrementally and feeds the parsed values in.
+
+Per file it keeps a resumable `RecordReader` (byte offset of the last complete record), so a pass reads
+only what was appended since the last one. Summary files are read in MindInsight's order (timestamp in
+the name ascending, then name descending); `.pb` graph files after them. A file that shrank, was replaced
+or was deleted resets the whole run (read again from scratch, as MindInsight does).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from mindinsight_clone.config import Settings
+from mindinsight_clone.ingest.record_reader import ReadProblem, RecordReader
+from mindinsight_clone.ingest.values import SummaryValue
+from mindinsight_clone.store.run_cache import RunCache
+
+log = logging.getLogger(__name__)
+
+CacheStatus = Literal["NOT_IN_CACHE", "CACHING", "CACHED"]
+_TS = re.compile(r"summary\.(\d+)")
+
+# payload bytes + summary file name -> values (ingest.event_parser)
+EventParser = Callable[[bytes, str], list[SummaryValue]]
+# payloads of one file + its name + their offsets -> object with .values and .problems
+RecordsParser = Callable[[Sequence[bytes], str, Sequence[int]], Any]
+# .pb file path -> values (a graph file is one tag of its own)
+PbParser = Callable[[Path], list[SummaryValue]]
+
+
+def summary_file_order(names: Sequence[str]) -> list[str]:
+    """MindInsight's `_SummaryParser.sort_files`: timestamp ascending, equal timestamps by name descending."""
+    def key(name: str) -> tuple[int, str]:
+        m = _TS.search(name)
+        return (-int(m.group(1)) if m else 0, name)
+
+    return sorted(names, key=key, reverse=True)
+
+
+@dataclass(frozen=True)
+class Problem:
+    file: str
+    offset: int
+    kind: str
+    message: str
+
+    def as_dict(self) -> dict[str, object]:
+        return {"file": self.file, "offset": self.offset, "kind": self.kind, "message": self.message}
+
+
+@dataclass
+class _FileState:
+    reader: RecordReader
+    size: int = 0
+    mtime: float = 0.0
+
+
+@dataclass
+class LoadProgress:
+    bytes_read: int = 0
+    bytes_total: int = 0
+
+
+@dataclass
+class RunLoader:
+    """Loads one run directory into its RunCache. `load_pass` is called by one thread at a time."""
+
+    train_id: str
+    path: Path
+    settings: Settings
+    parse_event: EventParser
+    parse_pb: PbParser | None = None
+    parse_records: RecordsParser | None = None
+    cache: RunCache = field(init=False)
+    status: CacheStatus = "CACHING"
+    generation: int = 0  # grows when the run is reset (cache replaced)
+    _files: dict[str, _FileState] = field(default_factory=dict)
+    _pb_mtimes: dict[str, float] = field(default_factory=dict)
+    _problems: list[Problem] = field(default_factory=list)
+    _tails: dict[str, Problem] = field(default_factory=dict)
+    progress: LoadProgress = field(default_factory=LoadProgress)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        self.cache = RunCache(self.train_id, self.settings)
+
+    # ------------------------------------------------------------------ state
+    @property
+    def problems(self) -> list[Problem]:
+        with self._lock:
+            return list(self._problems) + list(self._tails.values())
+
+    @property
+    def is_integrity(self) -> bool:
+        with self._lock:
+            return not self._problems and not self._tails
+
+    def reset(self, why: str) -> None:
+        log.info("run %s: %s; reloading it from scratch", self.train_id, why)
+        with self._lock:
+            self._files.clear()
+            self._pb_mtimes.clear()
+            self._problems.clear()
+            self._tails.clear()
+            self.cache = RunCache(self.train_id, self.settings)
+            self.generation += 1
+            self.progress = LoadProgress()
+
+    # ------------------------------------------------------------------ loading
+    def load_pass(self, summary_files: Sequence[str], pb_files: Sequence[str] = ()) -> bool:
+        """Read whatever is new; return True if anything changed. Sets status CACHING/CACHED."""
+        ordered = summary_file_order(summary_files)
+        gone = set(self._files) - set(ordered)
+        if gone:
+            self.reset(f"file(s) deleted: {sorted(gone)}")
+        stats: dict[str, os.stat_result] = {}
+        for name in ordered:
+            try:
+                stats[name] = os.stat(self.path / name)
+            except OSError:
+                continue
+        sizes = {name: st.st_size for name, st in stats.items()}
+        self.progress.bytes_total = sum(sizes.values())
+        pending = [n for n in ordered if n in stats and self._needs_read(n, stats[n])]
+        if pending:
+            self.status = "CACHING"
+        changed = False
+        generation = self.generation
+        for name in pending:
+            changed |= self._read_file(name, stats[name])
+        if self.generation != generation:  # reset mid-pass: read everything again once
+            for name in ordered:
+                if name in stats:
+                    self._read_file(name, stats[name])
+        changed |= self._read_pb_files(pb_files)
+        self.progress.bytes_read = sum(min(s.reader.offset, sizes.get(n, 0)) for n, s in self._files.items())
+        self._update_tails(sizes)
+        self.status = "CACHED"
+        return changed
+
+    def _needs_read(self, name: str, st: os.stat_result) -> bool:
+        state = self._files.get(name)
+        return state is None or state.size != st.st_size or state.mtime != st.st_mtime
+
+    def _read_file(self, name: str, before: os.stat_result) -> bool:
+        state = self._files.get(name)
+        if state is None:
+            state = self._files[name] = _FileState(
+                RecordReader(self.path / name, max_record_bytes=self.settings.max_record_bytes))
+        changed = False
+        while True:
+            result = state.reader.read()
+            if result.reset:
+                self._record(result.problems)
+                self.reset(f"{name} shrank or was replaced")
+                return True
+            self._record(result.problems)
+            values: list[SummaryValue] = []
+            if self.parse_records is not None:
+                parsed = self.parse_records(result.records, name, result.offsets)
+                values = parsed.values
+                self._record(parsed.problems)
+            else:
+                for payload, offset in zip(result.records, result.offsets, strict=True):
+                    try:
+                        values.extend(self.parse_event(payload, name))
+                    except Exception as exc:  # a record that decodes to garbage: drop it, note it
+                        self._record([ReadProblem(name, offset, "bad_payload", f"cannot parse event: {exc}")])
+            if values:
+                self.cache.add_values(values)
+                changed = True
+            if not result.more or result.stopped:
+                break
+        # the stat taken before reading: if the file grew meanwhile, the next pass reads the rest
+        state.size, state.mtime = before.st_size, before.st_mtime
+        return changed
+
+    def _read_pb_files(self, pb_files: Sequence[str]) -> bool:
+        if self.parse_pb is None:
+            return False
+        changed = False
+        for name in sorted(pb_files):
+            path = self.path / name
+            try:
+                mtime = os.stat(path).st_mtime
+            except OSError:
+                continue
+            if self._pb_mtimes.get(name) == mtime:
+                continue
+            self._pb_mtimes[name] = mtime
+            try:
+                values = self.parse_pb(path)
+            except Exception as exc:
+                self._record([ReadProblem(name, 0, "bad_payload", f"cannot parse graph file: {exc}")])
+                continue
+            if values:
+                self.cache.add_values(values)
+                changed = True
+        return changed
+
+    def _record(self, problems: Sequence[ReadProblem]) -> None:
+        if not problems:
+            return
+        with self._lock:
+            for p in problems:
+                if p.kind in ("shrunk", "replaced"):
+                    continue  # the reset that follows starts clean
+                self._problems.append(Problem(p.file, p.offset, p.kind, p.message))
+
+    def _update_tails(self, sizes: dict[str, int]) -> None:
+        """A file whose last bytes are not a complete record (truncated, or being written right now)."""
+        tails: dict[str, Problem] = {}
+        now = time.time()
+        for name, state in self._files.items():
+            size = sizes.get(name)
+            if size is None or state.reader.stopped:
+                continue
+            if state.reader.offset < size:
+                age = now - state.mtime
+                tails[name] = Problem(name, state.reader.offset, "truncated",
+                                      f"{size - state.reader.offset} trailing bytes are not a complete record "
+                                      f"(file last modified {age:.0f} s ago)")
+        with self._lock:
+            self._tails = tails

@@ -1,0 +1,193 @@
+"""Seeded reservoir sampling, step for step the same as MindInsight 2.3.1 (LIMITS.md §1).
+
+* Samples are kept sorted by step.
+* Until the reservoir is full every sample is kept. When it is full, `r = Random(0).randint(0, counter)`:
+  if `r < capacity` the sample at index `r` is dropped, else the previous newest one is. The new sample is
+  always kept, so the newest step is always present and the result is deterministic.
+* A sample whose step is not above the newest kept step (a restart, or a rewrite of the same step) first
+  purges: only samples with a lower step, or a higher step *from the same file*, survive; the counter is
+  scaled down in proportion (MindInsight's `purge_reservoir_data`).
+
+`extend_increasing` is the fast path for a run of strictly increasing steps past the newest kept one (the
+common case when a file is read from start to end): the same RNG draws, without per-sample searching.
+"""
+
+from __future__ import annotations
+
+import random
+from array import array
+from bisect import bisect_left
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+
+class Sample(NamedTuple):
+    step: int
+    wall_time: float
+    value: Any
+    source: str = ""  # summary file name the sample came from
+
+
+def randbelow(getrandbits: Callable[[int], int], n: int) -> int:
+    """`random.Random._randbelow_with_getrandbits(n)` as in CPython 3.10-3.13 (what `randint` uses)."""
+    k = n.bit_length()
+    r = getrandbits(k)
+    while r >= n:
+        r = getrandbits(k)
+    return r
+
+
+class Reservoir:
+    """A per-tag reservoir. Not locked: its RunCache serialises writers and hands readers copies."""
+
+    __slots__ = ("_getrandbits", "_rng", "capacity", "counter", "mutations", "samples")
+
+    def __init__(self, capacity: int) -> None:
+        if capacity < 0:
+            raise ValueError(f"capacity must be >= 0, got {capacity}")
+        self.capacity = capacity  # 0 = unlimited
+        self.samples: list[Sample] = []
+        self.counter = 0
+        self._rng = random.Random(0)
+        self._getrandbits = self._rng.getrandbits
+        self.mutations = 0  # grows on every change (keys derived caches)
+
+    def __len__(self) -> int:
+        return len(self.samples)
+
+    @property
+    def last_step(self) -> int | None:
+        return self.samples[-1].step if self.samples else None
+
+    def add(self, sample: Sample) -> None:
+        """Add one sample: purge if out of order, then MindInsight's reservoir step."""
+        samples = self.samples
+        if samples and sample.step <= samples[-1].step:
+            self.purge(sample.step, sample.source)
+        self._add_sorted(sample)
+        self.mutations += 1
+
+    def _add_sorted(self, sample: Sample) -> None:
+        samples = self.samples
+        cap = self.capacity
+        if cap and len(samples) >= cap:
+            r = randbelow(self._getrandbits, self.counter + 1)
+            if r < cap:
+                del samples[r]
+            else:
+                samples.pop()
+        if not samples or sample.step > samples[-1].step:
+            samples.append(sample)
+        else:
+            samples.insert(bisect_left(samples, sample.step, key=_step), sample)
+        self.counter += 1
+
+    def extend_increasing(self, batch: Sequence[Sample]) -> None:
+        """Add samples whose steps strictly increase and are all above the newest kept step."""
+        if not batch:
+            return
+        samples = self.samples
+        cap = self.capacity
+        if not cap:
+            samples.extend(batch)
+            self.counter += len(batch)
+            self.mutations += 1
+            return
+        free = max(cap - len(samples), 0)
+        if free:
+            head = batch[:free]
+            samples.extend(head)
+            self.counter += len(head)
+        getrandbits = self._getrandbits
+        counter = self.counter
+        for i in range(free, len(batch)):
+            # inline randbelow(counter + 1)
+            n = counter + 1
+            k = n.bit_length()
+            r = getrandbits(k)
+            while r >= n:
+                r = getrandbits(k)
+            if r < cap:
+                del samples[r]
+            else:
+                samples.pop()
+            samples.append(batch[i])
+            counter += 1
+        self.counter = counter
+        self.mutations += 1
+
+    def extend_increasing_lazy(self, n: int, make: Callable[[int], Sample]) -> None:
+        """`extend_increasing` for `n` new samples built by `make(i)` only if they survive.
+
+        The same RNG draws run on placeholders (batch positions); only the kept ones become Samples.
+        Draws are taken in bulk: `getrandbits(k)` for k <= 32 consumes exactly one 32-bit Mersenne Twister
+        word (`word >> (32 - k)`), and `getrandbits(32 * m)` returns the next m words, least significant
+        first. Afterwards the generator is rewound and advanced by exactly the words used, so its state is
+        the same as after one-by-one `randint` calls.
+        """
+        if n <= 0:
+            return
+        cap = self.capacity
+        slots: list[Any] = self.samples
+        if not cap:
+            slots.extend(make(i) for i in range(n))
+            self.counter += n
+            self.mutations += 1
+            return
+        free = min(max(cap - len(slots), 0), n)
+        slots.extend(range(free))
+        counter = self.counter + free
+        todo = n - free
+        if todo:
+            rng = self._rng
+            saved = rng.getstate()
+            words = _words(rng, 2 * todo + 16)
+            used = 0
+            for i in range(free, n):
+                m = counter + 1
+                shift = 32 - m.bit_length()
+                while True:
+                    if used == len(words):
+                        words.extend(_words(rng, todo + 16))
+                    r = words[used] >> shift
+                    used += 1
+                    if r < m:
+                        break
+                if r < cap:
+                    del slots[r]
+                else:
+                    slots.pop()
+                slots.append(i)
+                counter += 1
+            rng.setstate(saved)
+            rng.getrandbits(32 * used)
+        self.counter = counter
+        for j, x in enumerate(slots):
+            if type(x) is int:
+                slots[j] = make(x)
+        self.mutations += 1
+
+    def purge(self, step: int, source: str) -> int:
+        """Keep samples with a lower step, or a higher step from the same file; return how many went."""
+        before = len(self.samples)
+        if not before:
+            return 0
+        kept = [s for s in self.samples if s.step < step or (s.step > step and s.source == source)]
+        removed = before - len(kept)
+        if removed:
+            self.samples = kept
+            self.counter = round(self.counter * (len(kept) / before))
+            self.mutations += 1
+        return removed
+
+    def snapshot(self) -> list[Sample]:
+        return list(self.samples)
+
+
+def _words(rng: random.Random, count: int) -> array[int]:
+    """The next `count` 32-bit outputs of `rng`, in generation order."""
+    return array("I", rng.getrandbits(32 * count).to_bytes(4 * count, "little"))
+
+
+def _step(sample: Sample) -> int:
+    return sample.step

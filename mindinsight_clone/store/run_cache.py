@@ -1,0 +1,230 @@
+"""One run's data in memory: plugin -> tag -> reservoir, with MindInsight's tag limits.
+
+Tag limits (LIMITS.md §2): at most `max_tags_per_run` tags over all plugins, `max_tensor_tags` tensor tags
+and `max_graph_tags` graph (and optimized_graph) tags. When a new tag would break a limit, the oldest-seen
+tag of that plugin (or overall) is deleted with its samples and remembered; while the run is at its limit
+a deleted tag never comes back. A graph read from a summary file replaces the graphs of older summary
+files (only one summary-file graph is shown); `.pb` graph files are tags of their own.
+
+Writers: only the loader (one thread at a time per run). Readers: any request thread; they get copies.
+`version` grows on every change; other areas key their derived caches on it.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
+
+import numpy as np
+
+from mindinsight_clone.config import Settings
+from mindinsight_clone.errors import TrainJobNotExistError
+from mindinsight_clone.ingest.values import PLUGIN_NAMES, SummaryValue
+from mindinsight_clone.store.envelope import ScalarStats
+from mindinsight_clone.store.reservoir import Reservoir, Sample
+
+T = TypeVar("T")
+
+GRAPH_PLUGINS = ("graph", "optimized_graph")
+OPTIMIZED_SUFFIX = " (optimized)"
+_SUMMARY_FILE = re.compile(r"summary\.\d+")
+_PINNED_GRAPH_TAGS = frozenset({"ms_output_optimize.pb", "ms_output_optimize.pb (optimized)"})
+MAX_DELETED_TAGS_FACTOR = 100
+MAX_ORIGINAL_HISTOGRAM_BUCKETS = 90  # MindInsight: deleted-tags set capacity = 100 x tag limit
+
+
+def reservoir_sizes(settings: Settings) -> dict[str, int]:
+    """Samples kept per tag, by plugin (0 = all)."""
+    return {
+        "scalar": settings.scalar_samples,
+        "image": settings.image_samples,
+        "histogram": settings.histogram_samples,
+        "tensor": settings.tensor_samples,
+        "graph": 1,
+        "optimized_graph": 1,
+        "loss_landscape": 0,  # kept whole
+    }
+
+
+def is_summary_graph_tag(tag: str) -> bool:
+    return bool(_SUMMARY_FILE.search(tag)) and not tag.endswith("_lineage")
+
+
+class RunCache:
+    """Samples of one run. Thread-safe: one writer lock, readers get snapshots."""
+
+    def __init__(self, train_id: str, settings: Settings) -> None:
+        self.train_id = train_id
+        self._sizes = reservoir_sizes(settings)
+        self._max_tags = settings.max_tags_per_run
+        self._max_per_plugin = {
+            "tensor": settings.max_tensor_tags,
+            "graph": settings.max_graph_tags,
+            "optimized_graph": settings.max_graph_tags,
+        }
+        self._lock = threading.RLock()
+        self._tags: dict[str, str] = {}  # tag -> plugin, in first-seen order (dicts keep order)
+        self._tags_by_plugin: dict[str, dict[str, None]] = {p: {} for p in PLUGIN_NAMES}
+        self._reservoirs: dict[tuple[str, str], Reservoir] = {}
+        self._deleted: set[str] = set()
+        self._scalar_stats: dict[str, ScalarStats] = {}
+        self._memo: dict[tuple[str, str, Any], tuple[int, Any]] = {}
+        self.version = 0
+
+    # ---------------------------------------------------------------- reading
+    def tags(self, plugin: str) -> list[str]:
+        with self._lock:
+            return sorted(self._tags_by_plugin.get(plugin, ()))
+
+    def all_tags(self) -> dict[str, list[str]]:
+        with self._lock:
+            return {p: sorted(tags) for p, tags in self._tags_by_plugin.items()}
+
+    def has_tag(self, plugin: str, tag: str) -> bool:
+        with self._lock:
+            return (plugin, tag) in self._reservoirs
+
+    def plugin_of(self, tag: str) -> str | None:
+        with self._lock:
+            return self._tags.get(tag)
+
+    def samples(self, plugin: str, tag: str) -> list[Sample]:
+        """Kept samples in ascending step order; [] if the tag is unknown for this plugin."""
+        with self._lock:
+            res = self._reservoirs.get((plugin, tag))
+            return res.snapshot() if res is not None else []
+
+    def scalar_stats(self, tag: str) -> dict[str, Any] | None:
+        with self._lock:
+            stats = self._scalar_stats.get(tag)
+            if stats is None:
+                return None
+            out = stats.as_dict()
+            out["envelope"] = stats.envelope.buckets()
+            return out
+
+    def memo(self, plugin: str, tag: str, key: Any, compute: Callable[[list[Sample]], T]) -> T:
+        """`compute(samples)` cached until that tag's reservoir changes (for derived views)."""
+        with self._lock:
+            res = self._reservoirs.get((plugin, tag))
+            stamp = res.mutations if res is not None else -1
+            hit = self._memo.get((plugin, tag, key))
+            if hit is not None and hit[0] == stamp:
+                return hit[1]  # type: ignore[no-any-return]
+            samples = res.snapshot() if res is not None else []
+        value = compute(samples)
+        with self._lock:
+            self._memo[(plugin, tag, key)] = (stamp, value)
+        return value
+
+    def tag_stamp(self, plugin: str, tag: str) -> int:
+        with self._lock:
+            res = self._reservoirs.get((plugin, tag))
+            return res.mutations if res is not None else -1
+
+    # ---------------------------------------------------------------- writing
+    def add_values(self, values: Iterable[SummaryValue]) -> None:
+        """Add parsed values in file order.
+
+        Scalars are admitted (tag limits, in first-seen order) as they come, but their samples are
+        grouped per tag and added in one batch at the end (fast path); other kinds are added at once.
+        A scalar tag evicted later in the same batch loses its pending samples, as it would one by one.
+        """
+        with self._lock:
+            pending: dict[str, tuple[Reservoir, list[SummaryValue]]] = {}
+            for sv in values:
+                if sv.plugin == "scalar":
+                    entry = pending.get(sv.tag)
+                    if entry is None:
+                        if not self._admit_tag("scalar", sv.tag):
+                            continue
+                        entry = pending[sv.tag] = (self._reservoirs[("scalar", sv.tag)], [])
+                    entry[1].append(sv)
+                else:
+                    self._add_one(sv)
+            for tag, (res, svs) in pending.items():
+                if self._reservoirs.get(("scalar", tag)) is res:  # still admitted
+                    self._add_scalar_batch(tag, res, svs)
+            self.version += 1
+
+    def _admit_tag(self, plugin: str, tag: str) -> bool:
+        """Register `tag` if new, evicting per MindInsight; False if it must be dropped."""
+        if tag in self._tags:
+            return True
+        victim = self._victim(plugin)
+        if victim is not None:
+            if tag in self._deleted:
+                return False
+            self._delete_tag(victim)
+        self._tags[tag] = plugin
+        self._tags_by_plugin.setdefault(plugin, {})[tag] = None
+        self._reservoirs[(plugin, tag)] = Reservoir(self._sizes.get(plugin, 0))
+        return True
+
+    def _victim(self, plugin: str) -> str | None:
+        limit = self._max_per_plugin.get(plugin)
+        by_plugin = self._tags_by_plugin.get(plugin, {})
+        if limit is not None and len(by_plugin) >= limit:
+            for tag in by_plugin:
+                if tag not in _PINNED_GRAPH_TAGS:
+                    return tag
+        if len(self._tags) >= self._max_tags:
+            for tag in self._tags:
+                if tag not in _PINNED_GRAPH_TAGS:
+                    return tag
+        return None
+
+    def _delete_tag(self, tag: str) -> None:
+        if len(self._deleted) < self._max_tags * MAX_DELETED_TAGS_FACTOR:
+            self._deleted.add(tag)
+        plugin = self._tags.pop(tag, None)
+        if plugin is None:
+            return
+        self._tags_by_plugin.get(plugin, {}).pop(tag, None)
+        self._reservoirs.pop((plugin, tag), None)
+        self._scalar_stats.pop(tag, None)
+
+    def _add_one(self, sv: SummaryValue) -> None:
+        if sv.plugin == "histogram" and len(sv.value.left) > MAX_ORIGINAL_HISTOGRAM_BUCKETS:
+            return  # MindInsight drops such steps (re-binning them is too slow)
+        if sv.plugin in GRAPH_PLUGINS and is_summary_graph_tag(sv.tag):
+            # a summary file's graph replaces the graphs of older summary files
+            for old in [t for t in self._tags_by_plugin.get(sv.plugin, {}) if is_summary_graph_tag(t)]:
+                self._delete_tag(old)
+        if self._admit_tag(sv.plugin, sv.tag):
+            self._reservoirs[(sv.plugin, sv.tag)].add(Sample(sv.step, sv.wall_time, sv.value, sv.source_file))
+        if sv.plugin == "graph":
+            # one graph gives two views: as recorded, and optimized (MindInsight's optimized_graph)
+            self._add_one(SummaryValue("optimized_graph", sv.tag + OPTIMIZED_SUFFIX, sv.step, sv.wall_time,
+                                       sv.value, sv.source_file))
+
+    def _add_scalar_batch(self, tag: str, res: Reservoir, svs: list[SummaryValue]) -> None:
+        n = len(svs)
+        if not n:
+            return
+        step_list = [sv.step for sv in svs]
+        steps = np.array(step_list, dtype=np.int64)
+        values = np.array([sv.value for sv in svs], dtype=np.float64)
+        last = res.last_step
+        if (last is None or step_list[0] > last) and (n == 1 or bool(np.all(steps[1:] > steps[:-1]))):
+            new = tuple.__new__
+
+            def make(i: int) -> Sample:
+                sv = svs[i]
+                return new(Sample, (sv.step, sv.wall_time, sv.value, sv.source_file))
+
+            res.extend_increasing_lazy(n, make)
+        else:
+            for sv in svs:
+                res.add(Sample(sv.step, sv.wall_time, sv.value, sv.source_file))
+        stats = self._scalar_stats.get(tag)
+        if stats is None:
+            stats = self._scalar_stats[tag] = ScalarStats()
+        stats.update(steps, values)
+
+
+class RunNotCached(TrainJobNotExistError):
+    def __init__(self) -> None:
+        super().__init__("Can not find the given train job in cache.")

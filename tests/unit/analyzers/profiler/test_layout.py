@@ -1,0 +1,71 @@
+"""Discovery of profiler dirs in both layouts."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from mindinsight_clone.analyzers.profiler import find_profiler_dirs, is_profiler_dir
+from mindinsight_clone.analyzers.profiler.layout import scan_profiler_dir
+
+
+def _touch(path: Path, text: str = "x\n") -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_legacy_dir(tmp_path: Path) -> None:
+    prof = tmp_path / "run" / "profiler"
+    _touch(prof / "cpu_op_type_info_0.csv")
+    _touch(prof / "profiler_info_0.json", '{"ms_version": "2.3.0", "context_mode": "pynative"}')
+    _touch(prof / "cpu_op_type_info_3.csv")
+    assert is_profiler_dir(prof)
+    pdir = scan_profiler_dir(prof, "./run/profiler")
+    assert pdir.layout == "legacy"
+    assert pdir.device_ids == ["0"]  # profiler_info decides, as in MindInsight
+    assert pdir.profiler_mode == "pynative"
+    assert pdir.device_type == "cpu"
+
+
+def test_legacy_without_profiler_info_uses_data_files(tmp_path: Path) -> None:
+    prof = tmp_path / "profiler"
+    _touch(prof / "gpu_op_detail_info_2.csv")
+    _touch(prof / "gpu_op_detail_info_10.csv")
+    pdir = scan_profiler_dir(prof, "./profiler")
+    assert pdir.device_ids == ["2", "10"]
+    assert pdir.device_type == "gpu"
+
+
+def test_ms2_sessions_and_ranks(tmp_path: Path) -> None:
+    prof = tmp_path / "run" / "profiler"
+    _touch(prof / "h_1_20260101000000001_ascend_ms" / "FRAMEWORK" / "cpu_op_type_info_1.csv")
+    _touch(prof / "h_2_20260101000000000_ascend_ms" / "FRAMEWORK" / "cpu_op_type_info_0.csv")
+    _touch(prof / "h_2_20260101000000000_ascend_ms" / "ASCEND_PROFILER_OUTPUT" / "trace_view.json", "[]")
+    _touch(prof / "h_2_20260101000000000_ascend_ms" / "logs" / "x.log")
+    pdir = scan_profiler_dir(prof, "./run/profiler")
+    assert pdir.layout == "ms2"
+    assert pdir.device_ids == ["0", "1"]
+    assert pdir.devices["0"].output_file("trace_view.json") is not None
+    assert pdir.devices["1"].output_file("trace_view.json") is None
+    assert pdir.devices["0"].file("cpu_op_type_info_{}.csv") is not None
+
+
+def test_output_only_session_is_rank_zero(tmp_path: Path) -> None:
+    prof = tmp_path / "profiler"
+    _touch(prof / "h_1_20260101000000001_ascend_ms" / "ASCEND_PROFILER_OUTPUT" / "trace_view.json", "[]")
+    assert scan_profiler_dir(prof, "./profiler").device_ids == ["0"]
+
+
+def test_find_profiler_dirs(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    _touch(run / "profiler" / "cpu_op_type_info_0.csv")
+    _touch(run / "profiler_b" / "x_ascend_ms" / "FRAMEWORK" / "cpu_op_detail_info_0.csv")
+    (run / "profiler_empty").mkdir()
+    _touch(run / "other" / "cpu_op_type_info_0.csv")
+    os.symlink(run / "profiler", run / "profiler_link")
+    assert [p.name for p in find_profiler_dirs(run)] == ["profiler", "profiler_b"]
+    assert not is_profiler_dir(run / "profiler_empty")
+    assert not is_profiler_dir(run / "profiler_link")
+    assert not is_profiler_dir(run / "missing")
+    assert find_profiler_dirs(tmp_path / "missing") == []

@@ -1,0 +1,142 @@
+"""DataManager over real files: incremental loads, new/deleted files, LRU, problems, wake-ups."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from mindinsight_clone.config import settings_for_tests
+from mindinsight_clone.errors import TrainJobNotExistError
+from mindinsight_clone.ingest.record_reader import frame_record
+from mindinsight_clone.store.data_manager import DataManager
+from tests.unit.store.summary_files import scalar_event, scalar_run, summary_name, version_event, write_records
+
+
+def manager(base: Path, **kw: object) -> DataManager:
+    return DataManager(settings_for_tests(summary_base_dir=str(base), reload_interval=0, **kw))
+
+
+def steps(dm: DataManager, tid: str, tag: str = "loss/scalar") -> list[int]:
+    return [s.step for s in dm.run_cache(tid).samples("scalar", tag)]
+
+
+def test_appended_records_are_picked_up_incrementally(tmp_path: Path) -> None:
+    f = scalar_run(tmp_path / "run", range(1, 11), ["loss"])
+    dm = manager(tmp_path)
+    dm.reload()
+    assert steps(dm, "./run") == list(range(1, 11))
+    read_before = dm.run_status("./run").bytes_read
+    write_records(f, [scalar_event(s, {"loss": 1.0}) for s in range(11, 16)], mode="ab")
+    dm.reload()
+    assert steps(dm, "./run") == list(range(1, 16))
+    status = dm.run_status("./run")
+    assert status.cache_status == "CACHED" and status.bytes_read > read_before
+    assert status.bytes_read == status.bytes_total == f.stat().st_size
+
+
+def test_second_file_is_picked_up_and_newer_file_wins(tmp_path: Path) -> None:
+    scalar_run(tmp_path / "run", range(1, 11), ["loss"], ts=1_700_000_000)
+    dm = manager(tmp_path)
+    dm.reload()
+    # a restart at step 6 written to a newer file
+    write_records(tmp_path / "run" / summary_name(1_700_000_100),
+                  [version_event(), *[scalar_event(s, {"loss": 42.0}) for s in range(6, 9)]])
+    dm.reload()
+    samples = dm.run_cache("./run").samples("scalar", "loss/scalar")
+    assert [s.step for s in samples] == [1, 2, 3, 4, 5, 6, 7, 8]
+    assert [s.value for s in samples[5:]] == [42.0, 42.0, 42.0]
+
+
+def test_deleted_file_resets_the_run(tmp_path: Path) -> None:
+    old = scalar_run(tmp_path / "run", range(1, 6), ["loss"], ts=1_700_000_000)
+    scalar_run(tmp_path / "run", range(10, 13), ["loss"], ts=1_700_000_100)
+    dm = manager(tmp_path)
+    dm.reload()
+    generation = dm.loader("./run").generation  # type: ignore[union-attr]
+    assert steps(dm, "./run") == [1, 2, 3, 4, 5, 10, 11, 12]
+    old.unlink()
+    dm.reload()
+    assert steps(dm, "./run") == [10, 11, 12]
+    assert dm.loader("./run").generation > generation  # type: ignore[union-attr]
+
+
+def test_deleted_run_disappears(tmp_path: Path) -> None:
+    f = scalar_run(tmp_path / "run", range(1, 3), ["loss"])
+    dm = manager(tmp_path)
+    dm.reload()
+    f.unlink()
+    (tmp_path / "run").rmdir()
+    dm.reload()
+    assert dm.runs() == []
+    with pytest.raises(TrainJobNotExistError):
+        dm.run_cache("./run")
+
+
+def test_tag_eviction_through_files(tmp_path: Path) -> None:
+    scalar_run(tmp_path / "run", range(1, 3), ["a", "b", "c"])
+    dm = manager(tmp_path, max_tags_per_run=2)
+    dm.reload()
+    assert dm.run_cache("./run").tags("scalar") == ["b/scalar", "c/scalar"]
+
+
+def test_lru_keeps_most_recent_runs_and_cache_runs_stamps(tmp_path: Path) -> None:
+    for i in range(3):
+        scalar_run(tmp_path / f"r{i}", range(1, 3), ["loss"])
+        time.sleep(0.01)
+    dm = manager(tmp_path, max_cached_runs=2)
+    dm.reload()
+    assert dm.cache_status("./r0") == "NOT_IN_CACHE"
+    assert {dm.cache_status("./r1"), dm.cache_status("./r2")} == {"CACHED"}
+    result = dm.cache_runs(["./r0", "./nope", "../etc"])
+    assert result == [{"train_id": "./r0", "cache_status": "NOT_IN_CACHE"}]  # status before the load
+    dm.reload()
+    assert dm.cache_status("./r0") == "CACHED"
+    assert dm.cache_status("./r1") == "NOT_IN_CACHE"  # the least recently used one left
+    with pytest.raises(TrainJobNotExistError, match="in cache"):
+        dm.run_cache("./r1")
+
+
+def test_truncated_file_is_reported_with_offset(tmp_path: Path) -> None:
+    f = scalar_run(tmp_path / "run", range(1, 5), ["loss"])
+    data = f.read_bytes()
+    tail = frame_record(scalar_event(5, {"loss": 1.0}))
+    f.write_bytes(data + tail[:-7])
+    dm = manager(tmp_path)
+    dm.reload()
+    status = dm.run_status("./run")
+    assert steps(dm, "./run") == [1, 2, 3, 4]
+    assert status.is_integrity is False
+    assert [(p.file, p.offset, p.kind) for p in status.problems] == [(f.name, len(data), "truncated")]
+
+
+def test_load_status_goes_init_loading_loaded(tmp_path: Path) -> None:
+    scalar_run(tmp_path / "run", range(1, 3), ["loss"])
+    dm = manager(tmp_path)
+    assert dm.load_status == "init"
+    dm.reload()
+    assert dm.load_status == "loaded"
+
+
+def test_background_thread_wakes_on_file_change(tmp_path: Path) -> None:
+    f = scalar_run(tmp_path / "run", range(1, 3), ["loss"])
+    dm = DataManager(settings_for_tests(summary_base_dir=str(tmp_path), reload_interval=300))
+    dm.start()
+    try:
+        assert dm.wait_until_loaded(10)
+        time.sleep(0.2)  # let the notifier arm
+        write_records(f, [scalar_event(3, {"loss": 1.0})], mode="ab")
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 5 and steps(dm, "./run")[-1] != 3:
+            time.sleep(0.02)
+        elapsed = time.monotonic() - t0
+        assert steps(dm, "./run")[-1] == 3
+        assert elapsed < 1.5, f"flushed step took {elapsed:.2f}s to show"
+    finally:
+        dm.stop()
+
+
+def test_start_creates_no_thread_at_construction(tmp_path: Path) -> None:
+    dm = manager(tmp_path)
+    assert dm._thread is None
