@@ -67,3 +67,8 @@ def test_index_served(client: FlaskClient) -> None:
 def test_static_refuses_traversal(client: FlaskClient) -> None:
     for path in ("/static/../../config.py", "/static/%2e%2e/%2e%2e/config.py", "/static/..%2f..%2fconfig.py"):
         assert client.get(path).status_code == 404
+
+
+def test_ui_config(client: FlaskClient) -> None:
+    """MindInsight's answer plus (additively) the reload interval the UI's refresh timer uses."""
+    assert client.get("/v1/mindinsight/ui-config").get_json() == {"enable_debugger": False, "reload_interval": 3}
