@@ -157,11 +157,10 @@ def parse_event(payload: bytes) -> summary_pb2.Event:
     return event
 
 
-def event_values(event: summary_pb2.Event, file_name: str,
-                 _tags: dict[str, str] | None = None) -> list[SummaryValue]:
+def event_values(event: summary_pb2.Event, file_name: str) -> list[SummaryValue]:
     """The SummaryValues of one decoded Event (empty for version and explainer events)."""
     out: list[SummaryValue] = []
-    _append_values(event, file_name, {} if _tags is None else _tags, out)
+    _append_values(event, file_name, {}, out)
     return out
 
 
@@ -203,12 +202,13 @@ def parse_summary_records(records: Sequence[bytes], file_name: str,
     with _gc_paused():  # millions of small objects: generational GC passes would double the time
         for index, payload in enumerate(records):
             event = Event()  # fresh each time: graph/landscape values keep references into it
+            mark = len(values)
             try:
                 event.ParseFromString(payload)
-            except DecodeError as exc:
+                _append_values(event, file_name, scalar_tags, values)
+            except (DecodeError, ValueError, TypeError, KeyError) as exc:  # undecodable or inconsistent
+                del values[mark:]  # the whole record goes, not half of it
                 _bad_payload(result.problems, file_name, offsets[index] if offsets else -1, exc)
-                continue
-            _append_values(event, file_name, scalar_tags, values)
     return result
 
 

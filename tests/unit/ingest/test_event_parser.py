@@ -195,3 +195,19 @@ def test_data_type_names_are_mindinsight_names() -> None:
     assert ep.DATA_TYPE_NAMES[11] == "DT_FLOAT32"
     assert ep.DATA_TYPE_NAMES[4] == "DT_INT32"
     assert ep.DATA_TYPE_NAMES[14] == "DT_TENSOR"
+
+
+def test_a_value_that_cannot_be_converted_drops_its_whole_record(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(_value: object) -> object:
+        raise ValueError("inconsistent tensor")
+
+    monkeypatch.setitem(ep._CONVERT, "tensor", broken)
+    bad = _event(step=2)
+    bad.summary.value.add(tag="a", scalar_value=1.0)
+    bad.summary.value.add(tag="t", tensor=_tensor(anf_ir_pb2.DT_FLOAT32, (1,), float_data=[1]))
+    good = _event(step=3)
+    good.summary.value.add(tag="a", scalar_value=2.0)
+    result = ep.parse_summary_records([bad.SerializeToString(), good.SerializeToString()], FILE, [0, 99])
+    assert [(v.tag, v.step) for v in result.values] == [("a/scalar", 3)]
+    assert [(p.offset, p.kind) for p in result.problems] == [(0, "bad_payload")]
+    assert "inconsistent tensor" in result.problems[0].message
