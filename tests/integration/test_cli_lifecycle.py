@@ -183,3 +183,17 @@ def test_version_and_help() -> None:
     for command in ("start", "stop"):
         result = run_cli(command, "--help")
         assert result.returncode == 0 and "[default:" in result.stdout
+
+
+def test_binding_beyond_loopback_warns_loudly(tmp_path: Path) -> None:
+    """The warning comes before any check; a missing dir then stops the start before anything binds."""
+    result = run_cli("start", "--host", "0.0.0.0", "--port", str(free_port()), "--summary-base-dir",
+                     str(tmp_path / "missing"), "--workspace", str(tmp_path / "ws"))
+    assert result.returncode == 1
+    assert "WARNING: binding to 0.0.0.0" in result.stderr and "--allowed-hosts" in result.stderr
+
+
+def test_loopback_binding_does_not_warn(tmp_path: Path) -> None:
+    result = run_cli("start", "--port", str(free_port()), "--summary-base-dir", str(tmp_path / "missing"),
+                     "--workspace", str(tmp_path / "ws"))
+    assert result.returncode == 1 and "WARNING" not in result.stderr
