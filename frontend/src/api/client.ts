@@ -1,0 +1,259 @@
+// The one API client of the SPA. Every REST call the UI makes goes through here.
+// Paths, parameters and shapes follow MindInsight 2.3.1 (shared/reference/mindinsight/API.md).
+import type {
+  CacheResult,
+  DatasetGraphNode,
+  GraphNode,
+  HistogramsResponse,
+  ImageMeta,
+  Landscape,
+  LandscapeInterval,
+  LineageResponse,
+  PluginName,
+  PluginTags,
+  ScalarPoint,
+  ScalarSeries,
+  ScalarSummary,
+  TensorDetail,
+  TensorsResponse,
+  TrainJobsResponse,
+  UiConfig,
+} from './types'
+
+export * from './types'
+
+/** Well-known error codes (API.md "Errors"). */
+export const ERR = {
+  UNKNOWN: '50540000',
+  PARAM_VALUE: '50540002',
+  TRAIN_JOB_NOT_EXIST: '50545005',
+  LOADING: '50545007',
+  SCALAR_NOT_EXIST: '5054500E',
+  IMAGE_NOT_EXIST: '5054500D',
+  TENSOR_NOT_IN_CACHE: '50545014',
+  TENSOR_TOO_LARGE: '50545016',
+  LANDSCAPE_NOT_EXIST: '50545017',
+} as const
+
+export type ApiErrorKind = 'http' | 'network' | 'parse' | 'aborted'
+
+export class ApiError extends Error {
+  readonly kind: ApiErrorKind
+  readonly status: number
+  readonly code: string
+
+  constructor(kind: ApiErrorKind, message: string, status = 0, code = '') {
+    super(message)
+    this.name = 'ApiError'
+    this.kind = kind
+    this.status = status
+    this.code = code
+  }
+
+  get unreachable(): boolean {
+    return this.kind === 'network' || this.status === 502 || this.status === 503 || this.status === 504
+  }
+}
+
+export function isAbort(e: unknown): boolean {
+  return (e instanceof ApiError && e.kind === 'aborted') || (e instanceof DOMException && e.name === 'AbortError')
+}
+
+type QueryValue = string | number | boolean | null | undefined | (string | number)[]
+export type Query = Record<string, QueryValue>
+
+/**
+ * The API root, relative to the page: the app is served at `<prefix>/`, the API at
+ * `<prefix>/v1/mindinsight/`, so a relative URL works with any --url-path-prefix.
+ */
+export function apiRoot(): string {
+  return new URL('v1/mindinsight/', document.baseURI).toString()
+}
+
+export function buildUrl(path: string, query: Query = {}): string {
+  const url = new URL(path, apiRoot())
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined || value === null) continue
+    if (Array.isArray(value)) {
+      for (const v of value) url.searchParams.append(key, String(v))
+    } else {
+      url.searchParams.append(key, String(value))
+    }
+  }
+  return url.toString()
+}
+
+export interface RequestOptions {
+  signal?: AbortSignal
+}
+
+async function request<T>(
+  method: 'GET' | 'POST' | 'PUT',
+  path: string,
+  query: Query = {},
+  body?: unknown,
+  opts: RequestOptions = {},
+): Promise<T> {
+  const init: RequestInit = { method, signal: opts.signal, headers: { Accept: 'application/json' } }
+  if (body !== undefined) {
+    init.body = JSON.stringify(body)
+    init.headers = { ...init.headers, 'Content-Type': 'application/json' }
+  }
+  let response: Response
+  try {
+    response = await fetch(buildUrl(path, query), init)
+  } catch (e) {
+    if (e instanceof DOMException && e.name === 'AbortError') throw new ApiError('aborted', 'aborted')
+    throw new ApiError('network', 'Server unreachable')
+  }
+  const text = await response.text().catch(() => '')
+  let data: unknown = undefined
+  if (text) {
+    try {
+      data = JSON.parse(text)
+    } catch {
+      if (response.ok) throw new ApiError('parse', `Invalid JSON from ${path}`, response.status)
+    }
+  }
+  if (!response.ok) {
+    const err = data as { error_code?: string; error_msg?: string } | undefined
+    throw new ApiError(
+      'http',
+      err?.error_msg || `${response.status} ${response.statusText}`,
+      response.status,
+      err?.error_code || '',
+    )
+  }
+  return data as T
+}
+
+const DV = 'datavisual/'
+
+// ---------------------------------------------------------------- train jobs & caching
+export const api = {
+  uiConfig: (o?: RequestOptions) => request<UiConfig>('GET', 'ui-config', {}, undefined, o),
+
+  /** `offset` is a page index (MindInsight semantics), `limit` 1..999. */
+  trainJobs: (q: { offset?: number; limit?: number; train_id?: string } = {}, o?: RequestOptions) =>
+    request<TrainJobsResponse>('GET', DV + 'train-jobs', q, undefined, o),
+
+  cacheTrainJobs: (trainIds: string[], o?: RequestOptions) =>
+    request<CacheResult>('POST', DV + 'train-job-caches', {}, { train_ids: trainIds }, o),
+
+  plugins: (trainId: string, manualUpdate = false, o?: RequestOptions) =>
+    request<{ plugins: PluginTags }>(
+      'GET',
+      DV + 'plugins',
+      { train_id: trainId, manual_update: manualUpdate ? 'true' : undefined },
+      undefined,
+      o,
+    ),
+
+  singleJob: (trainId: string, plugin: PluginName, o?: RequestOptions) =>
+    request<{ train_jobs: { id: string; name: string; tags: string[] }[] }>(
+      'GET',
+      DV + 'single-job',
+      { train_id: trainId, plugin_name: plugin },
+      undefined,
+      o,
+    ),
+
+  // ---------------------------------------------------------------- scalars
+  scalarMetadata: (trainId: string, tag: string, o?: RequestOptions) =>
+    request<{ metadatas: ScalarPoint[] }>('GET', DV + 'scalar/metadata', { train_id: trainId, tag }, undefined, o),
+
+  /** mindinsight-clone: the samples plus `summary` (all-values stats and a min/max envelope of <= N buckets). */
+  scalarMetadataEnvelope: (trainId: string, tag: string, downsample: number, o?: RequestOptions) =>
+    request<{ metadatas: ScalarPoint[]; summary?: ScalarSummary }>(
+      'GET',
+      DV + 'scalar/metadata',
+      { train_id: trainId, tag, downsample },
+      undefined,
+      o,
+    ),
+
+  /** Comparison: cartesian product of train ids x tags; missing pairs are skipped by the server. */
+  scalars: (trainIds: string[], tags: string[], o?: RequestOptions) =>
+    request<{ scalars: ScalarSeries[] }>('GET', DV + 'scalars', { train_id: trainIds, tag: tags }, undefined, o),
+
+  // ---------------------------------------------------------------- images
+  imageMetadata: (trainId: string, tag: string, o?: RequestOptions) =>
+    request<{ metadatas: ImageMeta[] }>('GET', DV + 'image/metadata', { train_id: trainId, tag }, undefined, o),
+
+  /** URL of the image bytes, for an <img src>. `wt` is a cache-buster the server ignores. */
+  singleImageUrl: (trainId: string, tag: string, step: number, wallTime?: number) =>
+    buildUrl(DV + 'image/single-image', { train_id: trainId, tag, step, wt: wallTime }),
+
+  // ---------------------------------------------------------------- histograms
+  histograms: (trainId: string, tag: string, o?: RequestOptions) =>
+    request<HistogramsResponse>('GET', DV + 'histograms', { train_id: trainId, tag }, undefined, o),
+
+  // ---------------------------------------------------------------- tensors
+  tensors: (
+    q: { train_id: string; tag: string; detail?: TensorDetail; step?: number; dims?: string },
+    o?: RequestOptions,
+  ) => request<TensorsResponse>('GET', DV + 'tensors', q, undefined, o),
+
+  // ---------------------------------------------------------------- graphs
+  graphNodes: (q: { train_id: string; tag?: string; mode?: 'normal' | 'optimize'; name?: string }, o?: RequestOptions) =>
+    request<{ nodes: GraphNode[] }>('GET', DV + 'graphs/nodes', q, undefined, o),
+
+  graphNodeNames: (
+    q: { train_id: string; tag?: string; mode?: 'normal' | 'optimize'; search: string; offset?: number; limit?: number },
+    o?: RequestOptions,
+  ) => request<{ nodes: GraphNode[] }>('GET', DV + 'graphs/nodes/names', q, undefined, o),
+
+  graphSingleNode: (q: { train_id: string; tag?: string; mode?: 'normal' | 'optimize'; name: string }, o?: RequestOptions) =>
+    request<{ nodes: GraphNode[]; scope_name: string; children: unknown }>(
+      'GET',
+      DV + 'graphs/single-node',
+      q,
+      undefined,
+      o,
+    ),
+
+  graphAllNodes: (q: { train_id: string; tag?: string; mode?: 'normal' | 'optimize'; name?: string }, o?: RequestOptions) =>
+    request<{ all_nodes_detail: GraphNode[] }>('GET', DV + 'graphs/nodes/all', q, undefined, o),
+
+  /** Our extension (docs/graph.md): one page of a scope's children; `offset` is a page index. */
+  graphNodesPage: (
+    q: { train_id: string; tag?: string; mode?: 'normal' | 'optimize'; name?: string; limit: number; offset: number },
+    o?: RequestOptions,
+  ) => request<{ nodes: GraphNode[]; total?: number }>('GET', DV + 'graphs/nodes', q, undefined, o),
+
+  // ---------------------------------------------------------------- loss landscape
+  landscapeIntervals: (trainId: string, o?: RequestOptions) =>
+    request<{ intervals: LandscapeInterval[] }>('GET', DV + 'landscape/intervals', { train_id: trainId }, undefined, o),
+
+  landscapes: (
+    q: { train_id: string[]; type?: 'interval' | 'final'; interval_id?: string },
+    o?: RequestOptions,
+  ) => request<{ landscapes: Landscape[] }>('GET', DV + 'landscape/landscapes', q, undefined, o),
+
+  // ---------------------------------------------------------------- dataset graph & lineage
+  datasetGraph: (trainId: string, o?: RequestOptions) =>
+    request<{ dataset_graph?: DatasetGraphNode; summary_dir?: string }>(
+      'GET',
+      'datasets/dataset_graph',
+      { train_id: trainId },
+      undefined,
+      o,
+    ),
+
+  lineages: (condition: Record<string, unknown> = {}, o?: RequestOptions) =>
+    request<LineageResponse>('POST', 'lineagemgr/lineages', {}, condition, o),
+
+  updateLineage: (trainId: string, body: { tag?: number; remark?: string }, o?: RequestOptions) =>
+    request<{ status: string }>('PUT', 'lineagemgr/lineages', { train_id: trainId }, body, o),
+
+  optimizerTargets: (condition: Record<string, unknown> = {}, o?: RequestOptions) =>
+    request<Record<string, unknown>>('POST', 'optimizer/targets/search', {}, condition, o),
+
+  // ---------------------------------------------------------------- profiler (generic; the profiler pages add typed helpers)
+  profilerGet: <T = unknown>(path: string, q: Query, o?: RequestOptions) =>
+    request<T>('GET', 'profile/' + path, q, undefined, o),
+  profilerPost: <T = unknown>(path: string, q: Query, body: unknown, o?: RequestOptions) =>
+    request<T>('POST', 'profile/' + path, q, body, o),
+}
+
+export type Api = typeof api

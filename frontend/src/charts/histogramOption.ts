@@ -1,0 +1,179 @@
+// ECharts options for histograms over steps: "front" (every step as an overlaid line) and
+// "top" (an offset ridgeline: each step's histogram drawn as a filled profile stacked along
+// the vertical step/time axis, like MindInsight's "offset 3-D" view).
+import type { HistogramStep } from '@/api/types'
+import type { EChartsOption } from './echarts'
+import type { SeriesSummary } from '@/composables/useChart'
+import { chartPalette, shade } from '@/lib/palette'
+import { escapeHtml, formatDuration, formatNumber, formatTick, formatWallTime } from '@/lib/format'
+
+export type HistView = 'front' | 'top'
+export type HistYMode = 'step' | 'relative' | 'absolute'
+
+export interface HistLabels {
+  step: string
+  count: string
+  range: string
+  time: string
+}
+
+const BASE = '#00a5a7'
+
+function rowValue(h: HistogramStep, mode: HistYMode, t0: number): number {
+  return mode === 'step' ? h.step : mode === 'relative' ? h.wall_time - t0 : h.wall_time
+}
+
+function rowColor(i: number, n: number): string {
+  const f = n <= 1 ? 1 : i / (n - 1)
+  return shade(BASE, 0.72 - f * 0.95) // older: light, newer: dark
+}
+
+function formatRow(v: number, mode: HistYMode): string {
+  if (mode === 'absolute') return formatWallTime(v).slice(11)
+  if (mode === 'relative') return formatDuration(v)
+  return formatTick(v)
+}
+
+export function histogramSummary(steps: HistogramStep[]): SeriesSummary[] {
+  return steps.map((h) => {
+    const last = h.buckets[h.buckets.length - 1]
+    return { name: `step ${h.step}`, points: h.buckets.length, lastX: h.step, lastY: last ? last[2] : null }
+  })
+}
+
+export function buildHistogramOption(
+  steps: HistogramStep[],
+  view: HistView,
+  yMode: HistYMode,
+  labels: HistLabels,
+  compact = false,
+): EChartsOption {
+  const pal = chartPalette()
+  const n = steps.length
+  let xmin = Infinity
+  let xmax = -Infinity
+  let cmax = 0
+  for (const h of steps) {
+    for (const [left, width, count] of h.buckets) {
+      xmin = Math.min(xmin, left)
+      xmax = Math.max(xmax, left + width)
+      cmax = Math.max(cmax, count)
+    }
+  }
+  if (!Number.isFinite(xmin)) {
+    xmin = 0
+    xmax = 1
+  }
+  const t0 = n ? steps[0].wall_time : 0
+  const axisCommon = {
+    axisLine: { onZero: false, lineStyle: { color: pal.axis } },
+    axisTick: { lineStyle: { color: pal.axis } },
+    axisLabel: { color: pal.subtext, fontSize: 11, hideOverlap: true, formatter: (v: number) => formatTick(v) },
+    splitLine: { show: false },
+  }
+  const tooltipBase = {
+    confine: true,
+    backgroundColor: pal.tooltipBg,
+    borderColor: pal.tooltipBorder,
+    textStyle: { color: pal.text, fontSize: 12 },
+  }
+
+  if (view === 'front') {
+    return {
+      animation: false,
+      grid: { left: 8, right: 16, top: 12, bottom: 6, containLabel: true },
+      xAxis: { type: 'value', min: xmin, max: xmax, ...axisCommon },
+      yAxis: { type: 'value', ...axisCommon, splitLine: { show: true, lineStyle: { color: pal.split } } },
+      tooltip: {
+        ...tooltipBase,
+        trigger: 'item',
+        formatter: (p: unknown) => {
+          const { data, seriesIndex } = p as { data: number[]; seriesIndex: number }
+          const h = steps[seriesIndex]
+          return `<div class="tt"><div class="tt-title">${escapeHtml(labels.step)} ${h.step}</div>
+            <div>${escapeHtml(labels.range)}: [${formatNumber(data[2], 4)}, ${formatNumber(data[3], 4)})</div>
+            <div>${escapeHtml(labels.count)}: <b>${formatNumber(data[1])}</b></div>
+            <div class="tt-sub">${escapeHtml(labels.time)} ${formatWallTime(h.wall_time)}</div></div>`
+        },
+      },
+      series: steps.map((h, i) => ({
+        type: 'line',
+        name: `step ${h.step}`,
+        data: h.buckets.map(([left, width, count]) => [left + width / 2, count, left, left + width]),
+        showSymbol: !compact,
+        symbolSize: 3,
+        symbol: 'circle',
+        color: rowColor(i, n),
+        lineStyle: { width: i === n - 1 ? 1.6 : 1 },
+        emphasis: { focus: 'series', lineStyle: { width: 2.2 } },
+      })),
+    }
+  }
+
+  // top / offset ridgeline
+  const rows = steps.map((h) => rowValue(h, yMode, t0))
+  const rmin = rows.length ? Math.min(...rows) : 0
+  const rmax = rows.length ? Math.max(...rows) : 1
+  const span = rmax - rmin
+  // Peaks are about six rows tall, whatever the number of steps.
+  const height = span > 0 ? span * Math.min(0.4, Math.max(0.08, 6 / Math.max(1, n))) : 1
+  return {
+    animation: false,
+    grid: { left: 8, right: compact ? 8 : 16, top: 12, bottom: 6, containLabel: true },
+    xAxis: { type: 'value', min: xmin, max: xmax, ...axisCommon },
+    yAxis: {
+      type: 'value',
+      inverse: true,
+      position: 'right',
+      min: rmin - height,
+      max: span > 0 ? rmax : rmin + 0.05,
+      ...axisCommon,
+      axisLine: { show: false, onZero: false },
+      axisTick: { show: false },
+      axisLabel: { ...axisCommon.axisLabel, formatter: (v: number) => (v < rmin ? '' : formatRow(v, yMode)) },
+    },
+    tooltip: {
+      ...tooltipBase,
+      trigger: 'item',
+      formatter: (p: unknown) => {
+        const i = (p as { dataIndex: number }).dataIndex
+        const h = steps[i]
+        const total = h.buckets.reduce((a, b) => a + b[2], 0)
+        const peak = h.buckets.reduce((a, b) => (b[2] > a[2] ? b : a), h.buckets[0] ?? [0, 0, 0])
+        return `<div class="tt"><div class="tt-title">${escapeHtml(labels.step)} ${h.step}</div>
+          <div>${escapeHtml(labels.count)}: <b>${formatNumber(total)}</b></div>
+          <div>max @ [${formatNumber(peak[0], 4)}, ${formatNumber(peak[0] + peak[1], 4)}): ${formatNumber(peak[2])}</div>
+          <div class="tt-sub">${escapeHtml(labels.time)} ${formatWallTime(h.wall_time)}</div></div>`
+      },
+    },
+    series: [
+      {
+        type: 'custom',
+        name: 'histogram',
+        data: steps.map((_, i) => [xmin, rows[i], i]),
+        encode: { x: 0, y: 1 },
+        clip: true,
+        renderItem: (_params: unknown, api: { value: (d: number) => number; coord: (v: number[]) => number[] }) => {
+          const i = api.value(2)
+          const h = steps[i]
+          const base = rows[i]
+          const pts: number[][] = []
+          if (!h.buckets.length) return null
+          pts.push(api.coord([h.buckets[0][0], base]))
+          for (const [left, width, count] of h.buckets) {
+            pts.push(api.coord([left + width / 2, base - (cmax > 0 ? (count / cmax) * height : 0)]))
+          }
+          const lastB = h.buckets[h.buckets.length - 1]
+          pts.push(api.coord([lastB[0] + lastB[1], base]))
+          const color = rowColor(i, n)
+          return {
+            type: 'polygon',
+            shape: { points: pts },
+            style: { fill: color, opacity: 0.78, stroke: shade(BASE, -0.5), lineWidth: 0.7 },
+            emphasis: { style: { stroke: '#e8684a', lineWidth: 1.5 } },
+          }
+        },
+      },
+    ],
+  }
+}

@@ -1,0 +1,278 @@
+// Loss-landscape options: 2-D (isolines / topographic fill, with the training path) and 3-D
+// (echarts-gl surface + path). Grid convention: z[i][j] is the loss at (x[j], y[i]) (numpy
+// meshgrid order).
+import type { Landscape } from '@/api/types'
+import type { EChartsOption } from './echarts'
+import { chartPalette } from '@/lib/palette'
+import { formatNumber } from '@/lib/format'
+
+export type LandscapeMode = 'contour' | 'topo' | 'surface'
+
+export const COLORMAPS: Record<string, string[]> = {
+  jet: ['#00007f', '#0000ff', '#007fff', '#00ffff', '#7fff7f', '#ffff00', '#ff7f00', '#ff0000', '#7f0000'],
+  viridis: ['#440154', '#472c7a', '#3b518b', '#2c718e', '#21908d', '#27ad81', '#5cc863', '#aadc32', '#fde725'],
+  gray: ['#111111', '#555555', '#999999', '#dddddd'],
+}
+
+export interface Segment {
+  x1: number
+  y1: number
+  x2: number
+  y2: number
+  level: number
+}
+
+/** Marching squares over a rectilinear grid; returns line segments for each level. */
+export function isolines(xs: number[], ys: number[], z: number[][], levels: number[]): Segment[] {
+  const out: Segment[] = []
+  const ny = Math.min(ys.length, z.length)
+  for (const L of levels) {
+    for (let i = 0; i + 1 < ny; i++) {
+      for (let j = 0; j + 1 < xs.length; j++) {
+        const a = z[i][j] // (x_j, y_i)
+        const b = z[i][j + 1] // (x_j+1, y_i)
+        const c = z[i + 1][j + 1] // (x_j+1, y_i+1)
+        const d = z[i + 1][j] // (x_j, y_i+1)
+        if (![a, b, c, d].every(Number.isFinite)) continue
+        const pts: [number, number][] = []
+        const edge = (v1: number, v2: number, p1: [number, number], p2: [number, number]) => {
+          if ((v1 < L && v2 >= L) || (v1 >= L && v2 < L)) {
+            const f = (L - v1) / (v2 - v1)
+            pts.push([p1[0] + f * (p2[0] - p1[0]), p1[1] + f * (p2[1] - p1[1])])
+          }
+        }
+        const P00: [number, number] = [xs[j], ys[i]]
+        const P10: [number, number] = [xs[j + 1], ys[i]]
+        const P11: [number, number] = [xs[j + 1], ys[i + 1]]
+        const P01: [number, number] = [xs[j], ys[i + 1]]
+        edge(a, b, P00, P10)
+        edge(b, c, P10, P11)
+        edge(c, d, P11, P01)
+        edge(d, a, P01, P00)
+        for (let k = 0; k + 1 < pts.length; k += 2) {
+          out.push({ x1: pts[k][0], y1: pts[k][1], x2: pts[k + 1][0], y2: pts[k + 1][1], level: L })
+        }
+      }
+    }
+  }
+  return out
+}
+
+export function zExtent(z: number[][]): [number, number] {
+  let lo = Infinity
+  let hi = -Infinity
+  for (const row of z) for (const v of row) if (Number.isFinite(v)) {
+    lo = Math.min(lo, v)
+    hi = Math.max(hi, v)
+  }
+  return Number.isFinite(lo) ? [lo, hi] : [0, 1]
+}
+
+export function buildLandscape2D(
+  ls: Landscape,
+  mode: 'contour' | 'topo',
+  colormap: string,
+  labels: { start: string; end: string; path: string },
+): EChartsOption {
+  const pal = chartPalette()
+  const { x, y, z } = ls.points!
+  const [lo, hi] = zExtent(z)
+  const nLevels = 14
+  const levels = Array.from({ length: nLevels }, (_, k) => lo + ((k + 0.5) * (hi - lo)) / nLevels)
+  const segs = isolines(x, y, z, levels)
+  const dx = x.length > 1 ? Math.abs(x[1] - x[0]) / 2 : 0.5
+  const dy = y.length > 1 ? Math.abs(y[1] - y[0]) / 2 : 0.5
+  // Topographic fill: the grid bilinearly upsampled K times, so the map is smooth.
+  const K = x.length > 1 && y.length > 1 ? 4 : 1
+  const cells: number[][] = []
+  for (let i = 0; i < y.length; i++) {
+    for (let j = 0; j < x.length; j++) {
+      for (let a = 0; a < K; a++) {
+        for (let b = 0; b < K; b++) {
+          const fi = (a + 0.5) / K - 0.5
+          const fj = (b + 0.5) / K - 0.5
+          const i2 = Math.min(y.length - 1, Math.max(0, fi < 0 ? i - 1 : i + 1))
+          const j2 = Math.min(x.length - 1, Math.max(0, fj < 0 ? j - 1 : j + 1))
+          const wi = Math.abs(fi)
+          const wj = Math.abs(fj)
+          const v =
+            (1 - wi) * (1 - wj) * z[i][j] + (1 - wi) * wj * z[i][j2] + wi * (1 - wj) * z[i2][j] + wi * wj * z[i2][j2]
+          cells.push([x[j] + fj * 2 * dx * Math.sign(x[x.length - 1] - x[0] || 1), y[i] + fi * 2 * dy * Math.sign(y[y.length - 1] - y[0] || 1), v])
+        }
+      }
+    }
+  }
+  const cdx = dx / K
+  const cdy = dy / K
+  const path = ls.path
+  const axis = {
+    type: 'value',
+    scale: true,
+    axisLine: { onZero: false, lineStyle: { color: pal.axis } },
+    axisLabel: { color: pal.subtext, fontSize: 11, showMinLabel: false, showMaxLabel: false, formatter: (v: number) => formatNumber(v, 3) },
+    splitLine: { show: false },
+  }
+  const series: unknown[] = [
+    {
+      type: 'custom',
+      name: 'loss',
+      data: mode === 'topo' ? cells : [],
+      encode: { x: 0, y: 1 },
+      renderItem: (_p: unknown, api: { value: (d: number) => number; coord: (v: number[]) => number[]; visual: (k: string) => string }) => {
+        const p0 = api.coord([api.value(0) - cdx, api.value(1) - cdy])
+        const p1 = api.coord([api.value(0) + cdx, api.value(1) + cdy])
+        return {
+          type: 'rect',
+          shape: { x: Math.min(p0[0], p1[0]), y: Math.min(p0[1], p1[1]), width: Math.abs(p1[0] - p0[0]) + 0.5, height: Math.abs(p1[1] - p0[1]) + 0.5 },
+          style: { fill: api.visual('color') },
+        }
+      },
+      tooltip: { formatter: (p: { data: number[] }) => `x ${formatNumber(p.data[0], 4)}<br>y ${formatNumber(p.data[1], 4)}<br>loss <b>${formatNumber(p.data[2])}</b>` },
+      z: 1,
+    },
+    {
+      type: 'custom',
+      name: 'isolines',
+      data: segs.map((s) => [s.x1, s.y1, s.level, s.x2, s.y2]),
+      encode: { x: [0, 3], y: [1, 4] },
+      silent: true,
+      renderItem: (_p: unknown, api: { value: (d: number) => number; coord: (v: number[]) => number[]; visual: (k: string) => string }) => {
+        const a = api.coord([api.value(0), api.value(1)])
+        const b = api.coord([api.value(3), api.value(4)])
+        return {
+          type: 'line',
+          shape: { x1: a[0], y1: a[1], x2: b[0], y2: b[1] },
+          style: { stroke: mode === 'topo' ? 'rgba(255,255,255,0.55)' : api.visual('color'), lineWidth: mode === 'topo' ? 0.8 : 1.4 },
+        }
+      },
+      z: 2,
+    },
+  ]
+  if (path) {
+    series.push({
+      type: 'line',
+      name: labels.path,
+      data: path.x.map((px, k) => [px, path.y[k], path.z[k], path.intervals[k]]),
+      symbol: 'circle',
+      symbolSize: 6,
+      color: pal.text,
+      lineStyle: { width: 2, color: pal.text },
+      z: 5,
+      tooltip: {
+        formatter: (p: { data: number[] }) => `${labels.path} #${p.data[3]}<br>loss <b>${formatNumber(p.data[2])}</b>`,
+      },
+      markPoint: {
+        symbol: 'pin',
+        symbolSize: 30,
+        label: { fontSize: 9, color: '#fff' },
+        itemStyle: { color: '#333' },
+        data: [
+          { coord: [path.x[0], path.y[0]], value: labels.start },
+          { coord: [path.x[path.x.length - 1], path.y[path.y.length - 1]], value: labels.end },
+        ],
+      },
+    })
+  }
+  return {
+    animation: false,
+    grid: { left: 8, right: 90, top: 24, bottom: 8, containLabel: true, show: true, borderColor: pal.axis },
+    tooltip: { trigger: 'item', confine: true, backgroundColor: pal.tooltipBg, borderColor: pal.tooltipBorder, textStyle: { color: pal.text } },
+    xAxis: { ...axis, min: Math.min(...x) - dx, max: Math.max(...x) + dx },
+    yAxis: { ...axis, min: Math.min(...y) - dy, max: Math.max(...y) + dy },
+    visualMap: {
+      type: 'continuous',
+      min: lo,
+      max: hi,
+      dimension: 2,
+      seriesIndex: [0, 1],
+      right: 6,
+      top: 'middle',
+      calculable: false,
+      itemHeight: 200,
+      text: [formatNumber(hi, 5), formatNumber(lo, 5)],
+      precision: 4,
+      textStyle: { color: pal.subtext, fontSize: 10 },
+      inRange: { color: COLORMAPS[colormap] ?? COLORMAPS.jet },
+    },
+    series,
+  }
+}
+
+export function buildLandscape3D(
+  ls: Landscape,
+  colormap: string,
+  opacity: number,
+  labels: { start: string; end: string; path: string },
+): EChartsOption {
+  const pal = chartPalette()
+  const { x, y, z } = ls.points!
+  const [lo, hi] = zExtent(z)
+  const data: number[][] = []
+  for (let i = 0; i < y.length; i++) for (let j = 0; j < x.length; j++) data.push([x[j], y[i], z[i]?.[j] ?? NaN])
+  const axis3d = {
+    type: 'value',
+    axisLine: { lineStyle: { color: pal.axis } },
+    axisLabel: { textStyle: { color: pal.subtext }, formatter: (v: number) => formatNumber(v, 3) },
+    splitLine: { lineStyle: { color: pal.split } },
+  }
+  const path = ls.path
+  const series: unknown[] = [
+    {
+      type: 'surface',
+      name: 'loss',
+      data,
+      dataShape: [y.length, x.length],
+      shading: 'color',
+      wireframe: { show: true, lineStyle: { color: 'rgba(0,0,0,0.25)', width: 0.6 } },
+      itemStyle: { opacity },
+    },
+  ]
+  if (path) {
+    series.push({
+      type: 'line3D',
+      name: labels.path,
+      data: path.x.map((px, k) => [px, path.y[k], path.z[k]]),
+      lineStyle: { width: 4, color: '#111' },
+    })
+    series.push({
+      type: 'scatter3D',
+      name: labels.path,
+      symbolSize: 10,
+      itemStyle: { color: '#111' },
+      label: { show: true, formatter: (p: { dataIndex: number }) => (p.dataIndex === 0 ? labels.start : labels.end), textStyle: { color: pal.text } },
+      data: [
+        [path.x[0], path.y[0], path.z[0]],
+        [path.x[path.x.length - 1], path.y[path.y.length - 1], path.z[path.z.length - 1]],
+      ],
+    })
+  }
+  return {
+    tooltip: {},
+    visualMap: {
+      type: 'continuous',
+      min: lo,
+      max: hi,
+      dimension: 2,
+      seriesIndex: [0],
+      right: 6,
+      top: 'middle',
+      itemHeight: 200,
+      text: [formatNumber(hi, 5), formatNumber(lo, 5)],
+      precision: 4,
+      textStyle: { color: pal.subtext, fontSize: 10 },
+      inRange: { color: COLORMAPS[colormap] ?? COLORMAPS.jet },
+    },
+    xAxis3D: { ...axis3d, name: 'x' },
+    yAxis3D: { ...axis3d, name: 'y' },
+    zAxis3D: { ...axis3d, name: 'loss', min: lo, max: hi, axisLabel: { ...axis3d.axisLabel, formatter: (v: number) => formatNumber(v, 5) } },
+    grid3D: {
+      boxWidth: 100,
+      boxDepth: 100,
+      boxHeight: 70,
+      viewControl: { alpha: 25, beta: 40, distance: 220 },
+      light: { main: { intensity: 1.1 }, ambient: { intensity: 0.4 } },
+      axisPointer: { show: false },
+    },
+    series,
+  }
+}

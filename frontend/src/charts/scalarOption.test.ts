@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest'
+import { prepareLines, summarize, toCsv } from './scalarOption'
+
+const pts = [
+  { step: 1, value: 1, wall_time: 100 },
+  { step: 2, value: null, wall_time: 101 },
+  { step: 4, value: 3, wall_time: 105 },
+]
+
+describe('scalar chart data', () => {
+  it('computes x for each axis mode', () => {
+    const line = { key: 'a', name: 'a', color: '#000', points: pts }
+    expect(prepareLines([line], 'step', 0)[0].points.map((p) => p.x)).toEqual([1, 2, 4])
+    expect(prepareLines([line], 'relative', 0)[0].points.map((p) => p.x)).toEqual([0, 1, 5])
+    expect(prepareLines([line], 'absolute', 0)[0].points.map((p) => p.x)).toEqual([100000, 101000, 105000])
+  })
+  it('summarises the last point and exports CSV with NaN as empty', () => {
+    const prepared = prepareLines([{ key: 'a', name: 'loss', color: '#000', points: pts }], 'step', 0)
+    expect(summarize(prepared)[0]).toMatchObject({ name: 'loss', points: 3, lastX: 4, lastY: 3, lastSmoothedY: 3 })
+    expect(toCsv(prepared).split('\n')[2]).toBe('loss,2,101,,')
+  })
+})

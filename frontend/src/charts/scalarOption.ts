@@ -1,0 +1,412 @@
+// Builds the ECharts option of a scalar chart (one or more lines, each drawn as a faded raw
+// line under its smoothed line). Shared by the Scalars view, the comparison dashboard and the
+// training dashboard card.
+import type { ScalarEnvelopeBucket, ScalarPoint } from '@/api/types'
+import type { EChartsOption } from './echarts'
+import type { SeriesSummary } from '@/composables/useChart'
+import { chartPalette } from '@/lib/palette'
+import { defaultScale, smooth } from '@/lib/smoothing'
+import { escapeHtml, formatDuration, formatNumber, formatTick, formatWallTime } from '@/lib/format'
+
+export type XMode = 'step' | 'relative' | 'absolute'
+export const X_MODES: readonly XMode[] = ['step', 'relative', 'absolute']
+
+export interface ScalarLine {
+  key: string
+  name: string
+  color: string
+  points: ScalarPoint[]
+  /** Server min/max envelope over every recorded value (scalar/metadata?downsample=N). */
+  envelope?: ScalarEnvelopeBucket[]
+}
+
+/** One envelope bucket placed on the x axis: [x0, x1] with the min and max of its values. */
+export interface BandRect {
+  x0: number
+  x1: number
+  min: number
+  max: number
+}
+
+export interface PreparedPoint {
+  step: number
+  wall_time: number
+  x: number
+  value: number | null
+  smoothed: number | null
+}
+
+export interface PreparedLine {
+  line: ScalarLine
+  points: PreparedPoint[]
+  band: BandRect[]
+}
+
+export interface Zoom {
+  x: [number, number]
+  y: [number, number]
+}
+
+const THRESHOLD_COLOR = '#e8443a'
+
+interface BandApi {
+  value: (i: number) => number
+  coord: (v: number[]) => number[]
+}
+
+export interface ScalarChartSettings {
+  xMode: XMode
+  smoothing: number
+  logY: boolean
+  showRaw: boolean
+  zoom: Zoom | null
+  labels: { step: string; value: string; smoothed: string; time: string; relative: string }
+  compact?: boolean
+  showLegend?: boolean
+  /** Draw the envelope band of each line (when it has one). */
+  showBand?: boolean
+  /** A horizontal threshold line; the raw points above it are marked. */
+  threshold?: number | null
+  /** Two lines on two y axes (left / right), as MindInsight's dashboard card does. */
+  dualY?: boolean
+}
+
+/** Computes x positions and smoothed values. Smoothing is by step distance, with one scale for all lines. */
+export function prepareLines(lines: ScalarLine[], xMode: XMode, smoothing: number): PreparedLine[] {
+  const allSteps: number[] = []
+  for (const l of lines) for (const p of l.points) allSteps.push(p.step)
+  const scale = defaultScale(allSteps)
+  return lines.map((line) => {
+    const pts = line.points
+    const t0 = pts.length ? pts[0].wall_time : 0
+    const sm = smooth(
+      pts.map((p) => p.step),
+      pts.map((p) => p.value),
+      smoothing,
+      scale,
+    )
+    const points = pts.map((p, i) => ({
+        step: p.step,
+        wall_time: p.wall_time,
+        x: xMode === 'step' ? p.step : xMode === 'relative' ? p.wall_time - t0 : p.wall_time * 1000,
+        value: p.value,
+        smoothed: sm[i],
+      }))
+    return { line, points, band: placeBand(line.envelope ?? [], points, xMode) }
+  })
+}
+
+/** x of a step: exact in step mode, else interpolated between the sampled points around it. */
+function stepToX(step: number, points: PreparedPoint[]): number {
+  let lo = 0
+  let hi = points.length - 1
+  if (step <= points[0].step) return points[0].x
+  if (step >= points[hi].step) return points[hi].x
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1
+    if (points[mid].step <= step) lo = mid
+    else hi = mid
+  }
+  const a = points[lo]
+  const b = points[hi]
+  return a.x + ((b.x - a.x) * (step - a.step)) / (b.step - a.step || 1)
+}
+
+export function placeBand(envelope: ScalarEnvelopeBucket[], points: PreparedPoint[], xMode: XMode): BandRect[] {
+  if (!envelope.length || !points.length) return []
+  const first = points[0].step
+  const last = points[points.length - 1].step
+  const out: BandRect[] = []
+  for (const b of envelope) {
+    if (b.min === null || b.max === null || !b.count) continue
+    const s0 = Math.max(first, b.step_start)
+    const s1 = Math.min(last, b.step_end)
+    if (s1 < s0) continue
+    const x0 = xMode === 'step' ? s0 : stepToX(s0, points)
+    const x1 = xMode === 'step' ? s1 : stepToX(s1, points)
+    out.push({ x0, x1, min: b.min, max: b.max })
+  }
+  return out
+}
+
+/** Raw points strictly above the threshold. */
+export function aboveThreshold(prepared: PreparedLine[], threshold: number | null | undefined): number {
+  if (threshold === null || threshold === undefined || !Number.isFinite(threshold)) return 0
+  let n = 0
+  for (const { points } of prepared) for (const p of points) if (p.value !== null && p.value > threshold) n++
+  return n
+}
+
+function logSafe(v: number | null, log: boolean): number | null {
+  if (v === null) return null
+  return log && v <= 0 ? null : v
+}
+
+export function summarize(prepared: PreparedLine[]): SeriesSummary[] {
+  return prepared.map(({ line, points }) => {
+    const last = points[points.length - 1]
+    return {
+      name: line.name,
+      points: points.length,
+      lastX: last ? last.step : null,
+      lastY: last ? last.value : null,
+      lastSmoothedY: last ? last.smoothed : null,
+      color: line.color,
+    }
+  })
+}
+
+export function buildScalarOption(prepared: PreparedLine[], s: ScalarChartSettings): EChartsOption {
+  const pal = chartPalette()
+  const multi = prepared.length > 1
+  const dual = !!s.dualY && prepared.length === 2
+  const series: unknown[] = []
+  for (const [index, { line, points, band }] of prepared.entries()) {
+    const single = points.length === 1
+    const yAxisIndex = dual ? index : 0
+    if (s.showBand && band.length) {
+      const rects = s.logY ? band.filter((b) => b.min > 0) : band
+      series.push({
+        id: `band:${line.key}`,
+        name: line.name,
+        type: 'custom',
+        yAxisIndex,
+        silent: true,
+        clip: true,
+        z: 0,
+        data: rects.map((b) => [b.x0, b.x1, b.min, b.max]),
+        encode: { x: [0, 1], y: [2, 3] },
+        renderItem: (_params: unknown, api: BandApi) => {
+          const p0 = api.coord([api.value(0), api.value(3)])
+          const p1 = api.coord([api.value(1), api.value(2)])
+          return {
+            type: 'rect',
+            shape: { x: p0[0], y: p0[1], width: Math.max(1, p1[0] - p0[0]), height: Math.max(1, p1[1] - p0[1]) },
+            style: { fill: line.color, opacity: 0.16 },
+          }
+        },
+        tooltip: { show: false },
+        animation: false,
+      })
+    }
+    series.push({
+      id: `sm:${line.key}`,
+      name: line.name,
+      type: 'line',
+      yAxisIndex,
+      data: points.map((p) => [p.x, logSafe(p.smoothed, s.logY), p.step, p.wall_time, p.value]),
+      showSymbol: single,
+      symbolSize: 6,
+      color: line.color,
+      lineStyle: { width: s.compact ? 1.5 : 1.8 },
+      emphasis: { focus: multi ? 'series' : 'none', lineStyle: { width: 2.4 } },
+      z: 2,
+      animation: false,
+    })
+    series.push({
+      id: `raw:${line.key}`,
+      name: line.name,
+      type: 'line',
+      yAxisIndex,
+      data: s.showRaw ? points.map((p) => [p.x, logSafe(p.value, s.logY), p.step, p.wall_time]) : [],
+      showSymbol: single,
+      symbolSize: 5,
+      color: line.color,
+      lineStyle: { width: 1, opacity: 0.28 },
+      itemStyle: { opacity: 0.3 },
+      emphasis: { disabled: true },
+      tooltip: { show: false },
+      z: 1,
+      animation: false,
+    })
+  }
+
+  const th = s.threshold
+  if (th !== null && th !== undefined && Number.isFinite(th) && !(s.logY && th <= 0)) {
+    let x0 = Infinity
+    let x1 = -Infinity
+    const marks: [number, number][] = []
+    for (const { points } of prepared)
+      for (const p of points) {
+        x0 = Math.min(x0, p.x)
+        x1 = Math.max(x1, p.x)
+        if (p.value !== null && p.value > th) marks.push([p.x, p.value])
+      }
+    if (x1 >= x0) {
+      series.push({
+        id: 'threshold',
+        name: 'threshold',
+        type: 'line',
+        data: [
+          [x0, th],
+          [x1, th],
+        ],
+        showSymbol: false,
+        color: THRESHOLD_COLOR,
+        lineStyle: { type: 'dashed', width: 1.2 },
+        silent: true,
+        tooltip: { show: false },
+        z: 3,
+        animation: false,
+      })
+      series.push({
+        id: 'threshold-marks',
+        name: 'threshold-marks',
+        type: 'scatter',
+        data: marks,
+        symbolSize: 5,
+        color: THRESHOLD_COLOR,
+        silent: true,
+        tooltip: { show: false },
+        z: 4,
+        animation: false,
+      })
+    }
+  }
+
+  const axisCommon = {
+    axisLine: { onZero: false, lineStyle: { color: pal.axis } },
+    axisTick: { lineStyle: { color: pal.axis } },
+    axisLabel: { color: pal.subtext, fontSize: 11, hideOverlap: true },
+    splitLine: { lineStyle: { color: pal.split } },
+  }
+  const z = s.zoom
+  const zoomNone = { start: 0, end: 100 }
+  const insideCommon = {
+    type: 'inside',
+    // Zoom is driven only by the box-zoom brush and the toolbar buttons (no wheel/drag).
+    disabled: true,
+    filterMode: 'none',
+    zoomOnMouseWheel: false,
+    moveOnMouseMove: false,
+    moveOnMouseWheel: false,
+    preventDefaultMouseMove: false,
+  }
+
+  return {
+    animation: false,
+    backgroundColor: 'transparent',
+    textStyle: { fontFamily: 'inherit' },
+    color: prepared.map((p) => p.line.color),
+    grid: {
+      left: s.compact ? 4 : 8,
+      right: s.compact ? 10 : 18,
+      top: s.showLegend ? 34 : 14,
+      bottom: 6,
+      containLabel: true,
+    },
+    legend: s.showLegend
+      ? {
+          show: true,
+          top: 0,
+          type: 'scroll',
+          textStyle: { color: pal.subtext, fontSize: 11 },
+          data: [...new Set(prepared.map((p) => p.line.name))],
+          icon: 'roundRect',
+          itemWidth: 12,
+          itemHeight: 4,
+        }
+      : { show: false },
+    xAxis: {
+      type: s.xMode === 'absolute' ? 'time' : 'value',
+      min: 'dataMin',
+      max: 'dataMax',
+      ...axisCommon,
+      splitLine: { show: true, lineStyle: { color: pal.split } },
+      axisLabel: {
+        ...axisCommon.axisLabel,
+        formatter:
+          s.xMode === 'absolute'
+            ? undefined
+            : s.xMode === 'relative'
+              ? (v: number) => formatDuration(v)
+              : (v: number) => formatTick(v),
+      },
+    },
+    yAxis: (dual ? [0, 1] : [0]).map((i) => ({
+      type: s.logY ? 'log' : 'value',
+      scale: true,
+      ...axisCommon,
+      position: i === 0 ? 'left' : 'right',
+      splitLine: { show: i === 0, lineStyle: { color: pal.split } },
+      axisLabel: { ...axisCommon.axisLabel, formatter: (v: number) => formatTick(v) },
+    })),
+    dataZoom: [
+      { ...insideCommon, id: 'dzx', xAxisIndex: 0, ...(z ? { startValue: z.x[0], endValue: z.x[1] } : zoomNone) },
+      { ...insideCommon, id: 'dzy', yAxisIndex: 0, ...(z ? { startValue: z.y[0], endValue: z.y[1] } : zoomNone) },
+      ...(dual ? [{ ...insideCommon, id: 'dzy2', yAxisIndex: 1, ...zoomNone }] : []),
+    ],
+    brush: {
+      xAxisIndex: 0,
+      brushType: 'rect',
+      brushMode: 'single',
+      transformable: false,
+      removeOnClick: true,
+      throttleType: 'debounce',
+      throttleDelay: 50,
+      brushStyle: { borderWidth: 1, color: 'rgba(0,165,167,0.12)', borderColor: 'rgba(0,165,167,0.8)' },
+      outOfBrush: { colorAlpha: 1 },
+      toolbox: [],
+    },
+    tooltip: {
+      trigger: 'axis',
+      confine: true,
+      className: 'chart-tooltip',
+      backgroundColor: pal.tooltipBg,
+      borderColor: pal.tooltipBorder,
+      textStyle: { color: pal.text, fontSize: 12 },
+      axisPointer: { type: 'line', lineStyle: { color: pal.axis, type: 'dashed' }, animation: false },
+      formatter: (raw: unknown) => tooltipHtml(raw, s, multi),
+    },
+    series,
+  }
+}
+
+interface TooltipParam {
+  seriesId?: string
+  seriesName: string
+  color: string
+  data: [number, number | null, number, number, number | null]
+}
+
+function tooltipHtml(raw: unknown, s: ScalarChartSettings, multi: boolean): string {
+  const params = (Array.isArray(raw) ? raw : [raw]) as TooltipParam[]
+  const rows = params.filter((p) => p.seriesId?.startsWith('sm:') && Array.isArray(p.data))
+  if (!rows.length) return ''
+  const L = s.labels
+  const head = rows[0].data
+  let title = `${escapeHtml(L.step)} ${head[2]}`
+  if (s.xMode === 'relative') title += ` · ${escapeHtml(L.relative)} ${formatDuration(head[0])}`
+  const lines = rows.map((p) => {
+    const [, , step, wt, value] = p.data
+    const smoothedVal = p.data[1]
+    const name = multi ? `<div class="tt-name">${escapeHtml(p.seriesName)}</div>` : ''
+    return `<div class="tt-row"><span class="tt-dot" style="background:${p.color}"></span><div>${name}
+      <div>${escapeHtml(L.value)}: <b>${formatNumber(value)}</b> &nbsp; ${escapeHtml(L.smoothed)}: <b>${formatNumber(smoothedVal)}</b></div>
+      <div class="tt-sub">${escapeHtml(L.step)} ${step} · ${escapeHtml(L.time)} ${formatWallTime(wt)}</div></div></div>`
+  })
+  return `<div class="tt"><div class="tt-title">${title}</div>${lines.join('')}</div>`
+}
+
+export function toCsv(prepared: PreparedLine[]): string {
+  const rows = ['series,step,wall_time,value,smoothed']
+  for (const { line, points } of prepared) {
+    const name = /[",\n]/.test(line.name) ? `"${line.name.replace(/"/g, '""')}"` : line.name
+    for (const p of points) rows.push(`${name},${p.step},${p.wall_time},${p.value ?? ''},${p.smoothed ?? ''}`)
+  }
+  return rows.join('\n') + '\n'
+}
+
+export function toJson(prepared: PreparedLine[], smoothing: number): string {
+  return JSON.stringify(
+    {
+      smoothing,
+      series: prepared.map(({ line, points }) => ({
+        name: line.name,
+        points: points.map((p) => ({ step: p.step, wall_time: p.wall_time, value: p.value, smoothed: p.smoothed })),
+      })),
+    },
+    null,
+    1,
+  )
+}

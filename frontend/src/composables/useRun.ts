@@ -1,0 +1,116 @@
+// Loads one run for a data page: asks the server to cache it (POST train-job-caches),
+// reads its brief info (train-jobs?train_id=) and its tags (plugins). While the server is
+// still loading the run (CACHING, every tag list empty) it re-asks every second.
+import { computed, onBeforeUnmount, ref, shallowRef, watch, type Ref } from 'vue'
+import { api, ApiError, isAbort, PLUGIN_NAMES, type PluginTags, type TrainJob } from '@/api/client'
+import { t } from '@/i18n'
+import { formatBytes } from '@/lib/format'
+import { onRefresh } from './useRefresh'
+
+export type RunStatus = 'idle' | 'loading' | 'caching' | 'ready' | 'notFound' | 'error'
+
+const RETRY_MS = 1000
+const MAX_RETRIES = 120
+
+export function emptyPlugins(): PluginTags {
+  return Object.fromEntries(PLUGIN_NAMES.map((p) => [p, []])) as unknown as PluginTags
+}
+
+export function useRun(trainId: Ref<string>) {
+  const status = ref<RunStatus>('idle')
+  const job = shallowRef<TrainJob | null>(null)
+  const plugins = shallowRef<PluginTags>(emptyPlugins())
+  const error = shallowRef<ApiError | null>(null)
+  const damaged = computed(() => job.value !== null && job.value.is_integrity === false)
+  const hasData = computed(() => PLUGIN_NAMES.some((p) => plugins.value[p]?.length))
+  /** "12 MB of 40 MB (30 %)" while the server loads the run (load_progress), else ''. */
+  const progress = computed(() => {
+    const p = job.value?.load_progress
+    if (!p || !(p.bytes_total > 0)) return ''
+    const pct = Math.min(100, Math.floor((100 * p.bytes_read) / p.bytes_total))
+    return t('common.cachingProgress', { read: formatBytes(p.bytes_read), total: formatBytes(p.bytes_total), pct })
+  })
+  /** Incremented whenever fresh tags arrived (views reload their data on it). */
+  const version = ref(0)
+
+  let controller: AbortController | null = null
+  let retryTimer: number | undefined
+  let retries = 0
+
+  async function load(fromRefresh = false): Promise<void> {
+    const id = trainId.value
+    window.clearTimeout(retryTimer)
+    if (!id) {
+      status.value = 'notFound'
+      return
+    }
+    controller?.abort()
+    const ctl = new AbortController()
+    controller = ctl
+    if (!fromRefresh && status.value !== 'caching') status.value = 'loading'
+    try {
+      await api.cacheTrainJobs([id], { signal: ctl.signal }).catch((e) => {
+        if (e instanceof ApiError && (e.kind === 'network' || e.kind === 'aborted')) throw e
+      })
+      // Ask for the tags only when the server lists the run: `plugins` of an unknown id is a 400,
+      // which the browser logs as a console error.
+      const brief = await api.trainJobs({ train_id: id }, { signal: ctl.signal })
+      const found = brief.train_jobs.find((j) => j.train_id === id) ?? null
+      const tags = found
+        ? await api.plugins(id, false, { signal: ctl.signal }).catch((e) => {
+            if (e instanceof ApiError && e.code === '50545005') return null
+            throw e
+          })
+        : null
+      if (ctl.signal.aborted) return
+      if (!found && !tags) {
+        job.value = null
+        // While the server is still scanning the base dir the run may just not be listed yet.
+        if (brief.load_status !== 'loaded' && retries < MAX_RETRIES) {
+          status.value = 'caching'
+          retries++
+          retryTimer = window.setTimeout(() => load(true), RETRY_MS)
+          return
+        }
+        status.value = 'notFound'
+        return
+      }
+      job.value = found
+      const next = tags?.plugins ?? emptyPlugins()
+      if (JSON.stringify(next) !== JSON.stringify(plugins.value)) plugins.value = next
+      error.value = null
+      const empty = !PLUGIN_NAMES.some((p) => next[p]?.length)
+      const stillLoading = empty && (!found || found.cache_status !== 'CACHED') && (found?.summary_files ?? 1) > 0
+      if (stillLoading && retries < MAX_RETRIES) {
+        status.value = 'caching'
+        retries++
+        retryTimer = window.setTimeout(() => load(true), RETRY_MS)
+        return
+      }
+      retries = 0
+      status.value = 'ready'
+      version.value++
+    } catch (e) {
+      if (isAbort(e)) return
+      error.value = e instanceof ApiError ? e : new ApiError('http', String(e))
+      // Keep showing what we had if a refresh fails; show the error otherwise.
+      if (!fromRefresh || status.value !== 'ready') status.value = 'error'
+    }
+  }
+
+  watch(trainId, () => {
+    retries = 0
+    job.value = null
+    plugins.value = emptyPlugins()
+    load()
+  })
+  onRefresh(() => {
+    if (status.value !== 'caching') load(true)
+  })
+  onBeforeUnmount(() => {
+    controller?.abort()
+    window.clearTimeout(retryTimer)
+  })
+
+  return { status, job, plugins, error, damaged, hasData, version, progress, load }
+}

@@ -1,0 +1,79 @@
+// Hash-history routes (`/#/...`). Heavy views are lazy-loaded chunks.
+// MindInsight's own routes (e.g. `#/train-manage/scalar?train_id=`) redirect to ours, so old
+// links and bookmarks keep working.
+import { createRouter, createWebHashHistory, type RouteLocationGeneric, type RouteRecordRaw } from 'vue-router'
+import SummaryList from './views/summary/SummaryList.vue'
+
+function withTrainId(name: string) {
+  return (to: RouteLocationGeneric) => {
+    const query = { ...to.query }
+    if (!query.train_id && query.id) query.train_id = query.id
+    delete query.id
+    return { name, query }
+  }
+}
+
+const routes: RouteRecordRaw[] = [
+  { path: '/', redirect: '/summary-manage' },
+  { path: '/summary-manage', name: 'summary', component: SummaryList, meta: { nav: 'summary' } },
+  {
+    path: '/train-dashboard',
+    name: 'dashboard',
+    component: () => import('./views/dashboard/TrainDashboard.vue'),
+    meta: { nav: 'summary', run: true },
+  },
+  { path: '/scalars', name: 'scalars', component: () => import('./views/scalars/ScalarsView.vue'), meta: { nav: 'summary', run: true } },
+  { path: '/images', name: 'images', component: () => import('./views/images/ImagesView.vue'), meta: { nav: 'summary', run: true } },
+  {
+    path: '/histograms',
+    name: 'histograms',
+    component: () => import('./views/histograms/HistogramsView.vue'),
+    meta: { nav: 'summary', run: true },
+  },
+  { path: '/tensors', name: 'tensors', component: () => import('./views/tensors/TensorsView.vue'), meta: { nav: 'summary', run: true } },
+  {
+    path: '/loss-landscape',
+    name: 'landscape',
+    component: () => import('./views/landscape/LandscapeView.vue'),
+    meta: { nav: 'summary', run: true },
+  },
+  { path: '/compare-plate', name: 'compare', component: () => import('./views/compare/CompareView.vue'), meta: { nav: 'compare' } },
+  // Pages added by others later: placeholders that slot in at the same routes.
+  { path: '/graph', name: 'graph', component: () => import('./views/graph/GraphView.vue'), meta: { nav: 'summary', run: true } },
+  { path: '/data-map', name: 'data-map', component: () => import('./views/data-map/DataMapView.vue'), meta: { nav: 'summary', run: true } },
+  {
+    path: '/model-lineage',
+    name: 'model-lineage',
+    component: () => import('./views/model-lineage/ModelLineageView.vue'),
+    meta: { nav: 'model-lineage' },
+  },
+  {
+    path: '/data-lineage',
+    name: 'data-lineage',
+    component: () => import('./views/data-lineage/DataLineageView.vue'),
+    meta: { nav: 'data-lineage' },
+  },
+  { path: '/profiler', name: 'profiler', component: () => import('./views/profiler/ProfilerView.vue'), meta: { nav: 'summary' } },
+
+  // MindInsight 2.3.1 routes -> ours.
+  { path: '/train-manage/training-dashboard', redirect: withTrainId('dashboard') },
+  { path: '/train-manage/scalar', redirect: withTrainId('scalars') },
+  { path: '/train-manage/image', redirect: withTrainId('images') },
+  { path: '/train-manage/histogram', redirect: withTrainId('histograms') },
+  { path: '/train-manage/tensor', redirect: withTrainId('tensors') },
+  { path: '/train-manage/loss-analysis', redirect: withTrainId('landscape') },
+  { path: '/train-manage/graph', redirect: withTrainId('graph') },
+  { path: '/train-manage/data-map', redirect: withTrainId('data-map') },
+  { path: '/compare-analysis/:rest(.*)*', redirect: { name: 'compare' } },
+  { path: '/model-traceback', redirect: { name: 'model-lineage' } },
+  { path: '/data-traceback', redirect: { name: 'data-lineage' } },
+  { path: '/profiling:kind(.*)', redirect: (to) => ({ name: 'profiler', query: to.query }) },
+
+  { path: '/:pathMatch(.*)*', name: 'not-found', component: () => import('./views/NotFound.vue') },
+]
+
+export const router = createRouter({
+  history: createWebHashHistory(),
+  routes,
+  scrollBehavior: () => ({ top: 0 }),
+})
