@@ -3,6 +3,7 @@
 // tags of one plugin, filtered by the tag selection.
 import { computed } from 'vue'
 import type { PluginName } from '@/api/client'
+import { filterTags } from '@/lib/tagFilter'
 import { codecs, useQueryState } from './useQueryState'
 import { useRun } from './useRun'
 
@@ -14,10 +15,14 @@ export function useRunPage(plugin: PluginName | null) {
   const filter = param('filter', codecs.string(''))
   const run = useRun(trainId)
   const tags = computed(() => (plugin ? (run.plugins.value[plugin] ?? []) : []))
-  /** The selected tags in server order; `tag` absent from the URL means all of them. */
+  /**
+   * The tags with a chart: selected (`tag` absent from the URL = all) and matching the filter
+   * (as MindInsight's search box, it narrows the charts too), in server order.
+   */
   const shown = computed(() => {
     const sel = selected.value
-    return sel === null ? tags.value : tags.value.filter((x) => sel.includes(x))
+    const matching = filterTags(tags.value, filter.value).tags
+    return sel === null ? matching : matching.filter((x) => sel.includes(x))
   })
   void run.load()
   return { ...query, trainId, selected, filter, run, tags, shown }

@@ -18,7 +18,7 @@ export const en = {
   'common.unreachableHint': 'The MindInsight server does not answer. Check that it is still running; the page retries automatically.',
   'common.error': 'Something went wrong',
   'common.runNotFound': 'Run not found',
-  'common.runNotFoundHint': 'No summary directory {id} was found under the summary base directory.',
+  'common.runNotFoundHint': 'No run {id} with summary data was found under the summary base directory.',
   'common.runDamaged': 'Run damaged',
   'common.runDamagedHint': 'Some summary files of this run are truncated or corrupted; the data shown may be incomplete.',
   'common.caching': 'Loading the run’s data…',

@@ -10,6 +10,8 @@ export const PAGE_THRESHOLD = 1500
 export const PAGE_SIZE = 1000
 /** Edge labels (tensor shapes) are drawn only on graphs with at most this many edges. */
 export const MAX_LABELLED_EDGES = 150
+/** Siblings without edges among them are stacked into a grid from this many on. */
+export const GRID_MIN = 24
 
 export type NodeKind = 'scope' | 'aggregation' | 'op' | 'param' | 'const' | 'pager'
 
@@ -335,6 +337,8 @@ export interface DotMaps {
 export function toDot(g: DisplayGraph, direction: 'TB' | 'LR' = 'TB'): { dot: string; maps: DotMaps } {
   const ids = new Map<string, string>()
   const idOf = new Map<string, string>()
+  const containerOf = new Map<string, string>()
+  const members = new Map<string, string[]>()
   let k = 0
   const lines: string[] = [
     'digraph g {',
@@ -342,7 +346,7 @@ export function toDot(g: DisplayGraph, direction: 'TB' | 'LR' = 'TB'): { dot: st
     'node [fixedsize=true label="" shape=box];',
     'edge [fontsize=9 fontname="Helvetica" arrowsize=0.7];',
   ]
-  const emit = (items: (DisplayLeaf | DisplayCluster)[], indent: string) => {
+  const emit = (items: (DisplayLeaf | DisplayCluster)[], indent: string, container: string) => {
     for (const it of items) {
       if ('cluster' in it) {
         const id = `cluster_${k++}`
@@ -352,18 +356,24 @@ export function toDot(g: DisplayGraph, direction: 'TB' | 'LR' = 'TB'): { dot: st
           const pid = `p${k++}`
           lines.push(`${indent}  ${pid} [width=0.6 height=0.2 style=invis];`)
         }
-        emit(it.children, indent + '  ')
+        emit(it.children, indent + '  ', it.name)
         lines.push(`${indent}}`)
       } else {
         const id = `n${k++}`
         ids.set(id, it.name)
         idOf.set(it.name, id)
+        containerOf.set(it.name, container)
+        if (!members.has(container)) members.set(container, [])
+        members.get(container)!.push(it.name)
         const shape = it.kind === 'scope' || it.kind === 'pager' ? 'box' : it.kind === 'aggregation' ? 'octagon' : 'ellipse'
         lines.push(`${indent}${id} [width=${(it.w / 72).toFixed(3)} height=${(it.h / 72).toFixed(3)} shape=${shape}];`)
       }
     }
   }
-  emit(g.root, '  ')
+  emit(g.root, '  ', '')
+  // Many siblings on one rank (e.g. the children of an aggregation scope) would make one very
+  // long row: invisible edges stack each such rank into a grid of about sqrt(0.4 n) columns.
+  for (const line of gridEdges(g.edges, containerOf, members, idOf)) lines.push(line)
   const labelled = g.edges.length <= MAX_LABELLED_EDGES
   for (const e of g.edges) {
     const a = idOf.get(e.from)
@@ -376,6 +386,57 @@ export function toDot(g: DisplayGraph, direction: 'TB' | 'LR' = 'TB'): { dot: st
   }
   lines.push('}')
   return { dot: lines.join('\n'), maps: { ids } }
+}
+
+/** Invisible DOT edges that fold every rank wider than GRID_MIN of a container into a grid. */
+function gridEdges(
+  edges: DisplayEdge[],
+  containerOf: Map<string, string>,
+  members: Map<string, string[]>,
+  idOf: Map<string, string>,
+): string[] {
+  const out: string[] = []
+  const succ = new Map<string, string[]>()
+  const indeg = new Map<string, number>()
+  for (const e of edges) {
+    if (containerOf.get(e.from) === undefined || containerOf.get(e.from) !== containerOf.get(e.to)) continue
+    if (!succ.has(e.from)) succ.set(e.from, [])
+    succ.get(e.from)!.push(e.to)
+    indeg.set(e.to, (indeg.get(e.to) ?? 0) + 1)
+  }
+  for (const names of members.values()) {
+    if (names.length < GRID_MIN) continue
+    // Longest-path ranks inside the container (Kahn); nodes on a cycle keep rank 0.
+    const rank = new Map<string, number>()
+    const deg = new Map<string, number>()
+    const queue: string[] = []
+    for (const n of names) {
+      deg.set(n, indeg.get(n) ?? 0)
+      rank.set(n, 0)
+      if (!deg.get(n)) queue.push(n)
+    }
+    for (let i = 0; i < queue.length; i++) {
+      const n = queue[i]
+      for (const m of succ.get(n) ?? []) {
+        rank.set(m, Math.max(rank.get(m) ?? 0, (rank.get(n) ?? 0) + 1))
+        const d = (deg.get(m) ?? 0) - 1
+        deg.set(m, d)
+        if (d === 0) queue.push(m)
+      }
+    }
+    const byRank = new Map<number, string[]>()
+    for (const n of names) {
+      const r = rank.get(n) ?? 0
+      if (!byRank.has(r)) byRank.set(r, [])
+      byRank.get(r)!.push(n)
+    }
+    for (const group of byRank.values()) {
+      if (group.length < GRID_MIN) continue
+      const cols = Math.max(4, Math.ceil(Math.sqrt(group.length * 0.4)))
+      for (let i = cols; i < group.length; i++) out.push(`  ${idOf.get(group[i - cols])} -> ${idOf.get(group[i])} [style=invis];`)
+    }
+  }
+  return out
 }
 
 // ------------------------------------------------------------------ Graphviz json0 -> layout
@@ -427,6 +488,7 @@ interface GvEdge {
   head: number
   pos?: string
   lp?: string
+  style?: string
 }
 export interface GvJson {
   bb: string
@@ -495,7 +557,7 @@ export function parseLayout(json: GvJson, maps: DotMaps): Layout {
   for (const e of json.edges ?? []) {
     const from = byGvid.get(e.tail)
     const to = byGvid.get(e.head)
-    if (from === undefined || to === undefined || !e.pos) continue
+    if (from === undefined || to === undefined || !e.pos || e.style === 'invis') continue
     const le: LaidEdge = { from, to, d: splinePath(e.pos, H) }
     if (e.lp) {
       const [lx, ly] = nums(e.lp)
