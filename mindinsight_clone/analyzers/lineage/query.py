@@ -122,12 +122,11 @@ def lineage_types(condition: Mapping[str, Any]) -> list[str]:
 
 
 def to_object(row: Row, parts: Sequence[str]) -> JsonDict:
-    obj: JsonDict = {}
+    # summary_dir always: a row must stay identifiable even when lineage_type selects no part.
+    obj: JsonDict = {"summary_dir": row.run.train_id}
     if "model" in parts:
-        obj["summary_dir"] = row.run.train_id
         obj["model_lineage"] = row.run.model_lineage(row.mark)
     if "dataset" in parts:
-        obj["summary_dir"] = row.run.train_id
         obj["dataset_graph"] = row.run.dataset_graph
     obj["added_info"] = dict(row.added_info)
     return obj
