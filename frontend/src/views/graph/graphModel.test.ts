@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { GraphNode } from '@/api/types'
-import { GraphStore, PAGE_SIZE, ancestors, edgeLabel, pagerName, shortType, splinePath, toDot } from './graphModel'
+import { GraphStore, PAGE_SIZE, ancestors, edgeLabel, pagerName, parseLayout, shortType, splinePath, toDot } from './graphModel'
 import { attrValue } from './attrText'
 
 function node(name: string, type: string, input: Record<string, unknown> = {}, output: Record<string, unknown> = {}, subnode_count = 0): GraphNode {
@@ -61,5 +61,26 @@ describe('helpers', () => {
     expect(dot).toContain('subgraph cluster_0')
     expect([...maps.ids.values()]).toContain('A/"q"')
     expect(splinePath('e,10,0 0,100 0,50 10,50 10,10', 100)).toBe('M0.0,0.0C0.0,50.0 10.0,50.0 10.0,90.0L10.0,100.0')
+  })
+})
+
+describe('wide ranks', () => {
+  it('folds many siblings of one rank into a grid block', () => {
+    const s = new GraphStore()
+    s.setChildren('', [node('S', 'aggregation_scope', {}, {}, 40), node('U', 'UpdateState')])
+    const kids = Array.from({ length: 40 }, (_, i) => node(`S/d${i}`, 'Depend', {}, { U: T }))
+    s.setChildren('S', kids)
+    s.expanded.add('S')
+    const { dot, maps } = toDot(s.display())
+    expect(maps.blocks.size).toBe(1)
+    const [id, block] = [...maps.blocks.entries()][0]
+    expect(block.members.length).toBe(40)
+    expect(dot.match(new RegExp(`${id} -> `, 'g'))?.length).toBe(1) // 40 edges to U merged into one
+    // A Graphviz answer placing the block: every member gets a cell.
+    const json = { bb: '0,0,2000,1000', objects: [{ _gvid: 0, name: id, pos: '1000,500', width: '10', height: '5' }], edges: [] }
+    const l = parseLayout(json, maps)
+    expect(l.nodes.size).toBe(40)
+    const xs = new Set([...l.nodes.values()].map((n) => Math.round(n.x)))
+    expect(xs.size).toBe(block.cols)
   })
 })

@@ -328,9 +328,18 @@ function q(s: string): string {
   return '"' + s.replace(/\\/g, '\\\\').replace(/"/g, '\\"') + '"'
 }
 
+export interface GridBlock {
+  members: DisplayLeaf[]
+  cols: number
+  cellW: number
+  cellH: number
+}
+
 export interface DotMaps {
   /** dot id -> display name */
   ids: Map<string, string>
+  /** dot id of a block node -> the siblings drawn in a grid inside it */
+  blocks: Map<string, GridBlock>
 }
 
 /** Graphviz input for a displayed graph. Node ids are short (`n12`, `cluster_3`). */
@@ -339,6 +348,7 @@ export function toDot(g: DisplayGraph, direction: 'TB' | 'LR' = 'TB'): { dot: st
   const idOf = new Map<string, string>()
   const containerOf = new Map<string, string>()
   const members = new Map<string, string[]>()
+  const lineOf = new Map<string, number>()
   let k = 0
   const lines: string[] = [
     'digraph g {',
@@ -365,6 +375,7 @@ export function toDot(g: DisplayGraph, direction: 'TB' | 'LR' = 'TB'): { dot: st
         containerOf.set(it.name, container)
         if (!members.has(container)) members.set(container, [])
         members.get(container)!.push(it.name)
+        lineOf.set(it.name, lines.length)
         const shape = it.kind === 'scope' || it.kind === 'pager' ? 'box' : it.kind === 'aggregation' ? 'octagon' : 'ellipse'
         lines.push(`${indent}${id} [width=${(it.w / 72).toFixed(3)} height=${(it.h / 72).toFixed(3)} shape=${shape}];`)
       }
@@ -372,30 +383,51 @@ export function toDot(g: DisplayGraph, direction: 'TB' | 'LR' = 'TB'): { dot: st
   }
   emit(g.root, '  ', '')
   // Many siblings on one rank (e.g. the children of an aggregation scope) would make one very
-  // long row: invisible edges stack each such rank into a grid of about sqrt(0.4 n) columns.
-  for (const line of gridEdges(g.edges, containerOf, members, idOf)) lines.push(line)
+  // long row, and Graphviz is slow to order it: such a rank becomes one block node, whose members
+  // are placed in a grid inside it (parseLayout) and whose edges are the members' edges, merged.
+  const blocks = new Map<string, GridBlock>()
+  const blockOf = new Map<string, string>()
+  const leafByName = new Map(g.leaves.map((l) => [l.name, l]))
+  for (const group of wideRanks(g.edges, containerOf, members)) {
+    const id = `b${k++}`
+    const ms = group.map((n) => leafByName.get(n)!).filter(Boolean)
+    const cols = Math.max(4, Math.ceil(Math.sqrt(ms.length * 0.4)))
+    const cellW = Math.max(...ms.map((m) => m.w)) + 14
+    const cellH = Math.max(...ms.map((m) => m.h)) + 14
+    blocks.set(id, { members: ms, cols, cellW, cellH })
+    for (const m of ms) {
+      blockOf.set(m.name, id)
+      lines[lineOf.get(m.name)!] = ''
+    }
+    const first = lineOf.get(ms[0].name)!
+    const w = cols * cellW
+    const h = Math.ceil(ms.length / cols) * cellH
+    lines[first] = `  ${id} [width=${(w / 72).toFixed(3)} height=${(h / 72).toFixed(3)} shape=box];`
+  }
+  const dotId = (name: string) => blockOf.get(name) ?? idOf.get(name)
+  const seen = new Set<string>()
   const labelled = g.edges.length <= MAX_LABELLED_EDGES
   for (const e of g.edges) {
-    const a = idOf.get(e.from)
-    const b = idOf.get(e.to)
-    if (!a || !b) continue
+    const a = dotId(e.from)
+    const b = dotId(e.to)
+    if (!a || !b || a === b) continue
+    const merged = a !== idOf.get(e.from) || b !== idOf.get(e.to)
+    if (merged) {
+      if (seen.has(a + '>' + b)) continue
+      seen.add(a + '>' + b)
+    }
     const attrs: string[] = []
-    if (labelled && e.label) attrs.push(`label=${q(e.label)}`)
+    if (labelled && e.label && !merged) attrs.push(`label=${q(e.label)}`)
     if (e.control) attrs.push('style=dashed')
     lines.push(`  ${a} -> ${b}${attrs.length ? ' [' + attrs.join(' ') + ']' : ''};`)
   }
   lines.push('}')
-  return { dot: lines.join('\n'), maps: { ids } }
+  return { dot: lines.filter((x) => x !== '').join('\n'), maps: { ids, blocks } }
 }
 
-/** Invisible DOT edges that fold every rank wider than GRID_MIN of a container into a grid. */
-function gridEdges(
-  edges: DisplayEdge[],
-  containerOf: Map<string, string>,
-  members: Map<string, string[]>,
-  idOf: Map<string, string>,
-): string[] {
-  const out: string[] = []
+/** The ranks (longest path inside their container) that hold GRID_MIN or more siblings. */
+function wideRanks(edges: DisplayEdge[], containerOf: Map<string, string>, members: Map<string, string[]>): string[][] {
+  const out: string[][] = []
   const succ = new Map<string, string[]>()
   const indeg = new Map<string, number>()
   for (const e of edges) {
@@ -430,11 +462,7 @@ function gridEdges(
       if (!byRank.has(r)) byRank.set(r, [])
       byRank.get(r)!.push(n)
     }
-    for (const group of byRank.values()) {
-      if (group.length < GRID_MIN) continue
-      const cols = Math.max(4, Math.ceil(Math.sqrt(group.length * 0.4)))
-      for (let i = cols; i < group.length; i++) out.push(`  ${idOf.get(group[i - cols])} -> ${idOf.get(group[i])} [style=invis];`)
-    }
+    for (const group of byRank.values()) if (group.length >= GRID_MIN) out.push(group)
   }
   return out
 }
@@ -535,6 +563,21 @@ export function parseLayout(json: GvJson, maps: DotMaps): Layout {
   const byGvid = new Map<number, string>()
   const clusterDepth = new Map<string, number>()
   for (const o of json.objects ?? []) {
+    const block = maps.blocks.get(o.name)
+    if (block && o.pos) {
+      const [cx, cy] = nums(o.pos)
+      const bw0 = block.cols * block.cellW
+      const bh0 = Math.ceil(block.members.length / block.cols) * block.cellH
+      const x0 = cx - bw0 / 2
+      const y0 = H - cy - bh0 / 2
+      block.members.forEach((m, i) => {
+        const col = i % block.cols
+        const row = Math.floor(i / block.cols)
+        nodes.set(m.name, { name: m.name, x: x0 + col * block.cellW + (block.cellW - m.w) / 2, y: y0 + row * block.cellH + (block.cellH - m.h) / 2, w: m.w, h: m.h })
+      })
+      byGvid.set(o._gvid, '\u0000' + o.name)
+      continue
+    }
     const name = maps.ids.get(o.name)
     if (name === undefined) continue
     byGvid.set(o._gvid, name)
