@@ -1,0 +1,283 @@
+"""Benchmark corpus generator: the SAME content as MindSpore summary files and as TensorBoard event files.
+
+    python benchmarks/corpus.py --kind S --format ms --out DIR            # ours / MindInsight
+    <tensorboard venv>/bin/python benchmarks/corpus.py --kind S --format tb --out DIR   # TensorBoard
+
+Corpora (steps are multiplied by --scale; the run count stays, so MindInsight can cache every run):
+  S      12 runs x 2,500 steps x 20 scalar tags
+  M       8 runs x 1,000 steps x 10 scalar tags, and every 10 steps 4 histograms of 10,000 values
+         and one 64x64 RGB image
+  smoke-S / smoke-M: tiny versions of the same shapes, for CI.
+
+Values, steps and tags are a pure function of (run, step, tag), seeded, so both formats carry the
+same data (wall times are the writing time: our writer, like MindSpore, stamps events itself).
+`ms` files are written by our writer (`mindinsight_clone.summary`): one event per step holding all
+of that step's values, as MindSpore's SummaryRecord writes them. `tb` files are written by
+tensorboardX: one event per value, as TensorBoard writers do. Each output directory gets a
+`corpus.json` manifest (spec, runs, last step, the tag to probe per format, bytes).
+
+This module imports only numpy (and the chosen writer) so that it runs in the TensorBoard venv too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+MANIFEST = "corpus.json"
+FORMAT_VERSION = 1  # bump when the generated content changes (invalidates cached corpora)
+
+
+@dataclass(frozen=True)
+class CorpusSpec:
+    name: str
+    runs: int
+    steps: int
+    scalars: int
+    histograms: int = 0
+    hist_values: int = 0
+    images: int = 0
+    image_size: int = 64
+    every: int = 10  # histograms and images are written every `every` steps (and at step 1)
+
+    def scaled(self, scale: int) -> CorpusSpec:
+        name = self.name if scale == 1 else f"{self.name}x{scale}"
+        return dataclasses.replace(self, name=name, steps=self.steps * scale)
+
+    @property
+    def scalar_tags(self) -> list[str]:
+        return [f"s{i:02d}" for i in range(self.scalars)]
+
+    @property
+    def hist_tags(self) -> list[str]:
+        return [f"h{i}" for i in range(self.histograms)]
+
+    @property
+    def image_tags(self) -> list[str]:
+        return [f"img{i}" for i in range(self.images)]
+
+    @property
+    def run_names(self) -> list[str]:
+        return [f"run_{i:02d}" for i in range(self.runs)]
+
+
+SPECS: dict[str, CorpusSpec] = {
+    "S": CorpusSpec("S", runs=12, steps=2500, scalars=20),
+    "M": CorpusSpec("M", runs=8, steps=1000, scalars=10, histograms=4, hist_values=10_000, images=1),
+    "smoke-S": CorpusSpec("smoke-S", runs=3, steps=60, scalars=5),
+    "smoke-M": CorpusSpec("smoke-M", runs=2, steps=40, scalars=3, histograms=1, hist_values=1000, images=1,
+                          image_size=16),
+}
+
+
+def spec_for(kind: str, scale: int = 1, smoke: bool = False) -> CorpusSpec:
+    key = f"smoke-{kind}" if smoke else kind
+    if key not in SPECS:
+        raise SystemExit(f"unknown corpus kind {kind!r}; choose from S, M")
+    return SPECS[key].scaled(scale)
+
+
+# --- content: a pure function of (run, step, tag) -----------------------------------------------
+
+
+@dataclass
+class StepData:
+    step: int
+    scalars: list[tuple[str, float]]
+    histograms: list[tuple[str, np.ndarray]]
+    images: list[tuple[str, np.ndarray]]  # HWC uint8 RGB
+
+
+def run_steps(spec: CorpusSpec, run_index: int) -> Iterator[StepData]:
+    """Every step of one run, in order (step numbers 1..steps)."""
+    rng = np.random.default_rng(1000 + run_index)
+    noise = rng.standard_normal((spec.steps, max(spec.scalars, 1))).astype(np.float32)
+    steps = np.arange(1, spec.steps + 1, dtype=np.float32)[:, None]
+    decay = np.arange(1, spec.scalars + 1, dtype=np.float32)[None, :] / spec.scalars
+    values = (np.exp(-steps / (200.0 * (run_index + 1))) * decay + 0.01 * noise[:, : spec.scalars]).astype(
+        np.float32)
+    tags = spec.scalar_tags
+    for i in range(spec.steps):
+        step = i + 1
+        heavy = spec.every > 0 and (step == 1 or step % spec.every == 0)
+        hists: list[tuple[str, np.ndarray]] = []
+        imgs: list[tuple[str, np.ndarray]] = []
+        if heavy:
+            srng = np.random.default_rng((run_index, step))
+            for h, tag in enumerate(spec.hist_tags):
+                vals = srng.normal(loc=h * 0.5, scale=1.0 + step / spec.steps, size=spec.hist_values)
+                hists.append((tag, vals.astype(np.float32)))
+            for tag in spec.image_tags:
+                size = spec.image_size
+                img = srng.integers(0, 256, size=(size, size, 3), dtype=np.uint8)
+                imgs.append((tag, img))
+        yield StepData(step, [(t, float(values[i, k])) for k, t in enumerate(tags)],
+                       hists, imgs)
+
+
+# --- writers -----------------------------------------------------------------------------------------
+
+
+class Writer(Protocol):
+    def write(self, data: StepData) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class OursWriter:
+    """Our writer (`mindinsight_clone.summary.SummaryWriter`): MindSpore-format summary files."""
+
+    def __init__(self, run_dir: Path) -> None:
+        from mindinsight_clone.summary import SummaryWriter
+
+        self._w: Any = SummaryWriter(run_dir)
+
+    def write(self, data: StepData) -> None:
+        w = self._w
+        for tag, value in data.scalars:
+            w.add_scalar(tag, value, data.step)
+        for tag, vals in data.histograms:
+            w.add_histogram(tag, vals, data.step)
+        for tag, img in data.images:
+            w.add_image(tag, img, data.step, dataformats="HWC")
+
+    def close(self) -> None:
+        self._w.close()
+
+
+class TensorBoardWriter:
+    """tensorboardX's SummaryWriter: TensorFlow event files, one event per value."""
+
+    def __init__(self, run_dir: Path) -> None:
+        from tensorboardX import SummaryWriter
+
+        self._w: Any = SummaryWriter(logdir=str(run_dir), max_queue=1000, flush_secs=3600)
+
+    def write(self, data: StepData) -> None:
+        w = self._w
+        for tag, value in data.scalars:
+            w.add_scalar(tag, value, data.step)
+        for tag, vals in data.histograms:
+            w.add_histogram(tag, vals, data.step)
+        for tag, img in data.images:
+            w.add_image(tag, img, data.step, dataformats="HWC")
+
+    def close(self) -> None:
+        self._w.close()
+
+
+def make_writer(fmt: str, run_dir: Path) -> Writer:
+    return TensorBoardWriter(run_dir) if fmt == "tb" else OursWriter(run_dir)
+
+
+# --- driver ------------------------------------------------------------------------------------------
+
+
+def probe_tag(spec: CorpusSpec, fmt: str) -> str:
+    """The last scalar tag written in a step, as each server names it."""
+    tag = spec.scalar_tags[-1]
+    return tag if fmt == "tb" else f"{tag}/scalar"
+
+
+def directory_bytes(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and p.name != MANIFEST)
+
+
+def read_manifest(out: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def writer_name(fmt: str) -> str:
+    return "tensorboardX" if fmt == "tb" else "mindinsight_clone.summary"
+
+
+def expected_manifest(spec: CorpusSpec, fmt: str) -> dict[str, Any]:
+    return {"version": FORMAT_VERSION, "format": fmt, "writer": writer_name(fmt), "spec": dataclasses.asdict(spec)}
+
+
+def is_current(out: Path, spec: CorpusSpec, fmt: str) -> bool:
+    manifest = read_manifest(out)
+    want = expected_manifest(spec, fmt)
+    return manifest is not None and all(manifest.get(k) == v for k, v in want.items())
+
+
+def generate(spec: CorpusSpec, fmt: str, out: Path, quiet: bool = False) -> dict[str, Any]:
+    """Write the corpus into `out` (which must not hold another corpus) and its manifest."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / MANIFEST).unlink(missing_ok=True)
+    t0 = time.monotonic()
+    for index, run in enumerate(spec.run_names):
+        run_dir = out / run
+        run_dir.mkdir(exist_ok=True)
+        for old in run_dir.iterdir():
+            old.unlink()
+        writer = make_writer(fmt, run_dir)
+        try:
+            for data in run_steps(spec, index):
+                writer.write(data)
+        finally:
+            writer.close()
+        if not quiet:
+            print(f"  {fmt} {spec.name} {run}: {directory_bytes(run_dir) / 1e6:.1f} MB", file=sys.stderr)
+    manifest = expected_manifest(spec, fmt) | {
+        "runs": spec.run_names,
+        "last_step": spec.steps,
+        "probe_tag": probe_tag(spec, fmt),
+        "scalar_tags": [t if fmt == "tb" else f"{t}/scalar" for t in spec.scalar_tags],
+        "bytes": directory_bytes(out),
+        "events": spec.runs * spec.steps,
+        "scalar_values": spec.runs * spec.steps * spec.scalars,
+        "generated_in_s": round(time.monotonic() - t0, 1),
+    }
+    (out / MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+    return manifest
+
+
+def live_file(run_dir: Path, fmt: str) -> Path:
+    """The newest event file of a run (the one a writer would append to)."""
+    pattern = "events.out.tfevents.*" if fmt == "tb" else "*summary*"
+    files = sorted((p for p in run_dir.glob(pattern) if p.is_file() and not p.name.endswith("_lineage")),
+                   key=lambda p: (p.stat().st_mtime, p.name))
+    if not files:
+        raise FileNotFoundError(f"no event file in {run_dir}")
+    return files[-1]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--kind", choices=["S", "M"], default="S")
+    parser.add_argument("--format", dest="fmt", choices=["ms", "tb"], default="ms")
+    parser.add_argument("--scale", type=int, default=1, help="multiply the steps per run (default 1)")
+    parser.add_argument("--smoke", action="store_true", help="tiny corpus of the same shape, for CI")
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--force", action="store_true", help="regenerate even if an identical corpus is there")
+    parser.add_argument("--quiet", action="store_true")
+    args = parser.parse_args(argv)
+    if args.scale < 1 or args.scale > 64:
+        parser.error("--scale must be in 1..64")
+    spec = spec_for(args.kind, args.scale, args.smoke)
+    if not args.force and is_current(args.out, spec, args.fmt):
+        manifest = read_manifest(args.out)
+    else:
+        manifest = generate(spec, args.fmt, args.out, quiet=args.quiet)
+    print(json.dumps(manifest))
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    sys.exit(main())

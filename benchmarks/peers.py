@@ -1,0 +1,704 @@
+"""Ours vs MindInsight 2.3.1 vs TensorBoard 2.21, on the same corpus, in the same run, interleaved.
+
+    python benchmarks/peers.py --setup                # create the peers' venvs (once; needs PyPI)
+    python benchmarks/peers.py                        # corpora S and M, median of 3, all installed peers
+    python benchmarks/peers.py --write-results        # the same, and rewrite benchmarks/RESULTS.md
+    python benchmarks/peers.py --smoke --peers none   # tiny, ours only (what CI runs)
+
+Per tool and repetition (tools are interleaved, the order rotates each repetition):
+  * start -> last step served: from launching the server until, for every run, the scalar API
+    answers the run's last step (ours and MindInsight: `datavisual/scalar/metadata` after
+    `train-job-caches`; TensorBoard: `/data/plugin/scalars/scalars`). Ingest MB/s = corpus bytes / that.
+  * peak PSS and RSS of the server's whole process tree (psutil, sampled every 0.2 s over the session).
+  * scalars req/s and p50/p95/p99 latency with 8 client threads on loopback (bounded in time and count).
+  * flushed step visible: append one record to a live event file, poll the API until it is served.
+Medians over the repetitions are printed with ratios against each peer (ratio > 1: ours is better).
+
+The peers live in venvs of their own under --cache (default ~/.cache/mindinsight-clone-bench); nothing
+is installed unless --setup is given. Everything runs on 127.0.0.1 and every wait is bounded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime as dt
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import common
+import corpus as corpus_mod
+
+DEFAULT_CACHE = Path.home() / ".cache" / "mindinsight-clone-bench"
+RESULTS = common.BENCH_DIR / "RESULTS.md"
+
+
+# --- peer venvs ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PeerEnv:
+    name: str
+    folder: str
+    packages: tuple[str, ...]
+    entry: str  # console script that proves the venv is usable
+
+    def path(self, cache: Path) -> Path:
+        return cache / self.folder
+
+    def python(self, cache: Path) -> Path:
+        return self.path(cache) / "bin" / "python"
+
+    def exe(self, cache: Path) -> Path:
+        return self.path(cache) / "bin" / self.entry
+
+    def installed(self, cache: Path) -> bool:
+        return self.exe(cache).exists() and self.python(cache).exists()
+
+
+PEER_ENVS: dict[str, PeerEnv] = {
+    # pins from ../shared/reference/mindinsight/COMPAT.md: NumPy 2, pandas 2 and marshmallow 4 break it
+    "mindinsight": PeerEnv("MindInsight 2.3.1", "mindinsight-2.3.1",
+                           ("mindinsight==2.3.1", "numpy<2", "pandas<2", "marshmallow<4"), "mindinsight"),
+    # the Rust data server (--load_fast=true) comes as tensorboard-data-server; tensorboardX writes the corpus
+    "tensorboard": PeerEnv("TensorBoard 2.21", "tensorboard-2.21",
+                           ("tensorboard==2.21.*", "tensorboard-data-server", "tensorboardX", "pillow"),
+                           "tensorboard"),
+}
+
+
+def base_python() -> str:
+    return getattr(sys, "_base_executable", None) or shutil.which("python3") or sys.executable
+
+
+def setup_peer(env: PeerEnv, cache: Path) -> None:
+    """Create the venv and pip-install the peer into it (idempotent)."""
+    target = env.path(cache)
+    if env.installed(cache):
+        print(f"{env.name}: already set up in {target}")
+        return
+    cache.mkdir(parents=True, exist_ok=True)
+    print(f"{env.name}: creating {target} and installing {' '.join(env.packages)}", flush=True)
+    subprocess.run([base_python(), "-m", "venv", str(target)], check=True, timeout=600)
+    subprocess.run([str(env.python(cache)), "-m", "pip", "install", "-q", *env.packages], check=True, timeout=1800)
+    if not env.installed(cache):
+        raise SystemExit(f"{env.name}: {env.exe(cache)} missing after install")
+
+
+# --- the three servers ---------------------------------------------------------------------------
+
+
+class Tool(ABC):
+    key = ""
+    label = ""
+    fmt = "ms"  # corpus format it reads
+    value_field = 3  # Summary.Value float field: MindSpore scalar_value=3, TensorFlow simple_value=2
+
+    def __init__(self, cache: Path, log_dir: Path) -> None:
+        self.cache = cache
+        self.log_dir = log_dir
+        self.port = 0
+        self.base = ""
+        self.proc: subprocess.Popen[bytes] | None = None
+        self._root: int | None = None
+
+    def api_tag(self, tag: str) -> str:
+        return f"{tag}/scalar" if self.fmt == "ms" else tag
+
+    @abstractmethod
+    def command(self, base_dir: Path, workspace: Path) -> list[str]: ...
+
+    def launch(self, base_dir: Path, workspace: Path) -> None:
+        self.port = common.free_port()
+        self.base = f"http://{common.LOOPBACK}:{self.port}"
+        self._root = None
+        log = (self.log_dir / f"{self.key}.{self.port}.log").open("ab")
+        self.proc = subprocess.Popen(self.command(base_dir, workspace), stdin=subprocess.DEVNULL, stdout=log,
+                                     stderr=subprocess.STDOUT, env=self.environment(), cwd=str(workspace))
+        log.close()
+
+    def environment(self) -> dict[str, str]:
+        return {k: v for k, v in os.environ.items() if not k.startswith("MINDINSIGHT_")}
+
+    def root_pid(self) -> int | None:
+        """The server's root process (followed from launch: the listener's topmost process)."""
+        if self._root is not None and common.is_running(self._root):
+            return self._root
+        launcher = self.proc.pid if self.proc is not None else None
+        self._root = common.listener_root(self.port, launcher) if self.port else None
+        return self._root
+
+    def up(self) -> bool:
+        return common.http_request(self.base, self.health_path(), timeout=2)[0] == 200
+
+    @abstractmethod
+    def health_path(self) -> str: ...
+
+    def prepare(self, runs: list[str]) -> bool:
+        """Ask the server to load `runs` when it needs asking; True once done."""
+        return True
+
+    @abstractmethod
+    def scalar_path(self, run: str, api_tag: str) -> str: ...
+
+    @abstractmethod
+    def last_step(self, body: Any) -> int | None: ...
+
+    def served_step(self, run: str, api_tag: str) -> int | None:
+        return self.last_step(common.get_json(self.base, self.scalar_path(run, api_tag), timeout=30))
+
+    def stop(self) -> None:
+        for _ in range(3):  # the server we launched on our free port, until nothing listens there
+            root = self.root_pid()
+            if root is None:
+                break
+            common.terminate_tree(root)
+            self._root = None
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                common.terminate_tree(self.proc.pid)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=10)
+        self.proc = None
+        self._root = None
+
+
+class MindInsightAPI(Tool):
+    """Shared by ours and MindInsight: same API."""
+
+    def health_path(self) -> str:
+        return "/v1/mindinsight/datavisual/train-jobs?limit=1"
+
+    def prepare(self, runs: list[str]) -> bool:
+        listing = common.get_json(self.base, "/v1/mindinsight/datavisual/train-jobs?limit=999")
+        if not listing or int(listing.get("total", 0)) < len(runs):
+            return False
+        status, _ = common.http_request(self.base, "/v1/mindinsight/datavisual/train-job-caches", "POST",
+                                        {"train_ids": [f"./{r}" for r in runs]})
+        return status == 200
+
+    def scalar_path(self, run: str, api_tag: str) -> str:
+        return f"/v1/mindinsight/datavisual/scalar/metadata?train_id=./{run}&tag={api_tag}"
+
+    def last_step(self, body: Any) -> int | None:
+        try:
+            return int(body["metadatas"][-1]["step"])
+        except (TypeError, KeyError, IndexError, ValueError):
+            return None
+
+
+class Ours(MindInsightAPI):
+    key, label = "ours", "ours"
+
+    def __init__(self, cache: Path, log_dir: Path, extra_args: list[str] | None = None) -> None:
+        super().__init__(cache, log_dir)
+        self.extra = extra_args or []
+        self.workspace: Path | None = None
+
+    def command(self, base_dir: Path, workspace: Path) -> list[str]:
+        self.workspace = workspace
+        return [sys.executable, "-m", "mindinsight_clone", "start", "--port", str(self.port), "--summary-base-dir",
+                str(base_dir), "--workspace", str(workspace), *self.extra]
+
+    def health_path(self) -> str:
+        return "/v1/mindinsight/health"
+
+    def stop(self) -> None:
+        if self.workspace is not None and self.port:
+            subprocess.run([sys.executable, "-m", "mindinsight_clone", "stop", "--port", str(self.port),
+                            "--workspace", str(self.workspace)], capture_output=True, timeout=60,
+                           env=self.environment(), check=False)
+        super().stop()
+
+
+class MindInsight(MindInsightAPI):
+    key, label = "mindinsight", "MindInsight 2.3.1"
+
+    def environment(self) -> dict[str, str]:
+        env = super().environment()  # `mindinsight start` runs `gunicorn` from PATH: put its venv first
+        env["PATH"] = f"{PEER_ENVS['mindinsight'].exe(self.cache).parent}{os.pathsep}{env.get('PATH', '')}"
+        return env
+
+    def command(self, base_dir: Path, workspace: Path) -> list[str]:
+        exe = PEER_ENVS["mindinsight"].exe(self.cache)
+        return [str(exe), "start", "--port", str(self.port), "--summary-base-dir", str(base_dir),
+                "--workspace", str(workspace)]
+
+
+class TensorBoard(Tool):
+    key, label, fmt, value_field = "tensorboard", "TensorBoard 2.21", "tb", 2
+
+    def command(self, base_dir: Path, workspace: Path) -> list[str]:
+        exe = PEER_ENVS["tensorboard"].exe(self.cache)
+        return [str(exe), "--logdir", str(base_dir), "--port", str(self.port), "--host", common.LOOPBACK,
+                "--load_fast=true"]
+
+    def root_pid(self) -> int | None:
+        return self.proc.pid if self.proc is not None else None
+
+    def health_path(self) -> str:
+        return "/data/runs"
+
+    def scalar_path(self, run: str, api_tag: str) -> str:
+        return f"/data/plugin/scalars/scalars?run={run}&tag={api_tag}"
+
+    def last_step(self, body: Any) -> int | None:
+        try:
+            return int(body[-1][1])
+        except (TypeError, KeyError, IndexError, ValueError):
+            return None
+
+
+# --- one measurement --------------------------------------------------------------------------------
+
+
+@dataclass
+class Options:
+    reps: int = 3
+    timeout: float = 900.0  # per load wait
+    load_seconds: float = 10.0
+    load_max_requests: int = 100_000
+    load_threads: int = 8
+    appends: int = 5
+    append_timeout: float = 30.0
+
+
+@dataclass
+class Measurement:
+    tool: str
+    rep: int
+    start_to_served_s: float = math.nan
+    up_s: float = math.nan
+    ingest_mb_s: float = math.nan
+    ingest_values_s: float = math.nan
+    peak_pss_mb: float = math.nan
+    peak_rss_mb: float = math.nan
+    pss_loaded_mb: float = math.nan
+    peak_pss_ingest_mb: float = math.nan
+    rss_loaded_mb: float = math.nan
+    req_s: float = math.nan
+    p50_ms: float = math.nan
+    p95_ms: float = math.nan
+    p99_ms: float = math.nan
+    requests: int = 0
+    errors: int = 0
+    visible_s: float = math.nan
+    visible_all: list[float] = field(default_factory=list)
+    procs: int = 0
+    load1: float = math.nan  # 1-minute load average when the session started
+    note: str = ""
+
+
+def poll_interval(elapsed: float) -> float:
+    return 0.05 if elapsed < 10 else 0.25 if elapsed < 60 else 1.0
+
+
+def wait_served(tool: Tool, manifest: dict[str, Any], t0: float, timeout: float) -> float:
+    """Seconds from t0 until every run serves its last step (nan on timeout)."""
+    runs: list[str] = list(manifest["runs"])
+    last = int(manifest["last_step"])
+    tag = manifest["probe_tag"]
+    pending = list(runs)
+    prepared = False
+    next_prepare = 0.0
+    deadline = t0 + timeout
+    while pending and time.monotonic() < deadline:
+        now = time.monotonic()
+        if not prepared and now >= next_prepare:
+            prepared = tool.prepare(runs)
+            next_prepare = now + 0.2
+        # query pending runs in order and stop at the first that is not there yet: ~1 request per poll
+        while pending:
+            step = tool.served_step(pending[0], tag)
+            if step is None or step < last:
+                break
+            pending.pop(0)
+        if pending:
+            time.sleep(poll_interval(time.monotonic() - t0))
+    return time.monotonic() - t0 if not pending else math.nan
+
+
+def measure_visible(tool: Tool, corpus_dir: Path, manifest: dict[str, Any], opts: Options) -> list[float]:
+    """Append one scalar step at a time to a live file; seconds until the API serves it."""
+    run = manifest["runs"][0]
+    live = corpus_mod.live_file(corpus_dir / run, tool.fmt)
+    first_tag = manifest["scalar_tags"][0].split("/")[0]
+    api_tag = tool.api_tag(first_tag)
+    last = int(manifest["last_step"])
+    out: list[float] = []
+    for i in range(opts.appends):
+        step = last + 1 + i
+        payload = common.scalar_event(step, time.time(), first_tag, 0.5, tool.value_field)
+        common.append_record(live, payload)
+        t_written = time.monotonic()
+        deadline = t_written + opts.append_timeout
+        seen = math.nan
+        while time.monotonic() < deadline:
+            got = tool.served_step(run, api_tag)
+            if got is not None and got >= step:
+                seen = time.monotonic() - t_written
+                break
+            time.sleep(0.01)
+        out.append(seen)
+        time.sleep(0.3)  # let the server settle between appends
+    return out
+
+
+def measure(tool: Tool, corpus_dir: Path, manifest: dict[str, Any], opts: Options, rep: int,
+            work: Path) -> Measurement:
+    m = Measurement(tool=tool.key, rep=rep, load1=os.getloadavg()[0])
+    live = corpus_mod.live_file(corpus_dir / manifest["runs"][0], tool.fmt)
+    live_size = live.stat().st_size
+    workspace = Path(tempfile.mkdtemp(prefix=f"{tool.key}-ws-", dir=work))
+    sampler = common.TreeSampler(tool.root_pid, interval=0.2, max_seconds=opts.timeout + 600)
+    t0 = time.monotonic()
+    try:
+        tool.launch(corpus_dir, workspace)
+        with sampler:
+            if not common.wait_for(tool.up, timeout=min(opts.timeout, 180), interval=0.05):
+                m.note = "server did not come up"
+                return m
+            m.up_s = time.monotonic() - t0
+            m.start_to_served_s = wait_served(tool, manifest, t0, opts.timeout)
+            if math.isnan(m.start_to_served_s):
+                m.note = f"not all runs served within {opts.timeout:.0f} s"
+            else:
+                m.ingest_mb_s = manifest["bytes"] / 1e6 / m.start_to_served_s
+                m.ingest_values_s = manifest["scalar_values"] / m.start_to_served_s
+            sampler.sample()
+            m.pss_loaded_mb, m.rss_loaded_mb = sampler.last_pss / 1e6, sampler.last_rss / 1e6
+            m.peak_pss_ingest_mb = sampler.peak_pss / 1e6
+            tags = manifest["scalar_tags"]
+            paths = [tool.scalar_path(r, t) for r in manifest["runs"] for t in tags]
+            stats = common.run_load(tool.base, paths, opts.load_threads, opts.load_seconds, opts.load_max_requests)
+            m.req_s, m.requests, m.errors = stats.req_per_s, stats.requests, stats.errors
+            m.p50_ms, m.p95_ms, m.p99_ms = stats.pct_ms(50), stats.pct_ms(95), stats.pct_ms(99)
+            if not math.isnan(m.start_to_served_s):
+                m.visible_all = measure_visible(tool, corpus_dir, manifest, opts)
+                m.visible_s = common.median(m.visible_all)
+            sampler.sample()
+        m.peak_pss_mb, m.peak_rss_mb, m.procs = sampler.peak_pss / 1e6, sampler.peak_rss / 1e6, sampler.max_procs
+    finally:
+        tool.stop()
+        with open(live, "r+b") as f:  # undo the appends so every repetition reads the same corpus
+            f.truncate(live_size)
+        shutil.rmtree(workspace, ignore_errors=True)
+    return m
+
+
+# --- corpora --------------------------------------------------------------------------------------
+
+
+def ensure_corpus(kind: str, scale: int, smoke: bool, fmt: str, root: Path, python: Path | str) -> dict[str, Any]:
+    """Generate (or reuse) one corpus in one format; returns its manifest."""
+    spec = corpus_mod.spec_for(kind, scale, smoke)
+    out = root / f"{spec.name}-{fmt}"
+    if corpus_mod.is_current(out, spec, fmt):
+        manifest = corpus_mod.read_manifest(out)
+        if manifest is not None:
+            return manifest
+    print(f"generating corpus {spec.name} ({fmt}) in {out} ...", flush=True)
+    cmd = [str(python), str(common.BENCH_DIR / "corpus.py"), "--kind", kind, "--format", fmt, "--scale",
+           str(scale), "--out", str(out), "--quiet", *(["--smoke"] if smoke else [])]
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(common.REPO) if fmt == "ms" else ""
+    subprocess.run(cmd, check=True, timeout=3600, env=env, stdout=subprocess.DEVNULL)
+    manifest = corpus_mod.read_manifest(out)
+    if manifest is None:
+        raise SystemExit(f"corpus generation wrote no manifest in {out}")
+    return manifest
+
+
+# --- reporting ----------------------------------------------------------------------------------------
+
+# (attribute, label, digits, higher_is_better)
+METRICS: list[tuple[str, str, int, bool]] = [
+    ("start_to_served_s", "start → last step served (s)", 2, False),
+    ("ingest_values_s", "  scalar values / s (that time)", 0, True),
+    ("ingest_mb_s", "  MB/s of its own files (TB's are larger)", 1, True),
+    ("peak_pss_mb", "peak PSS, process tree (MB)", 0, False),
+    ("peak_pss_ingest_mb", "  peak PSS until loaded (MB)", 0, False),
+    ("pss_loaded_mb", "  PSS when loaded (MB)", 0, False),
+    ("peak_rss_mb", "peak RSS, process tree (MB)", 0, False),
+    ("req_s", "scalars req/s, 8 threads", 0, True),
+    ("p50_ms", "  p50 (ms)", 1, False),
+    ("p95_ms", "  p95 (ms)", 1, False),
+    ("p99_ms", "  p99 (ms)", 1, False),
+    ("errors", "  errors", 0, False),
+    ("visible_s", "flushed step visible (s)", 2, False),
+]
+
+# The issue's numbers for corpus S: (MindInsight, TensorBoard, target)
+TARGETS_S: dict[str, tuple[str, str, str]] = {
+    "start_to_served_s": ("107", "1.9", "≤ 1.9"),
+    "peak_pss_mb": ("218", "115", "≤ 110"),
+    "req_s": ("97", "87", "≥ 500"),
+    "p95_ms": ("", "", "≤ 20"),
+    "visible_s": ("2.4", "4.2", "≤ 0.5"),
+}
+
+
+def target_met(attr: str, value: float) -> str:
+    if attr not in TARGETS_S or math.isnan(value):
+        return ""
+    target = TARGETS_S[attr][2]
+    bound = float(target.split()[-1])
+    ok = value <= bound if target.startswith("≤") else value >= bound
+    return "yes" if ok else "no"
+
+
+def medians(results: list[Measurement], tool: str) -> dict[str, float]:
+    mine = [r for r in results if r.tool == tool]
+    return {attr: common.median(float(getattr(r, attr)) for r in mine) for attr, *_ in METRICS}
+
+
+def ratio(ours: float, peer: float, higher_is_better: bool) -> str:
+    if math.isnan(ours) or math.isnan(peer) or ours == 0 or peer == 0:
+        return "–"
+    value = ours / peer if higher_is_better else peer / ours
+    return f"{value:.2f}×"
+
+
+def table(results: list[Measurement], tools: list[Tool], targets: bool) -> list[str]:
+    keys = [t.key for t in tools]
+    meds = {k: medians(results, k) for k in keys}
+    peers = [t for t in tools if t.key != "ours"]
+    head = ["metric", *[t.label for t in tools], *[f"vs {t.label.split()[0]}" for t in peers]]
+    if targets:
+        head += ["issue: MI / TB", "target", "met"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for attr, label, digits, hib in METRICS:
+        if attr == "errors":
+            row = [label, *[str(int(sum(r.errors for r in results if r.tool == k))) for k in keys]]
+            row += ["" for _ in peers]
+        else:
+            row = [label, *[common.fmt(meds[k][attr], digits) for k in keys]]
+            row += [ratio(meds["ours"][attr], meds[p.key][attr], hib) if "ours" in meds else "–" for p in peers]
+        if targets:
+            mi, tb, target = TARGETS_S.get(attr, ("", "", ""))
+            row += [f"{mi} / {tb}" if mi or tb else "", target,
+                    target_met(attr, meds.get("ours", {}).get(attr, math.nan)) if target else ""]
+        lines.append("| " + " | ".join(row) + " |")
+    return lines
+
+
+def raw_lines(results: list[Measurement]) -> list[str]:
+    lines = ["| tool | rep | up (s) | served (s) | PSS peak / until loaded / loaded (MB) | RSS peak / loaded (MB) "
+             "| procs | req/s | p95 (ms) | visible (s, each append) | load avg | note |", "|" + "---|" * 12]
+    for r in results:
+        vis = ", ".join(common.fmt(v, 2) for v in r.visible_all)
+        lines.append(f"| {r.tool} | {r.rep} | {common.fmt(r.up_s, 2)} | {common.fmt(r.start_to_served_s, 2)} | "
+                     f"{common.fmt(r.peak_pss_mb, 0)} / {common.fmt(r.peak_pss_ingest_mb, 0)} / "
+                     f"{common.fmt(r.pss_loaded_mb, 0)} | "
+                     f"{common.fmt(r.peak_rss_mb, 0)} / {common.fmt(r.rss_loaded_mb, 0)} | {r.procs} | "
+                     f"{common.fmt(r.req_s, 0)} | {common.fmt(r.p95_ms, 1)} | {vis} | {common.fmt(r.load1, 1)} | "
+                     f"{r.note} |")
+    return lines
+
+
+def describe(manifest: dict[str, Any]) -> str:
+    spec = manifest["spec"]
+    text = f"{spec['runs']} runs × {spec['steps']:,} steps × {spec['scalars']} scalar tags"
+    if spec["histograms"]:
+        text += (f", every {spec['every']} steps {spec['histograms']} histograms of {spec['hist_values']:,} values"
+                 f" and {spec['images']} {spec['image_size']}×{spec['image_size']} RGB image")
+    return text
+
+
+# --- main -----------------------------------------------------------------------------------------------
+
+
+def select_tools(arg: str, cache: Path, log_dir: Path, ours_args: list[str], skip_ours: bool = False) -> list[Tool]:
+    tools: list[Tool] = [] if skip_ours else [Ours(cache, log_dir, ours_args)]
+    wanted = {"auto": list(PEER_ENVS), "all": list(PEER_ENVS), "none": []}.get(arg, arg.split(","))
+    for key in wanted:
+        key = key.strip()
+        if key not in PEER_ENVS:
+            raise SystemExit(f"unknown peer {key!r}; choose from {', '.join(PEER_ENVS)}")
+        if not PEER_ENVS[key].installed(cache):
+            msg = f"{PEER_ENVS[key].name}: no venv in {PEER_ENVS[key].path(cache)} (run with --setup); skipped"
+            if arg == "auto":
+                print(msg)
+                continue
+            raise SystemExit(msg)
+        tools.append(MindInsight(cache, log_dir) if key == "mindinsight" else TensorBoard(cache, log_dir))
+    return tools
+
+
+def ceiling_figure(corpus_dir: Path) -> dict[str, float] | None:
+    try:
+        import ceiling
+    except ImportError:
+        return None
+    with contextlib.suppress(Exception):
+        return ceiling.measure(corpus_dir, repeats=1)
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE,
+                        help="peer venvs and corpora (default %(default)s)")
+    parser.add_argument("--corpus-dir", type=Path, help="where generated corpora live (default: CACHE/corpora)")
+    parser.add_argument("--setup", action="store_true", help="create the peers' venvs that are missing, then go on")
+    parser.add_argument("--setup-only", action="store_true", help="create the peers' venvs and exit")
+    parser.add_argument("--peers", default="auto",
+                        help="auto (installed ones), all, none, or a list: mindinsight,tensorboard")
+    parser.add_argument("--corpus", default="S,M", help="corpora to run (default S,M)")
+    parser.add_argument("--scale", default="1", help="comma-separated step multipliers, e.g. 1,2,4")
+    parser.add_argument("-n", "--reps", type=int, default=3, help="repetitions; medians are reported (default 3)")
+    parser.add_argument("--timeout", type=float, default=900, help="most seconds to wait for a load (default 900)")
+    parser.add_argument("--load-seconds", type=float, default=10, help="seconds of the 8-thread scalar load")
+    parser.add_argument("--appends", type=int, default=5, help="live appends per session for the visibility latency")
+    parser.add_argument("--ours-arg", action="append", default=[], help="extra flag for `mindinsight-clone start`")
+    parser.add_argument("--skip-ours", action="store_true", help="measure the peers only (to check the harness)")
+    parser.add_argument("--smoke", action="store_true", help="tiny corpora, one repetition, short phases (CI)")
+    parser.add_argument("--write-results", action="store_true", help=f"rewrite {RESULTS.name}")
+    parser.add_argument("--json", type=Path, help="also write the raw measurements to this JSON file")
+    args = parser.parse_args(argv)
+
+    cache: Path = args.cache.expanduser()
+    if args.setup or args.setup_only:
+        wanted = list(PEER_ENVS) if args.peers in ("auto", "all") else [p for p in args.peers.split(",") if p]
+        for key in wanted:
+            setup_peer(PEER_ENVS[key], cache)
+        if args.setup_only:
+            return 0
+    opts = Options(reps=args.reps, timeout=args.timeout, load_seconds=args.load_seconds, appends=args.appends)
+    if args.smoke:
+        opts = Options(reps=1, timeout=min(args.timeout, 120), load_seconds=1.5, load_max_requests=5000, appends=1,
+                       append_timeout=15)
+    work = Path(tempfile.mkdtemp(prefix="mic-peers-"))
+    tools = select_tools(args.peers, cache, work, args.ours_arg, args.skip_ours)
+    if not tools:
+        raise SystemExit("nothing to measure")
+    kinds = [k.strip() for k in args.corpus.split(",") if k.strip()]
+    scales = [int(s) for s in args.scale.split(",") if s.strip()]
+    corpus_root = args.corpus_dir or cache / "corpora"
+    load_before = common.load_average()
+    started = dt.datetime.now().astimezone()
+    print(f"machine: {common.machine_info()}")
+    print(f"tools: {', '.join(t.label for t in tools)}; {opts.reps} repetition(s)")
+    sections: list[str] = []
+    all_raw: dict[str, Any] = {}
+    try:
+        for kind in kinds:
+            for scale in scales:
+                spec = corpus_mod.spec_for(kind, scale, args.smoke)
+                manifests = {"ms": ensure_corpus(kind, scale, args.smoke, "ms", corpus_root, sys.executable)}
+                if any(t.fmt == "tb" for t in tools):
+                    manifests["tb"] = ensure_corpus(kind, scale, args.smoke, "tb", corpus_root,
+                                                    PEER_ENVS["tensorboard"].python(cache))
+                results: list[Measurement] = []
+                for rep in range(opts.reps):
+                    order = tools[rep % len(tools):] + tools[: rep % len(tools)]
+                    for tool in order:
+                        manifest = manifests[tool.fmt]
+                        corpus_dir = corpus_root / f"{spec.name}-{tool.fmt}"
+                        print(f"[{spec.name} rep {rep + 1}/{opts.reps}] {tool.label} ... "
+                              f"(load {common.load_average()})", flush=True)
+                        m = measure(tool, corpus_dir, manifest, opts, rep + 1, work)
+                        results.append(m)
+                        print(f"    served {common.fmt(m.start_to_served_s, 2)} s, peak PSS "
+                              f"{common.fmt(m.peak_pss_mb, 0)} MB, {common.fmt(m.req_s, 0)} req/s "
+                              f"(p95 {common.fmt(m.p95_ms, 1)} ms, {m.errors} errors), visible "
+                              f"{common.fmt(m.visible_s, 2)} s {m.note}", flush=True)
+                ms = manifests["ms"]
+                title = (f"### Corpus {spec.name}: {describe(ms)}\n\n"
+                         f"MindSpore format {ms['bytes'] / 1e6:.2f} MB"
+                         + (f", TensorBoard format {manifests['tb']['bytes'] / 1e6:.2f} MB" if "tb" in manifests
+                            else "") + f"; medians of {opts.reps}.")
+                lines = table(results, tools, targets=(kind == "S" and scale == 1 and not args.smoke))
+                ceil = ceiling_figure(corpus_root / f"{spec.name}-ms")
+                extra = ""
+                if ceil:
+                    extra = (f"\nCeiling on this machine (`benchmarks/ceiling.py`, same files, one process, no store"
+                             f" or server): read + CRC + protobuf decode {ceil['decode_mb_s']:.1f} MB/s "
+                             f"({ceil['decode_s']:.2f} s); + our event parser {ceil['values_mb_s']:.1f} MB/s "
+                             f"({ceil['values_s']:.2f} s).\n")
+                section = "\n".join([title, "", *lines, extra, "<details><summary>each repetition</summary>\n",
+                                     *raw_lines(results), "\n</details>\n"])
+                print("\n" + section)
+                sections.append(section)
+                all_raw[spec.name] = [m.__dict__ for m in results]
+    finally:
+        for tool in tools:
+            with contextlib.suppress(Exception):
+                tool.stop()
+        shutil.rmtree(work, ignore_errors=True)
+    load_after = common.load_average()
+    print(f"load average before: {load_before}; after: {load_after}")
+    if args.json:
+        args.json.write_text(json.dumps(all_raw, indent=1, default=str), encoding="utf-8")
+    if args.write_results:
+        write_results(sections, tools, started, load_before, load_after, opts, argv)
+        print(f"wrote {RESULTS}")
+    return 0
+
+
+def versions(tools: list[Tool]) -> str:
+    from mindinsight_clone import __version__
+
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False,
+                            cwd=common.REPO, timeout=10).stdout.strip()
+    out = [f"ours {__version__} (git {commit or '?'}, plus the working tree)"]
+    for tool in tools:
+        if tool.key in PEER_ENVS:
+            env = PEER_ENVS[tool.key]
+            pkgs = "mindinsight numpy pandas marshmallow protobuf" if tool.key == "mindinsight" else \
+                "tensorboard tensorboard-data-server tensorboardX"
+            code = ("import importlib.metadata as m, sys; print(', '.join(f'{p} {m.version(p)}' "
+                    "for p in sys.argv[1:]))")
+            res = subprocess.run([str(env.python(tool.cache)), "-c", code, *pkgs.split()], capture_output=True,
+                                 text=True, check=False, timeout=60)
+            out.append(res.stdout.strip() or env.name)
+    return "; ".join(out)
+
+
+def write_results(sections: list[str], tools: list[Tool], started: dt.datetime, load_before: str,
+                  load_after: str, opts: Options, argv: list[str] | None) -> None:
+    info = common.machine_info()
+    info["load average (1, 5, 15 min)"] = f"before {load_before}; after {load_after} (per session: last column below)"
+    info["versions"] = versions(tools)
+    cmd = "python benchmarks/peers.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    body = [
+        "# Benchmark results: ours vs MindInsight 2.3.1 vs TensorBoard 2.21",
+        "",
+        f"Regenerate with `python benchmarks/peers.py --write-results` (this file: `{cmd.strip()}`).",
+        f"Date: {started:%Y-%m-%d %H:%M %Z}. Tools: {', '.join(t.label for t in tools)}, each with its default",
+        "settings, on the same corpus (the TensorBoard copy written by tensorboardX with the same values), "
+        "interleaved, order rotating each repetition.",
+        "",
+        "| machine | |",
+        "|---|---|",
+        *[f"| {k} | {v} |" for k, v in info.items()],
+        "",
+        "The machine is shared: a load average near or above the core count means the figures are "
+        "pessimistic for every tool alike.",
+        "",
+        "How each figure is taken (see `benchmarks/README.md`): *start → last step served* runs from launching the "
+        "server to the moment the scalar API of every run answers its last step; *PSS/RSS* are summed over the "
+        "server's whole process tree, sampled every 0.2 s; *req/s* is 8 keep-alive client threads for "
+        f"{opts.load_seconds:.0f} s over every (run, scalar tag), 1,000 points per answer; *visible* is the time from "
+        f"appending (and flushing) one step to a live file until the API serves it, median of {opts.appends}. "
+        "Ratios are peer ÷ ours for times and memory and ours ÷ peer for throughput: above 1 means ours is better.",
+        "",
+        *sections,
+    ]
+    RESULTS.write_text("\n".join(body) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,111 @@
+"""Each benchmark script runs with --smoke and prints its figures (no timing assertions).
+
+Peers (MindInsight, TensorBoard) are measured only when their venvs already exist in the benchmark
+cache (`python benchmarks/peers.py --setup` makes them); their setup never happens here unless
+MIC_BENCH_PEERS=setup asks for it. MIC_BENCH_PEERS=none measures ours only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+
+BENCH = REPO / "benchmarks"
+PEER_CACHE = Path.home() / ".cache" / "mindinsight-clone-bench"
+
+
+def run(script: str, *args: str, timeout: float = 300) -> str:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MINDINSIGHT_")}
+    env["PYTHONPATH"] = str(REPO)
+    res = subprocess.run([sys.executable, str(BENCH / script), *args], capture_output=True, text=True,
+                         timeout=timeout, cwd=REPO, env=env)
+    assert res.returncode == 0, f"{script} failed:\n{res.stdout[-3000:]}\n{res.stderr[-3000:]}"
+    return res.stdout
+
+
+def table_row(out: str, label: str) -> list[str]:
+    for line in out.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if cells and cells[0] == label:
+            return cells[1:]
+    raise AssertionError(f"no row {label!r} in:\n{out}")
+
+
+def number(cell: str) -> float:
+    assert re.fullmatch(r"[\d,]+(\.\d+)?", cell), f"not a figure: {cell!r}"
+    return float(cell.replace(",", ""))
+
+
+def test_corpus_smoke(tmp_path: Path) -> None:
+    out = run("corpus.py", "--kind", "M", "--smoke", "--out", str(tmp_path / "m"), "--quiet")
+    manifest = json.loads(out.strip().splitlines()[-1])
+    assert manifest["runs"] == ["run_00", "run_01"]
+    assert manifest["bytes"] > 0
+    assert all(any(p.iterdir()) for p in (tmp_path / "m").iterdir() if p.is_dir())
+
+
+def test_ceiling_smoke(tmp_path: Path) -> None:
+    out = run("ceiling.py", "--smoke", "--cache", str(tmp_path))
+    for label in ("read + frame + CRC", "+ protobuf Event decode", "+ our event parser (typed values)"):
+        _seconds, mb_s, records_s = table_row(out, label)
+        assert number(mb_s) > 0 and number(records_s) > 0
+
+
+@pytest.mark.slow
+def test_load_smoke(tmp_path: Path) -> None:
+    out = run("load.py", "--smoke", "--cache", str(tmp_path))
+    lines = out.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("| clients |"))
+    cells = [c.strip() for c in lines[header + 2].strip("|").split("|")]
+    clients, _, requests, errors, req_s = cells[:5]
+    assert number(clients) == 20
+    assert number(requests) > 0 and number(req_s) > 0
+    assert number(errors) == 0
+    assert "health after the load: 200" in out
+    assert re.search(r"RSS of the server tree .* before \d+ MB, after \d+ MB", out)
+
+
+@pytest.mark.slow
+def test_peers_smoke(tmp_path: Path) -> None:
+    mode = os.environ.get("MIC_BENCH_PEERS", "auto")
+    args = ["--smoke", "--cache", str(PEER_CACHE), "--corpus-dir", str(tmp_path / "corpora")]
+    if mode == "setup":
+        args += ["--setup"]
+    elif mode == "none":
+        args += ["--peers", "none"]
+    else:
+        args += ["--peers", "auto"]  # only peers whose venvs exist; never installs
+    out = run("peers.py", *args, timeout=600)
+    for corpus in ("smoke-S", "smoke-M"):
+        assert f"### Corpus {corpus}" in out
+    served = table_row(out, "start → last step served (s)")
+    assert number(served[0]) > 0  # ours is the first column
+    assert number(table_row(out, "scalars req/s, 8 threads")[0]) > 0
+    assert number(table_row(out, "peak PSS, process tree (MB)")[0]) > 0
+    assert number(table_row(out, "flushed step visible (s)")[0]) >= 0
+
+
+def test_ingest_smoke(tmp_path: Path) -> None:
+    out = run("ingest.py", "--smoke", "--cache", str(tmp_path))
+    rows = [line.split() for line in out.splitlines() if line.strip().startswith("smoke-S")]
+    assert [r[0] for r in rows] == ["smoke-S", "smoke-Sx2", "smoke-Sx4"]
+    for row in rows:
+        assert number(row[5]) > 0 and number(row[6]) > 0  # MB/s and peak RSS MB
+
+
+def test_graph_benchmark_smoke() -> None:
+    out = run("graph.py", "--smoke")
+    assert "== 1,000 operator nodes" in out and "build normal" in out and "p95" in out, out
+
+
+def test_profiler_benchmark_smoke() -> None:
+    out = run("profiler.py", "--smoke")
+    assert "events=20003" in out and "load_s=" in out and "peak_rss_mb=" in out, out
