@@ -12,6 +12,8 @@ import io
 from collections.abc import Iterable
 from typing import Any
 
+import orjson
+
 from mindinsight_clone.errors import ScalarNotExistError
 from mindinsight_clone.plugins.common import tag_samples
 from mindinsight_clone.store.reservoir import Sample
@@ -22,13 +24,23 @@ SAMPLE_SETTING = "scalar_samples"
 
 
 def _points(samples: list[Sample]) -> list[dict[str, Any]]:
-    # NaN/Inf are sent as null by the JSON provider
     return [{"step": s.step, "value": float(s.value), "wall_time": s.wall_time} for s in samples]
+
+
+def _points_json(samples: list[Sample]) -> orjson.Fragment:
+    # Kept per tag as compact JSON (NaN/Inf -> null), not as dicts: a third of the memory, and a
+    # response embeds it without encoding the points again.
+    return orjson.Fragment(orjson.dumps(_points(samples)))
+
+
+def points(cache: RunCache, tag: str) -> list[dict[str, Any]]:
+    """The kept points of `tag` as dicts (for CSV)."""
+    return _points(tag_samples(cache, NAME, tag, ScalarNotExistError))
 
 
 def scalar_metadata(cache: RunCache, tag: str) -> dict[str, Any]:
     tag_samples(cache, NAME, tag, ScalarNotExistError)
-    return {"metadatas": cache.memo(NAME, tag, "points", _points)}
+    return {"metadatas": cache.memo(NAME, tag, "points_json", _points_json)}
 
 
 def merge_envelope(buckets: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
@@ -66,7 +78,7 @@ def scalars_multi(caches: Iterable[tuple[str, RunCache]], tags: list[str]) -> di
         for tag in tags:
             if not cache.has_tag(NAME, tag):
                 continue
-            out.append({"train_id": train_id, "tag": tag, "values": cache.memo(NAME, tag, "points", _points)})
+            out.append({"train_id": train_id, "tag": tag, "values": cache.memo(NAME, tag, "points_json", _points_json)})
     return {"scalars": out}
 
 

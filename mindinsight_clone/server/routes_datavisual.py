@@ -133,9 +133,9 @@ def scalar_metadata() -> Any:
     raw_id = params.required("train_id")
     tag = params.required("tag")
     _, cache = _cached(raw_id)
-    body = scalars.scalar_metadata(cache, tag)
     if params.arg("format") == "csv":
-        return _csv(scalars.to_csv((raw_id, tag, p) for p in body["metadatas"]))
+        return _csv(scalars.to_csv((raw_id, tag, p) for p in scalars.points(cache, tag)))
+    body = scalars.scalar_metadata(cache, tag)
     downsample = params.int_arg("downsample", default=None, minimum=1)
     if downsample is not None:
         body = {**body, "summary": scalars.scalar_summary(cache, tag, downsample)}
@@ -150,10 +150,12 @@ def scalars_route() -> Any:
             caches.append(_cached(raw))
         except MindInsightError:  # unknown or uncached runs are skipped silently (as MindInsight)
             continue
-    body = scalars.scalars_multi(caches, params.arg_list("tag"))
+    tags = params.arg_list("tag")
     if params.arg("format") == "csv":
-        return _csv(scalars.to_csv((s["train_id"], s["tag"], p) for s in body["scalars"] for p in s["values"]))
-    return body
+        rows = ((tid, tag, p) for tid, cache in caches for tag in tags if cache.has_tag(scalars.NAME, tag)
+                for p in scalars.points(cache, tag))
+        return _csv(scalars.to_csv(rows))
+    return scalars.scalars_multi(caches, tags)
 
 
 def _csv(text: str) -> Response:

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import orjson
 import pytest
 
 from mindinsight_clone.config import settings_for_tests
@@ -36,7 +37,8 @@ def test_histogram_rebinning_matches_golden_190(corpus: DataManager) -> None:
 
 
 def test_scalar_points_match_golden_185(corpus: DataManager) -> None:
-    assert scalars.scalar_metadata(corpus.run_cache("./run_basic"), "loss/scalar") == golden("185")
+    body = scalars.scalar_metadata(corpus.run_cache("./run_basic"), "loss/scalar")
+    assert orjson.loads(orjson.dumps(body)) == golden("185")
 
 
 def test_image_metadata_matches_golden_187(corpus: DataManager) -> None:
