@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -109,3 +110,20 @@ def test_graph_benchmark_smoke() -> None:
 def test_profiler_benchmark_smoke() -> None:
     out = run("profiler.py", "--smoke")
     assert "events=20003" in out and "load_s=" in out and "peak_rss_mb=" in out, out
+
+
+def _require_chromium() -> None:
+    if shutil.which("chromium") is None:
+        pytest.skip("Debian's chromium is not installed (scripts/run_tests installs it as root)")
+
+
+def test_ui_load_smoke() -> None:
+    _require_chromium()
+    out = run("ui_load.py", "--smoke")
+    assert "300 tags, page of 12" in out and "compare 5 x" in out and "first chart" in out, out
+
+
+def test_ui_graph_smoke() -> None:
+    _require_chromium()
+    out = run("ui_graph.py", "--smoke")
+    assert "first render:" in out and "expand biggest scope:" in out, out

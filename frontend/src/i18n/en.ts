@@ -1,6 +1,6 @@
 // English strings. Keys are grouped by page; `{name}` placeholders are filled by t().
 export const en = {
-  'app.title': 'MindInsight',
+  'app.title': 'mindinsight-clone',
   'nav.summary': 'Summary List',
   'nav.compare': 'Comparison',
   'nav.modelLineage': 'Model Lineage',

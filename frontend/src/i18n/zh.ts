@@ -2,7 +2,7 @@ import type { MessageKey } from './en'
 
 // 简体中文. A missing key falls back to English.
 export const zh: Partial<Record<MessageKey, string>> = {
-  'app.title': 'MindInsight',
+  'app.title': 'mindinsight-clone',
   'nav.summary': '训练列表',
   'nav.compare': '对比看板',
   'nav.modelLineage': '模型溯源',
