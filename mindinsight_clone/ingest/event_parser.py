@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import math
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -89,6 +90,8 @@ def tensor_to_numpy(proto: anf_ir_pb2.TensorProto) -> Tensor:
     declared dtype when that loses nothing. NaN and Inf are kept.
     """
     dims = tuple(int(d) for d in proto.dims)
+    if any(d < 0 for d in dims):
+        raise ValueError(f"tensor has a negative dimension: {list(dims)}")
     target = NUMPY_DTYPES.get(proto.data_type)
     array: np.ndarray | None = None
     for name, storage in _STORAGE:
@@ -98,15 +101,17 @@ def tensor_to_numpy(proto: anf_ir_pb2.TensorProto) -> Tensor:
             break
     if array is None:
         raw = proto.raw_data
-        itemsize = target.itemsize if target is not None else 1
-        if raw and target is not None and len(raw) % itemsize == 0:
+        if raw and (target is None or len(raw) % target.itemsize):
+            raise ValueError("tensor raw_data is not a whole number of elements of its data type")
+        if raw and target is not None:
             array = np.frombuffer(raw, dtype=target.newbyteorder("<")).astype(target)
         else:
             array = np.zeros(0, dtype=target or np.float32)
     if target is not None and array.dtype != target:
         array = _cast_if_lossless(array, target)
-    expected = int(np.prod(dims)) if dims else 1
-    if array.size == expected:
+    if array.size or dims:  # an absent tensor (no dims, no data) stays empty
+        if array.size != math.prod(dims):
+            raise ValueError(f"tensor data ({array.size} values) does not fill its dims {list(dims)}")
         array = array.reshape(dims)
     return Tensor(dims=dims, data_type=DATA_TYPE_NAMES.get(proto.data_type, "DT_UNDEFINED"), array=array)
 
@@ -125,6 +130,8 @@ def histogram_value(proto: summary_pb2.Summary.Histogram) -> Histogram:
     left = np.fromiter((b.left for b in buckets), dtype=np.float64, count=n)
     width = np.fromiter((b.width for b in buckets), dtype=np.float64, count=n)
     count = np.fromiter((b.count for b in buckets), dtype=np.float64, count=n)
+    if not (np.isfinite(left).all() and np.isfinite(width).all()) or (count < 0).any() or (width < 0).any():
+        raise ValueError("histogram buckets must have finite edges and non-negative widths and counts")
     return Histogram(left=left, width=width, count=count, min=proto.min, max=proto.max, sum=proto.sum,
                      nan_count=proto.nan_count, pos_inf_count=proto.pos_inf_count,
                      neg_inf_count=proto.neg_inf_count)
@@ -280,9 +287,21 @@ _PLUGIN_OF = {
     "loss_landscape": "loss_landscape",
 }
 
+def _tensor(value: summary_pb2.Summary.Value) -> Tensor:
+    tensor = tensor_to_numpy(value.tensor)
+    if not tensor.dims and not tensor.array.size:
+        raise ValueError("tensor value has neither dims nor data")
+    return tensor
+
+
+def _landscape(value: summary_pb2.Summary.Value) -> summary_pb2.LossLandscape:
+    landscape_arrays(value.loss_landscape)  # refuse inconsistent grids here, not when they are served
+    return value.loss_landscape
+
+
 _CONVERT = {
     "image": _image,
     "histogram": lambda v: histogram_value(v.histogram),
-    "tensor": lambda v: tensor_to_numpy(v.tensor),
-    "loss_landscape": lambda v: v.loss_landscape,
+    "tensor": _tensor,
+    "loss_landscape": _landscape,
 }

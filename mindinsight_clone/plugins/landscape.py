@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from mindinsight_clone.errors import LandscapeNotExistError, ParamValueError, TrainJobNotExistError
+from mindinsight_clone.ingest.event_parser import tensor_to_numpy
 from mindinsight_clone.store.reservoir import Sample
 from mindinsight_clone.store.run_cache import RunCache
 
@@ -29,19 +30,8 @@ def interval_id(intervals: Iterable[int]) -> str:
 
 
 def tensor_list(proto: Any) -> Any:
-    """A TensorProto (dims + float/double/int data) as nested lists."""
-    dims = tuple(int(d) for d in proto.dims)
-    for name in ("float_data", "double_data", "int32_data", "int64_data", "uint64_data"):
-        data = getattr(proto, name, None)
-        if data is not None and len(data):
-            arr = np.asarray(data, dtype=np.float64)
-            break
-    else:
-        raw = getattr(proto, "raw_data", b"")
-        arr = np.frombuffer(raw, dtype=np.float32).astype(np.float64) if raw else np.array([])
-    if dims and int(np.prod(dims)) == arr.size:
-        arr = arr.reshape(dims)
-    return arr.tolist()
+    """A TensorProto as nested lists of floats (shaped by its dims)."""
+    return tensor_to_numpy(proto).array.astype(np.float64).tolist()
 
 
 def _is_final(ls: Any) -> bool:
