@@ -134,13 +134,10 @@ class Writer(Protocol):
     def close(self) -> None: ...
 
 
-class OursWriter:
-    """Our writer (`mindinsight_clone.summary.SummaryWriter`): MindSpore-format summary files."""
+class _SummaryWriterAdapter:
+    """Both formats' writers take add_scalar/add_histogram/add_image(tag, value, step); only the writer differs."""
 
-    def __init__(self, run_dir: Path) -> None:
-        from mindinsight_clone.summary import SummaryWriter
-
-        self._w: Any = SummaryWriter(run_dir)
+    _w: Any
 
     def write(self, data: StepData) -> None:
         w = self._w
@@ -155,25 +152,22 @@ class OursWriter:
         self._w.close()
 
 
-class TensorBoardWriter:
+class OursWriter(_SummaryWriterAdapter):
+    """Our SummaryWriter: MindSpore summary files."""
+
+    def __init__(self, run_dir: Path) -> None:
+        from mindinsight_clone.summary import SummaryWriter
+
+        self._w = SummaryWriter(run_dir)
+
+
+class TensorBoardWriter(_SummaryWriterAdapter):
     """tensorboardX's SummaryWriter: TensorFlow event files, one event per value."""
 
     def __init__(self, run_dir: Path) -> None:
         from tensorboardX import SummaryWriter
 
-        self._w: Any = SummaryWriter(logdir=str(run_dir), max_queue=1000, flush_secs=3600)
-
-    def write(self, data: StepData) -> None:
-        w = self._w
-        for tag, value in data.scalars:
-            w.add_scalar(tag, value, data.step)
-        for tag, vals in data.histograms:
-            w.add_histogram(tag, vals, data.step)
-        for tag, img in data.images:
-            w.add_image(tag, img, data.step, dataformats="HWC")
-
-    def close(self) -> None:
-        self._w.close()
+        self._w = SummaryWriter(logdir=str(run_dir), max_queue=1000, flush_secs=3600)
 
 
 def make_writer(fmt: str, run_dir: Path) -> Writer:
