@@ -9,6 +9,8 @@
 * A payload that does not decode is skipped and reported (`ReadProblem` kind "bad_payload").
 
 Decoding uses the protobuf upb C backend; per-value Python work is kept to attribute reads.
+The loader's fast path, `parse_summary_columns`, makes no object per scalar: it gathers each scalar tag's
+(step, wall_time, value) into one flat list (`ParsedColumns`), which `RunCache.add_parsed` takes at once.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import math
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from google.protobuf.message import DecodeError
@@ -73,6 +76,23 @@ class PayloadError(ValueError):
 @dataclass(slots=True)
 class ParsedRecords:
     values: list[SummaryValue] = field(default_factory=list)
+    problems: list[ReadProblem] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class ParsedColumns:
+    """Many summary payloads of one file, scalars as per-tag columns (the loader's fast path).
+
+    * `scalars[tag]` is a flat list `[step, wall_time, value, step, wall_time, value, ...]` in file order.
+    * `items` is the file-order sequence that matters for tag limits: every non-scalar SummaryValue, and a
+      `(tag, index)` marker where a scalar tag is first seen since the previous non-scalar value (`index` =
+      that sample's position in its column). Between two non-scalar values no scalar admission can change,
+      so a store that admits scalar tags at their markers matches adding the values one list at a time.
+    """
+
+    source_file: str
+    items: list[SummaryValue | tuple[str, int]] = field(default_factory=list)
+    scalars: dict[str, list] = field(default_factory=dict)
     problems: list[ReadProblem] = field(default_factory=list)
 
 
@@ -217,6 +237,99 @@ def parse_summary_records(records: Sequence[bytes], file_name: str,
                 del values[mark:]  # the whole record goes, not half of it
                 _bad_payload(result.problems, file_name, offsets[index] if offsets else -1, exc)
     return result
+
+
+def parse_summary_columns(records: Sequence[bytes], file_name: str,
+                          offsets: Sequence[int] | None = None) -> ParsedColumns:
+    """`parse_summary_records` with scalars gathered into per-tag columns (see `ParsedColumns`).
+
+    Same per-record atomicity: a record that does not decode or convert contributes nothing.
+    """
+    result = ParsedColumns(file_name)
+    items = result.items
+    cols = result.scalars
+    seen: dict[str, list] = {}  # scalar tag -> its column, since the last non-scalar item
+    with _gc_paused():
+        for index, payload in enumerate(records):
+            event = Event()
+            try:
+                event.ParseFromString(payload)
+                if event.HasField("summary"):
+                    step = event.step
+                    wall_time = event.wall_time
+                    mark = len(items)
+                    for value in event.summary.value:
+                        scalar = value.scalar_value
+                        # a non-zero scalar_value means the oneof holds a scalar: HasField only for 0.0
+                        if not scalar and not value.HasField("scalar_value"):
+                            break
+                        col = seen.get(value.tag)
+                        if col is None:
+                            col = _column(value.tag, cols, seen, items)
+                        col += (step, wall_time, scalar)
+                    else:
+                        continue
+                    # a non-scalar value: undo this record's scalars, then take it the careful way
+                    _undo(event, items, mark, cols, seen)
+                    seen = _careful_record(event, step, wall_time, file_name, items, cols, seen)
+                elif event.HasField("graph_def"):
+                    items.append(SummaryValue("graph", file_name, event.step, event.wall_time,
+                                              event.graph_def, file_name))
+                    seen = {}
+            except (DecodeError, ValueError, TypeError, KeyError) as exc:
+                _bad_payload(result.problems, file_name, offsets[index] if offsets else -1, exc)
+    return result
+
+
+_SCALAR_SUFFIX = "/scalar"
+
+
+def _undo(event: summary_pb2.Event, items: list, mark: int, cols: dict[str, list],
+          seen: dict[str, list]) -> None:
+    """Take back the leading scalar values of `event` and the markers added since `mark`."""
+    for value in event.summary.value:
+        if not value.HasField("scalar_value"):
+            break
+        del cols[value.tag + _SCALAR_SUFFIX][-3:]  # a tag's samples of this record are its last ones
+    for tag, _ in items[mark:]:
+        seen.pop(tag[: -len(_SCALAR_SUFFIX)], None)
+    del items[mark:]
+
+
+def _column(disk_tag: str, cols: dict[str, list], seen: dict[str, list], items: list) -> list:
+    """The column of scalar `disk_tag`, first seen since the last non-scalar item: mark it."""
+    tag = disk_tag + _SCALAR_SUFFIX
+    col = cols.get(tag)
+    if col is None:
+        col = cols[tag] = []
+    seen[disk_tag] = col
+    items.append((tag, len(col) // 3))
+    return col
+
+
+def _careful_record(event: summary_pb2.Event, step: int, wall_time: float, file_name: str, items: list,
+                    cols: dict[str, list], seen: dict[str, list]) -> dict[str, list]:
+    """A record with non-scalar values: convert them all first (may raise), then emit in order."""
+    converted: list[Any] = []
+    for value in event.summary.value:
+        which = value.WhichOneof("value")
+        if which is not None and which != "scalar_value":
+            plugin = _PLUGIN_OF[which]
+            converted.append(SummaryValue(plugin, f"{value.tag}/{plugin}", step, wall_time,
+                                          _CONVERT[which](value), file_name))
+    pos = 0
+    for value in event.summary.value:
+        which = value.WhichOneof("value")
+        if which == "scalar_value":
+            col = seen.get(value.tag)
+            if col is None:
+                col = _column(value.tag, cols, seen, items)
+            col += (step, wall_time, value.scalar_value)
+        elif which is not None:
+            items.append(converted[pos])
+            pos += 1
+            seen = {}
+    return seen
 
 
 def parse_pb_graph(data: bytes, file_name: str, wall_time: float = 0.0) -> SummaryValue:

@@ -42,7 +42,7 @@ def parse_event(payload: bytes, file_name: str) -> list[SummaryValue]:
 
 
 def parse_records(records: Sequence[bytes], file_name: str, offsets: Sequence[int]) -> Any:
-    return event_parser.parse_summary_records(records, file_name, offsets)
+    return event_parser.parse_summary_columns(records, file_name, offsets)
 
 
 def parse_pb(path: Path) -> list[SummaryValue]:

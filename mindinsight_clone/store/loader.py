@@ -30,7 +30,8 @@ _TS = re.compile(r"summary\.(\d+)")
 
 # payload bytes + summary file name -> values (ingest.event_parser)
 EventParser = Callable[[bytes, str], list[SummaryValue]]
-# payloads of one file + its name + their offsets -> object with .values and .problems
+# payloads of one file + its name + their offsets -> object with .problems and either .values
+# (event_parser.ParsedRecords) or scalar columns (event_parser.ParsedColumns, for RunCache.add_parsed)
 RecordsParser = Callable[[Sequence[bytes], str, Sequence[int]], Any]
 # .pb file path -> values (a graph file is one tag of its own)
 PbParser = Callable[[Path], list[SummaryValue]]
@@ -166,8 +167,13 @@ class RunLoader:
             values: list[SummaryValue] = []
             if self.parse_records is not None:
                 parsed = self.parse_records(result.records, name, result.offsets)
-                values = parsed.values
                 self._record(parsed.problems)
+                if hasattr(parsed, "scalars"):  # columnar scalars (event_parser.ParsedColumns)
+                    if parsed.items:
+                        self.cache.add_parsed(parsed)
+                        changed = True
+                else:
+                    values = parsed.values
             else:
                 for payload, offset in zip(result.records, result.offsets, strict=True):
                     try:

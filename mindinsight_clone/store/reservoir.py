@@ -142,23 +142,33 @@ class Reservoir:
             rng = self._rng
             saved = rng.getstate()
             words = _words(rng, 2 * todo + 16)
+            last = len(words) - 1  # words[used] exists while used <= last
             used = 0
+            m = counter + 1  # randint(0, counter) draws below m
+            shift = 32 - m.bit_length()
+            next_pow = 1 << m.bit_length()  # m reaching it needs one more bit
             for i in range(free, n):
-                m = counter + 1
-                shift = 32 - m.bit_length()
-                while True:
-                    if used == len(words):
+                if m == next_pow:
+                    shift -= 1
+                    next_pow <<= 1
+                if used > last:
+                    words.extend(_words(rng, todo + 16))
+                    last = len(words) - 1
+                r = words[used] >> shift
+                used += 1
+                while r >= m:
+                    if used > last:
                         words.extend(_words(rng, todo + 16))
+                        last = len(words) - 1
                     r = words[used] >> shift
                     used += 1
-                    if r < m:
-                        break
                 if r < cap:
                     del slots[r]
+                    slots.append(i)
                 else:
-                    slots.pop()
-                slots.append(i)
-                counter += 1
+                    slots[-1] = i
+                m += 1
+            counter = m - 1
             rng.setstate(saved)
             rng.getrandbits(32 * used)
         self.counter = counter

@@ -12,6 +12,7 @@ Writers: only the loader (one thread at a time per run). Readers: any request th
 
 from __future__ import annotations
 
+import gc
 import re
 import threading
 from collections.abc import Callable, Iterable
@@ -200,25 +201,66 @@ class RunCache:
             self._add_one(SummaryValue("optimized_graph", sv.tag + OPTIMIZED_SUFFIX, sv.step, sv.wall_time,
                                        sv.value, sv.source_file))
 
+    def add_parsed(self, batch: Any) -> None:
+        """Add an `event_parser.ParsedColumns` (one file's values, scalars as columns); same result as
+        `add_values` on the same values in file order."""
+        gc_was_enabled = gc.isenabled()
+        gc.disable()  # hundreds of thousands of cycle-free Samples: generational passes would dominate
+        try:
+            self._add_parsed(batch)
+        finally:
+            if gc_was_enabled:
+                gc.enable()
+
+    def _add_parsed(self, batch: Any) -> None:
+        with self._lock:
+            pending: dict[str, tuple[Reservoir, int]] = {}
+            for item in batch.items:
+                if type(item) is tuple:
+                    tag, start = item
+                    if tag in pending or not self._admit_tag("scalar", tag):
+                        continue
+                    pending[tag] = (self._reservoirs[("scalar", tag)], start)
+                else:
+                    self._add_one(item)
+            cols = batch.scalars
+            for tag, (res, start) in pending.items():
+                if self._reservoirs.get(("scalar", tag)) is res:  # still admitted
+                    col = cols[tag]
+                    i = 3 * start
+                    self._add_scalar_columns(tag, res, col[i::3], col[i + 1::3], col[i + 2::3],
+                                             batch.source_file)
+            self.version += 1
+
     def _add_scalar_batch(self, tag: str, res: Reservoir, svs: list[SummaryValue]) -> None:
-        n = len(svs)
+        if not svs:
+            return
+        sources = [sv.source_file for sv in svs]
+        self._add_scalar_columns(tag, res, [sv.step for sv in svs], [sv.wall_time for sv in svs],
+                                 [sv.value for sv in svs], sources[0],
+                                 None if sources.count(sources[0]) == len(sources) else sources)
+
+    def _add_scalar_columns(self, tag: str, res: Reservoir, step_list: list[int], walls: list[float],
+                            vals: list[float], source: str, sources: list[str] | None = None) -> None:
+        n = len(step_list)
         if not n:
             return
-        step_list = [sv.step for sv in svs]
         steps = np.array(step_list, dtype=np.int64)
-        values = np.array([sv.value for sv in svs], dtype=np.float64)
+        values = np.array(vals, dtype=np.float64)
         last = res.last_step
         if (last is None or step_list[0] > last) and (n == 1 or bool(np.all(steps[1:] > steps[:-1]))):
             new = tuple.__new__
-
-            def make(i: int) -> Sample:
-                sv = svs[i]
-                return new(Sample, (sv.step, sv.wall_time, sv.value, sv.source_file))
+            if sources is None:
+                def make(i: int) -> Sample:
+                    return new(Sample, (step_list[i], walls[i], vals[i], source))
+            else:
+                def make(i: int) -> Sample:
+                    return new(Sample, (step_list[i], walls[i], vals[i], sources[i]))
 
             res.extend_increasing_lazy(n, make)
         else:
-            for sv in svs:
-                res.add(Sample(sv.step, sv.wall_time, sv.value, sv.source_file))
+            for i in range(n):
+                res.add(Sample(step_list[i], walls[i], vals[i], sources[i] if sources is not None else source))
         stats = self._scalar_stats.get(tag)
         if stats is None:
             stats = self._scalar_stats[tag] = ScalarStats()
