@@ -27,7 +27,6 @@ from tests.unit.ingest.tfevents_files import (
     tf2_histogram,
     tf2_run,
     tf2_scalar,
-    write_payloads,
 )
 
 
