@@ -211,3 +211,49 @@ def test_discovery_and_file_order(tmp_path: Path) -> None:
     assert ordered[0].startswith("events.out.tfevents.1700000100") and "summary.1700000200" in ordered[1]
     assert ordered[2].startswith("events.out.tfevents.1700000300")
     assert info.create_time == 1_700_000_300  # the newest file's timestamp, as for summary files
+
+
+def test_tensorboard_wire_numbers() -> None:
+    """Field numbers TensorBoard's published event/summary/tensor protos use (what writers put on the wire)."""
+    def numbers(message: type, *names: str) -> dict[str, int]:
+        fields = message.DESCRIPTOR.fields_by_name  # type: ignore[attr-defined]
+        return {n: fields[n].number for n in names}
+
+    assert numbers(tb_event_pb2.Event, "wall_time", "step", "file_version", "graph_def", "summary",
+                   "session_log", "tagged_run_metadata", "meta_graph_def", "source_metadata") == {
+        "wall_time": 1, "step": 2, "file_version": 3, "graph_def": 4, "summary": 5, "session_log": 7,
+        "tagged_run_metadata": 8, "meta_graph_def": 9, "source_metadata": 10}
+    assert numbers(tb_summary_pb2.Summary.Value, "tag", "simple_value", "image", "histo", "audio", "tensor",
+                   "metadata", "node_name") == {
+        "tag": 1, "simple_value": 2, "image": 4, "histo": 5, "audio": 6, "tensor": 8, "metadata": 9, "node_name": 7}
+    assert numbers(tb_summary_pb2.HistogramProto, "min", "max", "num", "sum", "sum_squares", "bucket_limit",
+                   "bucket") == {"min": 1, "max": 2, "num": 3, "sum": 4, "sum_squares": 5, "bucket_limit": 6,
+                                 "bucket": 7}
+    assert numbers(tb_tensor_pb2.TensorProto, "dtype", "tensor_shape", "tensor_content", "float_val",
+                   "double_val", "string_val", "half_val", "int64_val") == {
+        "dtype": 1, "tensor_shape": 2, "tensor_content": 4, "float_val": 5, "double_val": 6, "string_val": 8,
+        "half_val": 13, "int64_val": 10}
+    assert (tb_types_pb2.DT_FLOAT, tb_types_pb2.DT_DOUBLE, tb_types_pb2.DT_STRING, tb_types_pb2.DT_HALF) == (1, 2, 7, 19)
+    assert tb_event_pb2.Event.DESCRIPTOR.full_name == "mindinsight_clone.tensorboard.Event"  # no clash
+
+
+def test_tensorboardx_bytes_decode_with_our_protos() -> None:
+    """A message serialized by tensorboardX's own generated code reads back field for field."""
+    tbx_summary = pytest.importorskip("tensorboardX.proto.summary_pb2")
+    theirs = tbx_summary.Summary()
+    value = theirs.value.add(tag="t")
+    value.histo.min, value.histo.max = -1.0, 2.0
+    value.histo.bucket_limit.extend([0.0, 2.0])
+    value.histo.bucket.extend([3.0, 4.0])
+    ours = tb_summary_pb2.Summary.FromString(theirs.SerializeToString())
+    assert ours.value[0].tag == "t" and list(ours.value[0].histo.bucket) == [3.0, 4.0]
+
+
+def test_no_tensorflow_or_tensorboard_at_run_time() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, mindinsight_clone.ingest.formats, mindinsight_clone.server.app; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('tensorflow', 'tensorboard', 'tensorboardX')))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert proc.stdout.strip() == "[]"
