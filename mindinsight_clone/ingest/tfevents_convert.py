@@ -128,15 +128,17 @@ def histogram_from_tensor(proto: tb_tensor_pb2.TensorProto) -> Histogram:
     lefts, rights, counts = data[:, 0], data[:, 1], data[:, 2]
     if not counts.size:
         return _histogram(lefts, rights, counts, 0.0, 0.0, 0.0)
-    centres = (lefts + rights) / 2  # the tensor has no exact sum: estimate it from bucket centres
-    return _histogram(lefts, rights, counts, float(lefts.min()), float(rights.max()), float(centres @ counts))
+    with np.errstate(all="ignore"):  # the tensor has no exact sum: estimate it from bucket centres
+        total = float(((lefts + rights) / 2) @ counts)
+    return _histogram(lefts, rights, counts, float(lefts.min()), float(rights.max()), total)
 
 
 def _histogram(lefts: np.ndarray, rights: np.ndarray, counts: np.ndarray, lo: float, hi: float,
                total: float) -> Histogram:
     if counts.size > MAX_BUCKETS:
         lefts, rights, counts = merge_buckets(lefts, rights, counts, MAX_BUCKETS)
-    widths = rights - lefts
+    with np.errstate(all="ignore"):  # inf - inf is NaN: refused just below
+        widths = rights - lefts
     if not (np.isfinite(lefts).all() and np.isfinite(widths).all()) or (widths < 0).any():
         raise ValueError("histogram buckets must have finite edges in increasing order")
     if not np.isfinite(counts).all() or (counts < 0).any():

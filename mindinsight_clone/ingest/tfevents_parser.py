@@ -147,30 +147,26 @@ def parse_tfevents_columns(records: Sequence[bytes], file_name: str, offsets: Se
     items = result.items
     cols = result.scalars
     seen: dict[str, list] = {}  # disk tag -> its column, since the last non-scalar item
+    event = Event()  # reused: nothing kept refers into it (values are copied out)
+    parse = event.ParseFromString
     with _gc_paused():
         for index, payload in enumerate(records):
-            event = Event()
             try:
-                event.ParseFromString(payload)
-                if not event.HasField("summary"):
-                    _note_non_summary(event, state, file_name)
-                    continue
-                step = event.step
-                wall_time = event.wall_time
+                parse(payload)
                 values = event.summary.value
-                # fast path: a record of plain `simple_value`s (what tensorboardX's add_scalar writes)
-                for value in values:
+                if len(values) == 1:  # fast path: one `simple_value` per event (tensorboardX's add_scalar)
+                    value = values[0]
                     scalar = value.simple_value
-                    if (not scalar and not value.HasField("simple_value")) or value.HasField("metadata"):
-                        break
-                else:
-                    for value in values:
+                    if scalar or value.HasField("simple_value"):
                         col = seen.get(value.tag)
                         if col is None:
                             col = _column(value.tag, cols, seen, items)
-                        col += (step, wall_time, value.simple_value)
+                        col += (event.step, event.wall_time, scalar)
+                        continue
+                elif not values:
+                    _note_non_summary(event, state, file_name)
                     continue
-                seen = _careful_record(values, step, wall_time, file_name, state, items, cols, seen)
+                seen = _careful_record(values, event.step, event.wall_time, file_name, state, items, cols, seen)
             except _ERRORS as exc:
                 _bad_payload(result.problems, file_name, offsets[index] if offsets else -1, exc)
     return result
@@ -225,7 +221,7 @@ def _column(disk_tag: str, cols: dict[str, list], seen: dict[str, list], items: 
 
 
 def _note_non_summary(event: Any, state: TfeventsState, file_name: str) -> None:
-    which = event.WhichOneof("what")
+    which = event.WhichOneof("what")  # an empty summary, the file version, a graph, ...
     if which in ("graph_def", "meta_graph_def", "tagged_run_metadata"):
         _skip(state, file_name, which, "")
 
