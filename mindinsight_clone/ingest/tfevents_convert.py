@@ -141,8 +141,16 @@ def _histogram(lefts: np.ndarray, rights: np.ndarray, counts: np.ndarray, lo: fl
         widths = rights - lefts
     if not (np.isfinite(lefts).all() and np.isfinite(widths).all()) or (widths < 0).any():
         raise ValueError("histogram buckets must have finite edges in increasing order")
-    if not np.isfinite(counts).all() or (counts < 0).any():
-        raise ValueError("histogram counts must be finite and non-negative")
+    if not np.isfinite(counts).all() or (counts < 0).any() or counts.sum() >= 2.0**62:
+        raise ValueError("histogram counts must be finite, non-negative and fit in 62 bits")
+    if counts.size:
+        first, last = float(lefts.min()), float(rights.max())
+        with np.errstate(all="ignore"):  # the views re-bin over [min, max]: that span must be a number
+            if not math.isfinite(last - first):
+                raise ValueError(f"histogram range [{first}, {last}] is too wide to show")
+        # min/max as written when they lie within the buckets, else the buckets' outer edges
+        lo = min(max(lo, first), last) if math.isfinite(lo) else first
+        hi = min(max(hi, lo), last) if math.isfinite(hi) else last
     return Histogram(left=lefts, width=widths, count=counts, min=float(lo), max=float(hi), sum=float(total))
 
 
