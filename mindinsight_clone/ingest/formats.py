@@ -9,7 +9,7 @@ The store holds one `RecordsParser` per run and never looks at which format a va
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from mindinsight_clone.ingest import event_parser, tfevents_parser
@@ -40,11 +40,13 @@ class RecordsParser:
             return tfevents_parser.parse_tfevents_columns(records, file_name, offsets, state)
         return self._summary(records, file_name, offsets)
 
-    def text_tags(self) -> list[str]:
-        """Tags of TensorBoard text summaries seen so far (no view shows their values), sorted."""
+    def text_tags(self, files: Collection[str] | None = None) -> list[str]:
+        """Tags of TensorBoard text summaries read so far (no view shows their values), sorted; only from
+        `files` when given (the run's current files: a deleted file's tags go with it)."""
         tags: set[str] = set()
-        for state in self._tfevents.values():
-            tags.update(state.text_tags)
+        for name, state in list(self._tfevents.items()):
+            if files is None or name in files:
+                tags.update(state.text_tags)
         return sorted(tags)
 
 

@@ -198,7 +198,9 @@ class DataManager:
         if loader is None:
             return RunStatus(NOT_IN_CACHE, True, [], 0, 0, None)
         parser = loader.parse_records
-        text_tags = parser.text_tags() if isinstance(parser, formats.RecordsParser) else []
+        run = self.run(train_id)
+        files = {f.name for f in run.summary_files} if run is not None else set()
+        text_tags = parser.text_tags(files) if isinstance(parser, formats.RecordsParser) else []
         return RunStatus(loader.status, loader.is_integrity, loader.problems, loader.progress.bytes_read,
                          loader.progress.bytes_total, loader.cache.all_tags(), text_tags)
 

@@ -163,3 +163,22 @@ def test_growing_tfevents_file_is_read_incrementally(app: Flask, client: FlaskCl
     write_payloads(path, [ev.SerializeToString()], mode="ab")
     app.extensions["mindinsight_clone"].data_manager.reload()
     assert _steps_values(client, "./tf2", "epoch_loss/scalar") == [*before, (31, 0.75)]
+
+
+def test_text_tags_follow_the_files(app: Flask, client: FlaskClient, written: dict[str, Written]) -> None:
+    assert _job(client, "./tf2")["text_tags"] == ["config"]
+    (path,) = written["tf2"].files
+    other = path.with_name("events.out.tfevents.1700000200.testhost.123.0.v2")
+    path.rename(other)  # the old file is gone, a new one holds the same records
+    app.extensions["mindinsight_clone"].data_manager.reload()
+    job = _job(client, "./tf2")
+    assert job["text_tags"] == ["config"] and job["is_integrity"] is True
+    from mindinsight_clone.proto import tb_event_pb2
+
+    ev = tb_event_pb2.Event(wall_time=1.0, step=1)
+    ev.summary.value.add(tag="only", simple_value=1.0)
+    write_payloads(other.with_name("events.out.tfevents.1700000300.h"), [ev.SerializeToString()])
+    other.unlink()  # no file with text is left
+    app.extensions["mindinsight_clone"].data_manager.reload()
+    job = _job(client, "./tf2")
+    assert "text_tags" not in job and job["plugins"]["scalar"] == ["only/scalar"]
