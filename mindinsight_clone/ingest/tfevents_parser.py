@@ -26,6 +26,7 @@ from __future__ import annotations
 import gc
 import logging
 import re
+import struct
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -45,6 +46,8 @@ Event = tb_event_pb2.Event
 TFEVENTS_PATTERN = re.compile(r"^events\.out\.tfevents\.(\d+)")
 MAX_REMEMBERED_TAGS = 100_000  # tag -> plugin memory per file; beyond it tags are classified by shape
 _SCALAR = "/scalar"
+_DT_FLOAT = tb_types_pb2.DT_FLOAT
+_F32 = struct.Struct("<f")
 _ERRORS = (DecodeError, ValueError, TypeError, KeyError, OverflowError)
 
 
@@ -162,6 +165,16 @@ def parse_tfevents_columns(records: Sequence[bytes], file_name: str, offsets: Se
                         if col is None:
                             col = _column(value.tag, cols, seen, items)
                         col += (event.step, event.wall_time, scalar)
+                        continue
+                    # TF2 `tf.summary.scalar`: a rank-0 float32 tensor of a `scalars` tag
+                    tensor = value.tensor  # an empty default when the value is something else
+                    content = tensor.tensor_content
+                    if (len(content) == 4 and tensor.dtype == _DT_FLOAT and not tensor.tensor_shape.dim
+                            and state.remember(value) == "scalars"):
+                        col = seen.get(value.tag)
+                        if col is None:
+                            col = _column(value.tag, cols, seen, items)
+                        col += (event.step, event.wall_time, _F32.unpack(content)[0])
                         continue
                 elif not values:
                     _note_non_summary(event, state, file_name)

@@ -257,3 +257,25 @@ def test_no_tensorflow_or_tensorboard_at_run_time() -> None:
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('tensorflow', 'tensorboard', 'tensorboardX')))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert proc.stdout.strip() == "[]"
+
+
+def test_tensor_scalars_only_for_the_scalars_plugin() -> None:
+    """The one-value fast path takes a float32 rank-0 tensor as a scalar only when its tag is a `scalars` tag."""
+    def record(step: int, tag: str, value: float, plugin: str, first: bool, content: bool = True) -> bytes:
+        ev = tb_event_pb2.Event(wall_time=WALL0 + step, step=step)
+        v = ev.summary.value.add(tag=tag)
+        if first:
+            v.metadata.plugin_data.plugin_name = plugin
+        v.tensor.dtype = tb_types_pb2.DT_FLOAT
+        if content:
+            v.tensor.tensor_content = np.float32(value).tobytes()
+        else:
+            v.tensor.float_val.append(value)
+        return ev.SerializeToString()
+
+    payloads = [record(1, "loss", 0.5, "scalars", True), record(1, "other", 7.0, "custom", True),
+                record(2, "loss", 0.25, "scalars", False, content=False), record(2, "other", 8.0, "custom", False),
+                record(3, "loss", 0.125, "scalars", False)]
+    parsed = parse_tfevents_columns(payloads, "events.out.tfevents.1.x", list(range(5)))
+    assert list(parsed.scalars) == ["loss/scalar"] and not parsed.problems
+    assert _scalars(parsed, "loss/scalar") == [(1, 0.5), (2, 0.25), (3, 0.125)]
