@@ -4,6 +4,8 @@ A run is the base dir itself or one of its DIRECT subdirectories that directly c
 
 * a file whose name contains `summary.<digits>` (not ending in `_explain`; `_lineage` files are
   the run's lineage files),
+* a TensorBoard event file `events.out.tfevents.<digits>...` (listed with the summary files: a run may
+  hold both kinds; `ingest.formats` picks the reader),
 * a `*.pb` graph file (not `memory_usage_<n>.pb`), or
 * a subdirectory named `profiler*` that holds at least one file (at any depth) and is not a run
   itself (no summary/pb file or `profiler*` dir directly inside).
@@ -23,6 +25,8 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from mindinsight_clone.ingest.tfevents_parser import is_tfevents_file, tfevents_timestamp
 
 logger = logging.getLogger(__name__)
 
@@ -66,7 +70,7 @@ class ScanResult:
 
 def summary_timestamp(name: str) -> int | None:
     match = SUMMARY_PATTERN.search(name)
-    return int(match.group(1)) if match else None
+    return int(match.group(1)) if match else tfevents_timestamp(name)
 
 
 def summary_sort_key(name: str) -> tuple[int, str]:
@@ -167,6 +171,8 @@ def _file_kind(name: str) -> str | None:
         if name.endswith("_explain"):
             return None
         return "lineage" if name.endswith("_lineage") else "summary"
+    if is_tfevents_file(name):
+        return "summary"
     if name.endswith(".pb") and not MEMORY_USAGE_PB.match(name):
         return "pb"
     return None

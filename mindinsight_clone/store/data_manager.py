@@ -16,13 +16,13 @@ import logging
 import threading
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from mindinsight_clone.config import Settings
 from mindinsight_clone.errors import MindInsightError, TrainJobNotExistError
-from mindinsight_clone.ingest import event_parser
+from mindinsight_clone.ingest import event_parser, formats
 from mindinsight_clone.ingest.train_id import check_train_id_syntax, normalize_train_id
 from mindinsight_clone.ingest.values import SummaryValue
 from mindinsight_clone.store import discovery
@@ -38,7 +38,7 @@ WAKE_DEBOUNCE_S = 0.05
 
 
 def parse_event(payload: bytes, file_name: str) -> list[SummaryValue]:
-    return event_parser.parse_summary_event(payload, file_name)
+    return formats.parse_event(payload, file_name)  # MindSpore summary or TensorBoard event file, by name
 
 
 def parse_records(records: Sequence[bytes], file_name: str, offsets: Sequence[int]) -> Any:
@@ -60,6 +60,7 @@ class RunStatus:
     bytes_read: int
     bytes_total: int
     plugins: dict[str, list[str]] | None  # None when not in the detail cache
+    text_tags: list[str] = field(default_factory=list)  # TensorBoard text summaries (listed, not shown)
 
 
 class DataManager:
@@ -154,7 +155,7 @@ class DataManager:
             if tid not in self._loaders:
                 run = self._runs[tid]
                 self._loaders[tid] = RunLoader(tid, run.path, self.settings, parse_event, parse_pb,
-                                               parse_records=parse_records)
+                                               parse_records=formats.RecordsParser(parse_records))
 
     def _load(self, loader: RunLoader) -> None:
         run = self._runs.get(loader.train_id)
@@ -196,8 +197,12 @@ class DataManager:
         loader = self.loader(train_id)
         if loader is None:
             return RunStatus(NOT_IN_CACHE, True, [], 0, 0, None)
+        parser = loader.parse_records
+        run = self.run(train_id)
+        files = {f.name for f in run.summary_files} if run is not None else set()
+        text_tags = parser.text_tags(files) if isinstance(parser, formats.RecordsParser) else []
         return RunStatus(loader.status, loader.is_integrity, loader.problems, loader.progress.bytes_read,
-                         loader.progress.bytes_total, loader.cache.all_tags())
+                         loader.progress.bytes_total, loader.cache.all_tags(), text_tags)
 
     def cache_runs(self, train_ids: Iterable[str]) -> list[dict[str, str]]:
         """Stamp known runs as recently used and make sure they get cached (asynchronously).
@@ -221,7 +226,7 @@ class DataManager:
                 run = self._runs[tid]
                 if (run.summary_files or run.pb_files) and tid not in self._loaders:
                     self._loaders[tid] = RunLoader(tid, run.path, self.settings, parse_event, parse_pb,
-                                                   parse_records=parse_records)
+                                                   parse_records=formats.RecordsParser(parse_records))
                     self._evict_over_limit()
         if result:
             self.wake()

@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from mindinsight_clone.config import Settings
 from mindinsight_clone.ingest.record_reader import ReadProblem, RecordReader
+from mindinsight_clone.ingest.tfevents_parser import tfevents_timestamp
 from mindinsight_clone.ingest.values import SummaryValue
 from mindinsight_clone.store.run_cache import RunCache
 
@@ -38,10 +39,12 @@ PbParser = Callable[[Path], list[SummaryValue]]
 
 
 def summary_file_order(names: Sequence[str]) -> list[str]:
-    """MindInsight's `_SummaryParser.sort_files`: timestamp ascending, equal timestamps by name descending."""
+    """MindInsight's `_SummaryParser.sort_files`: timestamp ascending, equal timestamps by name descending.
+    A TensorBoard event file's timestamp is the one after `events.out.tfevents.`."""
     def key(name: str) -> tuple[int, str]:
         m = _TS.search(name)
-        return (-int(m.group(1)) if m else 0, name)
+        ts = int(m.group(1)) if m else tfevents_timestamp(name)
+        return (-ts if ts is not None else 0, name)
 
     return sorted(names, key=key, reverse=True)
 
