@@ -159,7 +159,7 @@ def timeline_summary(device: DeviceFiles | None, layout: str, device_type: str,
     trace = trace_for(device, cache)
     if trace is None:
         return {"max_scope_name_num": 0}
-    answer = summary(trace) if len(trace) else {"max_scope_name_num": 0}
+    answer: dict[str, Any] = summary(trace) if len(trace) else {"max_scope_name_num": 0}
     if trace.problems:
         answer["problems"] = [{"file": TRACE_VIEW, "message": p} for p in trace.problems]
     return answer

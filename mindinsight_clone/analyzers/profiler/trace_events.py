@@ -4,8 +4,7 @@ The file is read streaming, in ~8 MB blocks: each block is cut at its last event
 only when it parses as whole events), parsed with orjson and turned into numpy columns before the next block is
 read, so neither the file nor its events are ever held whole (a several-hundred-MB trace costs its columns plus
 one block). A truncated file keeps every complete event before the damage; `TraceColumns.problems` says so.
-Strings (names,
-categories, args) are interned, so a million events cost a few tens of MB instead of a million dicts.
+Strings (names, categories, args) are interned, so a million events cost a few tens of MB instead of a million dicts.
 `ts`/`dur` are microseconds (numbers or numeric strings in the file) kept as float64 (~0.25 µs resolution at
 today's epoch values).
 """
