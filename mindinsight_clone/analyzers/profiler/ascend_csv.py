@@ -49,8 +49,8 @@ class ReadReport:
     skipped: Counter[str] = field(default_factory=Counter)
     notes: list[str] = field(default_factory=list)
 
-    def skip(self, reason: str) -> None:
-        self.skipped[reason] += 1
+    def skip(self, reason: str, rows: int = 1) -> None:
+        self.skipped[reason] += rows
 
     def note(self, message: str) -> None:
         self.notes.append(message)
@@ -140,6 +140,5 @@ def open_csv(path: Path, lbl: str, required: Sequence[str]) -> CsvFile:
     missing = [c for c in required if c not in index]
     if missing:
         raise ProfilerRawFileError(f"<{lbl}> lacks the column(s) {', '.join(missing)}.")
-    # A row may omit trailing empty optional cells only if the writer does so; the profiler never does, so a row
-    # must reach the last column we read (not necessarily the last of the header).
-    return CsvFile(path, ReadReport(lbl), index, max(index[c] for c in required) + 1 if required else 1)
+    # The profiler writes every cell of every row, so a row shorter than the header is a cut one (truncated file).
+    return CsvFile(path, ReadReport(lbl), index, len(header))

@@ -160,7 +160,7 @@ def load_kernels(path: Path, rank: str = "?") -> KernelTable:
         nums = {k: _numbers(v, report, _KERNEL_NUMBERS[k])[0] for k, v in cols.items()}
         good = ~np.isnan(nums["start"]) & ~np.isnan(nums["duration"])
         if not good.all():
-            report.skip("no numeric start time or duration")
+            report.skip("no numeric start time or duration", int((~good).sum()))
         for key in _KERNEL_NUMBERS:
             values = nums.get(key, np.full(len(batch), np.nan))
             parts[key].append(values[good])
