@@ -143,10 +143,11 @@ def _expected_types(job: str, rank: str) -> list[list[Any]]:
                  float(r["Avg Time(us)"]), float(r["Max Time(us)"]), float(r["Ratio(%)"]), r["Core Type"]]
                 for r in read_csv(out / "op_statistic.csv") if r["Core Type"] != "AI_CPU"]
     groups: dict[tuple[str, str], list[float]] = {}
-    for r in read_csv(out / "kernel_details.csv"):
-        if r["Accelerator Core"] not in ("HCCL", "AI_CPU"):
+    kernels = [r for r in read_csv(out / "kernel_details.csv") if r["Accelerator Core"] != "HCCL"]
+    for r in kernels:
+        if r["Accelerator Core"] != "AI_CPU":
             groups.setdefault((r["Type"], r["Accelerator Core"]), []).append(float(r["Duration(us)"]))
-    grand = sum(sum(v) for v in groups.values())
+    grand = sum(float(r["Duration(us)"]) for r in kernels)
     return [[t, len(v), round(sum(v), 3), min(v), round(sum(v) / len(v), 3), max(v), round(sum(v) / grand * 100, 3),
              core] for (t, core), v in groups.items()]
 

@@ -242,23 +242,23 @@ def _from_op_statistic(path: Path, rank: str, aicpu: bool) -> tuple[tuple[Row, .
 
 
 def aggregate_types(kernels: KernelTable, aicpu: bool) -> tuple[Row, ...]:
-    """op_statistic.csv's table from kernel rows: per (Type, Accelerator Core), HCCL kernels left out."""
+    """op_statistic.csv's table from kernel rows: per (Type, Accelerator Core), HCCL kernels left out; the percent
+    is of all non-HCCL kernel time (AI_CPU included), as op_statistic.csv's Ratio(%)."""
     table = kernels.table
     cores = table.strings["core"]
-    keep = _core_mask(table, aicpu)
-    if not aicpu and cores:
-        is_hccl = np.array([c == HCCL for c in cores], dtype=bool)
-        keep &= ~is_hccl[table.ids["core"]]
+    is_hccl = np.array([c == HCCL for c in cores], dtype=bool)
+    compute = ~is_hccl[table.ids["core"]] if cores else np.zeros(table.length, dtype=bool)
+    keep = _core_mask(table, aicpu) & compute
     types, core_ids, dur = table.ids["type"][keep], table.ids["core"][keep], table.numbers["duration"][keep]
     if dur.size == 0:
         return ()
+    grand = float(table.numbers["duration"][compute].sum()) or 1.0  # Ratio(%) is of all device compute time
     order = np.lexsort((core_ids, types))
     types, core_ids, dur = types[order], core_ids[order], dur[order]
     starts = np.flatnonzero(np.r_[True, (types[1:] != types[:-1]) | (core_ids[1:] != core_ids[:-1])])
     counts = np.diff(np.r_[starts, dur.size])
     totals = np.add.reduceat(dur, starts)
     mins, maxs = np.minimum.reduceat(dur, starts), np.maximum.reduceat(dur, starts)
-    grand = float(totals.sum()) or 1.0
     rows = []
     for i, start in enumerate(starts.tolist()):
         total = float(totals[i])
