@@ -17,7 +17,7 @@ from flask.testing import FlaskClient
 
 from mindinsight_clone.config import settings_for_tests
 from mindinsight_clone.server.app import create_app
-from tests.conftest import SHARED, require_shared
+from tests.conftest import FIXTURES, SHARED, require_shared
 
 API = "/v1/mindinsight"
 ASCEND = SHARED / "fixtures" / "ascend"
@@ -362,3 +362,14 @@ def test_cluster_analysis_absent_then_shown(client: FlaskClient, tmp_path: Path)
     matrix = json.loads((CLUSTER_REFERENCE / "cluster_communication_matrix.json").read_text())
     assert len(answer["matrix"]) == sum(len(links) for steps in matrix.values() for entries in steps.values()
                                         for links in entries.values())
+
+
+def test_train_jobs_profiler_type_cpu_for_the_mindspore_2_cpu_layout(tmp_path: Path) -> None:
+    """issue 15: MindSpore 2.10's CPU profile (`*_ascend_ms/FRAMEWORK/cpu_op_*`, a CPU-only trace_view.json) is
+    `cpu`, as MindInsight's legacy CPU layout is; jobs without a profiler stay `""`."""
+    require_shared(FIXTURES / "profiler_cpu")
+    jobs = make_client(FIXTURES, tmp_path).get(f"{API}/datavisual/train-jobs?offset=0&limit=50").get_json()["train_jobs"]
+    types = {j["train_id"]: j["profiler_type"] for j in jobs}
+    assert types["./profiler_cpu"] == "cpu"
+    assert types["./profiler_only_legacy_api"] == "cpu"
+    assert {t for tid, t in types.items() if tid not in ("./profiler_cpu", "./profiler_only_legacy_api")} == {""}
