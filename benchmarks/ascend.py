@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import psutil
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -154,6 +155,48 @@ def generate(job: Path, ranks: int, kernel_rows: int, trace_mb: float) -> dict[s
     return facts
 
 
+def _tree_cpu(root: int) -> float:
+    """CPU seconds (user + system) used so far by the server's process tree: on a shared, loaded machine this is
+    the fairer figure, wall time there includes waiting for a core."""
+    total = 0.0
+    for proc in common.process_tree(root):
+        try:
+            times = proc.cpu_times()
+        except psutil.Error:  # a process may end between listing and reading
+            continue
+        total += times.user + times.system
+    return total
+
+
+class RssSampler:
+    """Peak RSS of the server tree, from /proc/<pid>/statm (psutil memory_info) every 0.25 s. Not common.TreeSampler:
+    its smaps reads (for PSS) take the target's mmap lock and slow a server that is allocating hard."""
+
+    def __init__(self, root: int) -> None:
+        self.root, self.peak = root, 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            total = 0
+            for proc in common.process_tree(self.root):
+                try:
+                    total += proc.memory_info().rss
+                except psutil.Error:
+                    continue
+            self.peak = max(self.peak, total)
+            self._stop.wait(0.25)
+
+    def __enter__(self) -> RssSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+
 def _request(base: str, path: str, body: Any = None) -> tuple[float, int, int]:
     t0 = time.perf_counter()
     status, data = common.http_request(base, path, "POST" if body is not None else "GET", body, timeout=900)
@@ -201,7 +244,7 @@ def measure(base_dir: Path, ranks: int) -> None:
         root = common.listener_root(port)
         assert root is not None, "server is not listening"
         rss_idle = common.tree_memory(root)[0]
-        with common.TreeSampler(lambda: root, interval=0.1) as sampler:
+        with RssSampler(root) as sampler:
             cluster_cold, status, _ = _request(base, f"{API}/profile/cluster-step-trace?{q}")
             assert status == 200, status
             devices, _, _ = _request(base, f"{API}/profile/devices?{q}")
@@ -223,21 +266,24 @@ def measure(base_dir: Path, ranks: int) -> None:
 
                 prober = threading.Thread(target=probe, daemon=True)
                 prober.start()
+                cpu0 = _tree_cpu(root)
                 cold, status, nbytes = _request(base, url, _fill(body, 0))
+                cpu = _tree_cpu(root) - cpu0
                 stop.set()
                 prober.join(timeout=30)
                 warm, _, _ = _request(base, url, _fill(body, 0))
-                rows.append((label, cold, warm, status, nbytes))
-            peak = sampler.peak_rss
+                rows.append((label, cold, cpu, warm, status, nbytes))
+                print(f"{label}: {cold:.3f} s", flush=True)
+            peak = sampler.peak
         rss_after = common.tree_memory(root)[0]
     finally:
         subprocess.run([*cli, "stop", "--port", str(port), "--workspace", str(workspace)], capture_output=True,
                        timeout=60, check=False, env=env, cwd=REPO)
         shutil.rmtree(workspace, ignore_errors=True)
-    print("\n| view (rank 0) | first answer (s) | warm (s) | status | bytes |")
-    print("|---|---|---|---|---|")
-    for label, cold, warm, status, nbytes in rows:
-        print(f"| {label} | {cold:.3f} | {warm:.3f} | {status} | {nbytes:,} |")
+    print("\n| view (rank 0) | first answer (s) | server CPU meanwhile (s) | warm (s) | status | bytes |")
+    print("|---|---|---|---|---|---|")
+    for label, cold, cpu, warm, status, nbytes in rows:
+        print(f"| {label} | {cold:.3f} | {cpu:.3f} | {warm:.3f} | {status} | {nbytes:,} |")
     print("\n| cluster page | seconds |")
     print("|---|---|")
     print(f"| cluster-step-trace, {ranks} ranks, first answer | {cluster_cold:.3f} |")
@@ -250,7 +296,7 @@ def measure(base_dir: Path, ranks: int) -> None:
               f"median {sorted(probes)[len(probes) // 2]:.3f} s")
     print(f"server tree RSS: idle {rss_idle / 2**20:.0f} MB, peak while loading {peak / 2**20:.0f} MB, "
           f"after {rss_after / 2**20:.0f} MB")
-    print(f"peak_rss_mb={peak / 2**20:.0f}")
+    print(f"peak_rss_mb={peak / 2**20:.0f}; load average now {common.load_average()}")
 
 
 def main() -> int:
@@ -264,7 +310,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.smoke:
         args.ranks, args.kernel_rows, args.trace_mb = 4, 20_000, 5.0
-    name = f"ascend-{args.ranks}r-{args.kernel_rows}k-{args.trace_mb:g}mb"
+    name = f"ascend-{args.ranks}ranks-{args.kernel_rows}rows-{args.trace_mb:g}mb"
     base_dir = args.cache / name
     job = base_dir / "job"
     if not (job / "bench.json").exists():

@@ -31,7 +31,7 @@ KERNEL_DETAILS = "kernel_details.csv"
 OP_STATISTIC = "op_statistic.csv"
 AI_CPU = "AI_CPU"
 HCCL = "HCCL"
-BATCH_ROWS = 200_000
+BATCH_ROWS = 50_000  # rows of raw cells held at once (~60 short strings each)
 
 # stored column -> (CSV header, kind)
 _KERNEL_STRINGS = {
