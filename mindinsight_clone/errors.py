@@ -214,6 +214,13 @@ class ProfilerFileNotFoundError(MindInsightError):
         return f"The file {self.detail} not found."
 
 
+class ProfilerRawFileError(MindInsightError):
+    """A profiler file exists but cannot be used (truncated, not JSON/CSV, required columns missing)."""
+
+    module, value = 6, 0x87
+    prefix = "Raw file error."
+
+
 class ProfilerSearchConditionError(MindInsightError):
     """50546182..50546188: the part of search_condition that is wrong picks the value."""
 

@@ -12,18 +12,27 @@ import orjson
 from flask import Blueprint, Response, jsonify, request
 
 from mindinsight_clone.analyzers.profiler import (
+    cluster_output,
+    communication,
     info,
     locate,
     memory,
+    memory_record,
     minddata,
     op_stats,
     overview,
     search,
+    step_trace_time,
     timeline,
 )
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
-from mindinsight_clone.analyzers.profiler.layout import ProfilerDir, find_profiler_dirs, scan_profiler_dir
-from mindinsight_clone.errors import ParamValueError, ProfilerParamValueError
+from mindinsight_clone.analyzers.profiler.layout import (
+    DeviceFiles,
+    ProfilerDir,
+    find_profiler_dirs,
+    scan_profiler_dir,
+)
+from mindinsight_clone.errors import ParamValueError, ProfilerFileNotFoundError, ProfilerParamValueError
 from mindinsight_clone.ingest.train_id import normalize_train_id, resolve_train_dir
 from mindinsight_clone.server.params import arg, json_body, to_int
 from mindinsight_clone.server.services import services
@@ -341,3 +350,43 @@ def memory_usage() -> Response:
 def op_types() -> Response:
     """The `op_type` values ops/search accepts, with their columns."""
     return jsonify({t: list(op_stats.columns(t)) for t in op_stats.OP_TYPES})
+
+
+# --- Ascend additions (docs/profiler.md "Ascend"): one rank, or all ranks -------------------------
+
+
+def _ascend_device(pdir: ProfilerDir) -> DeviceFiles:
+    device_id = _device_id()
+    device = pdir.device(device_id)
+    if device is None or device.output is None:
+        raise ProfilerFileNotFoundError(f"<ASCEND_PROFILER_OUTPUT of rank {device_id}> (ranks: "
+                                        f"{', '.join(pdir.device_ids) or 'none'})")
+    return device
+
+
+@bp.route("/profile/step-trace-time", methods=["GET"])
+def ascend_step_trace_time() -> Response:
+    return jsonify(step_trace_time.step_trace_time(_ascend_device(_either()), _cache()))
+
+
+@bp.route("/profile/communication", methods=["GET"])
+def ascend_communication() -> Response:
+    return jsonify(communication.communication(_ascend_device(_either()), _cache()))
+
+
+@bp.route("/profile/memory-record", methods=["GET"])
+def ascend_memory_record() -> Response:
+    pdir = _either()
+    max_points = _int_arg("max_points", 2, 1_000_000) or memory_record.DEFAULT_POINTS
+    top = _int_arg("top", 1, 10_000) or memory_record.DEFAULT_TOP
+    return jsonify(memory_record.memory_record(_ascend_device(pdir), max_points, top, _cache()))
+
+
+@bp.route("/profile/cluster-step-trace", methods=["GET"])
+def ascend_cluster_step_trace() -> Response:
+    return jsonify(step_trace_time.cluster_step_trace(_either(), _cache()))
+
+
+@bp.route("/profile/cluster-analysis", methods=["GET"])
+def ascend_cluster_analysis() -> Response:
+    return jsonify(cluster_output.cluster_analysis(_either()))

@@ -1,4 +1,10 @@
-"""A small LRU of parsed profiler files, keyed by (kind, path, mtime, size) so a rewritten file is re-read."""
+"""A bounded LRU of parsed profiler files, keyed by (kind, path, mtime, size) so a rewritten file is re-read.
+
+Bounded twice: at most `max_entries` files and at most `max_bytes` of parsed data (a value's `nbytes` when it
+has one, else the file size). The byte bound is the one that matters; the entry bound is high so that a cluster
+view reading a small file of each of hundreds of ranks does not push a big parsed kernel table or trace out.
+Concurrent requests for the same file wait for one parse (per-key lock), while requests for other files go on.
+"""
 
 from __future__ import annotations
 
@@ -9,15 +15,27 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+PROFILER_CACHE_BYTES = 2 << 30
+PROFILER_CACHE_ENTRIES = 4096
+
+
+def _weight(value: Any, fallback: int) -> int:
+    size = getattr(value, "nbytes", None)
+    return int(size) if isinstance(size, int) else fallback
 
 
 class ParsedFileCache:
-    def __init__(self, max_entries: int = 32) -> None:
+    def __init__(self, max_entries: int = PROFILER_CACHE_ENTRIES, max_bytes: int = PROFILER_CACHE_BYTES) -> None:
         self._max = max_entries
-        self._items: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
+        self._max_bytes = max_bytes
+        self._items: OrderedDict[tuple[Any, ...], tuple[Any, int]] = OrderedDict()
+        self._bytes = 0
         self._lock = threading.Lock()
+        self._loading: dict[tuple[Any, ...], threading.Lock] = {}
 
-    def get(self, kind: str, path: Path, parse: Callable[[Path], T]) -> T:
+    def get(self, kind: str, path: Path, parse: Callable[[Path], T], weight: int | None = None) -> T:
+        """The parsed value of `path` (parsing it on a miss). `weight` overrides the size counted against the
+        byte bound (for small values derived from a big file)."""
         try:
             stat = path.stat()
         except OSError:
@@ -26,22 +44,39 @@ class ParsedFileCache:
         with self._lock:
             if key in self._items:
                 self._items.move_to_end(key)
-                value: T = self._items[key]
-                return value
-        value = parse(path)
-        with self._lock:
-            self._items[key] = value
-            self._items.move_to_end(key)
-            while len(self._items) > self._max:
-                self._items.popitem(last=False)
+                return self._items[key][0]  # type: ignore[no-any-return]
+            key_lock = self._loading.setdefault(key, threading.Lock())
+        with key_lock:  # one parse per file; the others wait for it, then find it cached
+            with self._lock:
+                if key in self._items:
+                    self._items.move_to_end(key)
+                    return self._items[key][0]  # type: ignore[no-any-return]
+            try:
+                value = parse(path)
+            finally:
+                with self._lock:
+                    self._loading.pop(key, None)
+            weight = _weight(value, stat.st_size) if weight is None else weight
+            with self._lock:
+                self._items[key] = (value, weight)
+                self._bytes += weight
+                while len(self._items) > 1 and (len(self._items) > self._max or self._bytes > self._max_bytes):
+                    _, (_, dropped) = self._items.popitem(last=False)
+                    self._bytes -= dropped
         return value
+
+    @property
+    def nbytes(self) -> int:
+        with self._lock:
+            return self._bytes
 
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
+            self._bytes = 0
 
 
-
-def cached(cache: ParsedFileCache | None, kind: str, path: Path, parse: Callable[[Path], T]) -> T:
+def cached(cache: ParsedFileCache | None, kind: str, path: Path, parse: Callable[[Path], T],
+           weight: int | None = None) -> T:
     """Parse through `cache` when one is given (the app injects one), else parse directly."""
-    return cache.get(kind, path, parse) if cache is not None else parse(path)
+    return cache.get(kind, path, parse, weight) if cache is not None else parse(path)

@@ -35,6 +35,8 @@ _MS2_RANK_FILE = re.compile(
     r"profiler_info)_(\d+)\.(?:csv|txt|json)$"
 )
 _MS2_SESSION_DIRS = ("FRAMEWORK", "ASCEND_PROFILER_OUTPUT")
+# NPU tables in ASCEND_PROFILER_OUTPUT/ (a CPU-only MindSpore session writes only trace_view.json there)
+ASCEND_MARKERS = ("kernel_details.csv", "op_statistic.csv", "step_trace_time.csv", "communication.json")
 _MAX_SESSION_DEPTH = 3
 
 Layout = Literal["legacy", "ms2"]
@@ -91,6 +93,11 @@ class DeviceFiles:
         path = self.output / name
         return path if path.is_file() and not path.is_symlink() else None
 
+    @property
+    def is_ascend(self) -> bool:
+        """Whether this rank has NPU output (one of the Ascend tables), not only a host CPU trace."""
+        return any(self.output_file(name) is not None for name in ASCEND_MARKERS)
+
 
 @dataclass(frozen=True)
 class ProfilerDir:
@@ -127,6 +134,8 @@ class ProfilerDir:
         if any(self.has_kind(p) for p in ("gpu_op_detail_info", "gpu_activity_data", "gpu_op_type_info")):
             return "gpu"
         if self.layout == "ms2":
+            if any(d.is_ascend for d in self.devices.values()):
+                return "ascend"
             targets = {str(d.info.get("device_target", "")).lower() for d in self.devices.values()}
             if "ascend" in targets:
                 return "ascend"
@@ -205,9 +214,11 @@ def scan_profiler_dir(path: Path, display: str) -> ProfilerDir:
     return ProfilerDir(path, display, "ms2", devices_ms2)
 
 
-def _session_sort_key(session: Path) -> tuple[str, float]:
-    parts = session.name.split("_")
-    stamp = next((p for p in reversed(parts) if p.isdigit() and len(p) >= 14), "")
+def _session_sort_key(session: Path) -> tuple[int, float]:
+    """Older first: the longest all-digit part of the name (`<host>_<pid>_<timestamp>_ascend_ms`, torch_npu's
+    `{host}_{pid}_{ts}_ascend_pt`) as a timestamp when it has 10+ digits, then the folder's mtime."""
+    digits = [p for p in session.name.split("_") if p.isdigit() and len(p) >= 10]
+    stamp = int(max(digits, key=len)) if digits else -1
     try:
         mtime = session.stat().st_mtime
     except OSError:

@@ -186,6 +186,7 @@ def aicore_detail_view(result: dict[str, Any], filters: dict[str, Any]) -> dict[
     show_full = filters.get("is_display_full_op_name", True)
     show_detail = filters.get("is_display_detail", True)
     keep = [0, 1, 2, 3] + ([4] if show_full else []) + ([5] if show_detail else [])
+    keep += list(range(6, len(result["col_name"])))  # the Ascend kernel columns (ascend_ops.py) always stay
     result["col_name"] = [result["col_name"][i] for i in keep]
     result["object"] = [[row[i] for i in keep] for row in result["object"]]
     return result

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mindinsight_clone.analyzers.profiler import conditions, op_stats, tables
+from mindinsight_clone.analyzers.profiler import ascend_ops, conditions, op_stats, tables
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import ProfilerDir
 from mindinsight_clone.errors import ParamTypeError
@@ -27,7 +27,12 @@ def validate_ops_condition(condition: Any) -> tuple[str, str, dict[str, Any]]:
     if not isinstance(op_type, str) or op_type not in op_stats.OP_TYPES:
         raise conditions.op_type_error(op_stats.OP_TYPES_MESSAGE)
     conditions.check_group(body)
-    conditions.check_sort(body, op_stats.columns(op_type))
+    cols = op_stats.columns(op_type)
+    sort = body.get("sort_condition")
+    name = sort.get("name") if isinstance(sort, dict) else None
+    if name in ascend_ops.ASCEND_COLUMNS.get(op_type, ()):  # a column only the Ascend tables have
+        cols = (*cols, name)
+    conditions.check_sort(body, cols)
     conditions.check_ops_filter(body, op_stats.DISPLAY_KEYS)
     return op_type, check_device_int(device_id), body
 
@@ -36,6 +41,10 @@ def search_ops(pdir: ProfilerDir, op_type: str, device_id: str, condition: dict[
                cache: ParsedFileCache | None = None) -> dict[str, Any]:
     device = pdir.device(device_id)
     filters = condition.get("filter_condition") or {}
+    if (op_type in ascend_ops.ASCEND_COLUMNS and device is not None and pdir.layout == "ms2"
+            and ascend_ops.is_ascend(device)):
+        result = ascend_ops.search(device, op_type, condition, cache)
+        return op_stats.aicore_detail_view(result, filters) if op_type == "aicore_detail" else result
     if op_type in op_stats.DYNAMIC_COLUMNS:
         return op_stats.dynamic_shape_query(op_type, device, filters)
     table = op_stats.load_table(op_type, device, cache)

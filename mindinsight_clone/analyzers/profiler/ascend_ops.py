@@ -1,0 +1,305 @@
+"""`POST profile/ops/search` over Ascend output: `aicore_type`, `aicore_detail`, `aicpu_type`, `aicpu_detail`.
+
+* `*_type`: one row per operator type and core from `op_statistic.csv`; where it is absent (profiler Level0), the
+  same table aggregated from `kernel_details.csv` by `Type` and `Accelerator Core` (HCCL kernels are left out, as
+  op_statistic.csv does). MindInsight's four columns come first (`execution_time` is the type's total in ms,
+  `percent` its share of the total), then `core_type` and the µs figures.
+* `*_detail`: one row per kernel from `kernel_details.csv` (MindInsight's columns first, then name, core, start,
+  duration, wait, block dim, shapes, dtypes, formats, step, stream and task ids).
+* `aicpu_*` are the rows whose core is `AI_CPU`; `aicore_*` are all the others.
+
+kernel_details.csv is read into numpy columns (column_query.py), so a million rows cost tens of MB.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mindinsight_clone.analyzers.profiler import ascend_csv
+from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
+from mindinsight_clone.analyzers.profiler.column_query import AnswerColumn, ColumnTable, query
+from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
+from mindinsight_clone.analyzers.profiler.numbers import fmt
+from mindinsight_clone.analyzers.profiler.tables import Row, Table
+from mindinsight_clone.analyzers.profiler.tables import query as rows_query
+
+KERNEL_DETAILS = "kernel_details.csv"
+OP_STATISTIC = "op_statistic.csv"
+AI_CPU = "AI_CPU"
+HCCL = "HCCL"
+BATCH_ROWS = 50_000  # rows of raw cells held at once (~60 short strings each)
+
+# stored column -> (CSV header, kind)
+_KERNEL_STRINGS = {
+    "name": "Name", "type": "Type", "core": "Accelerator Core",
+    "input_shapes": "Input Shapes", "input_data_types": "Input Data Types", "input_formats": "Input Formats",
+    "output_shapes": "Output Shapes", "output_data_types": "Output Data Types", "output_formats": "Output Formats",
+}
+_KERNEL_NUMBERS = {
+    "start": "Start Time(us)", "duration": "Duration(us)", "wait": "Wait Time(us)", "block_dim": "Block Dim",
+    "step": "Step Id", "stream": "Stream ID", "task": "Task ID",
+}
+_KERNEL_REQUIRED = ("Name", "Start Time(us)", "Duration(us)")
+
+DETAIL_EXTRA = (
+    AnswerColumn("core_type", "core", "str"),
+    AnswerColumn("step_id", "step", "int"),
+    AnswerColumn("stream_id", "stream", "int"),
+    AnswerColumn("task_id", "task", "int"),
+    AnswerColumn("start_time_us", "start", "num", digits=3),
+    AnswerColumn("duration_us", "duration", "num"),
+    AnswerColumn("wait_time_us", "wait", "num"),
+    AnswerColumn("block_dim", "block_dim", "int"),
+    AnswerColumn("input_shapes", "input_shapes", "str"),
+    AnswerColumn("input_data_types", "input_data_types", "str"),
+    AnswerColumn("input_formats", "input_formats", "str"),
+    AnswerColumn("output_shapes", "output_shapes", "str"),
+    AnswerColumn("output_data_types", "output_data_types", "str"),
+    AnswerColumn("output_formats", "output_formats", "str"),
+)
+AICORE_DETAIL = (
+    AnswerColumn("op_name", "name", "str"),
+    AnswerColumn("op_type", "type", "str"),
+    AnswerColumn("avg_execution_time", "duration", "num", scale=0.001, digits=6),  # ms (MindInsight)
+    AnswerColumn("subgraph", kind="const", const=""),
+    AnswerColumn("full_op_name", "name", "str"),
+    AnswerColumn("op_info", kind="const", const=None),
+    *DETAIL_EXTRA,
+)
+AICPU_DETAIL = (
+    AnswerColumn("serial_number", "serial", "int"),
+    AnswerColumn("op_type", "type", "str"),
+    AnswerColumn("total_time", "duration", "num", scale=0.001, digits=6),  # ms
+    AnswerColumn("dispatch_time", kind="const", const=None),  # not in kernel_details.csv
+    AnswerColumn("run_start", "start", "num", digits=3),  # µs
+    AnswerColumn("run_end", "end", "num", digits=3),  # µs
+    AnswerColumn("op_name", "name", "str"),
+    *DETAIL_EXTRA,
+)
+TYPE_COLUMNS = ("op_type", "execution_time", "execution_frequency", "percent", "core_type", "total_time_us",
+                "avg_time_us", "min_time_us", "max_time_us")
+ASCEND_COLUMNS: dict[str, tuple[str, ...]] = {
+    "aicore_type": TYPE_COLUMNS,
+    "aicpu_type": TYPE_COLUMNS,
+    "aicore_detail": tuple(c.name for c in AICORE_DETAIL),
+    "aicpu_detail": tuple(c.name for c in AICPU_DETAIL),
+}
+
+
+@dataclass(frozen=True)
+class KernelTable:
+    table: ColumnTable
+    problems: tuple[dict[str, Any], ...]
+    subsets: dict[bool, ColumnTable] = field(default_factory=dict, compare=False)  # aicpu? -> rows
+
+    def subset(self, aicpu: bool) -> ColumnTable:
+        """The AI_CPU rows (aicpu) or all the others, made once per loaded file."""
+        if aicpu not in self.subsets:
+            mask = _core_mask(self.table, aicpu)
+            sub = self.table if mask.all() else self.table.take(mask)
+            if aicpu:
+                sub.numbers["serial"] = np.arange(1, sub.length + 1, dtype=np.float64)
+            self.subsets[aicpu] = sub
+        return self.subsets[aicpu]
+
+    @property
+    def nbytes(self) -> int:
+        return self.table.nbytes
+
+
+def is_ascend(device: DeviceFiles | None) -> bool:
+    """Whether the device has Ascend (not only host CPU) output: one of the NPU tables exists."""
+    return device is not None and device.is_ascend
+
+
+class _Interner:
+    def __init__(self) -> None:
+        self.ids: dict[str, int] = {}
+
+    def ids_of(self, values: Any) -> np.ndarray:
+        """Dense ids of `values` (new values get the next ids, in order of first appearance)."""
+        ids = self.ids
+        for value in dict.fromkeys(values):  # distinct values, C speed
+            if value not in ids:
+                ids[value] = len(ids)
+        get = ids.__getitem__
+        return np.fromiter(map(get, values), dtype=np.int32, count=len(values))
+
+
+def _numbers(cells: tuple[str, ...], report: ascend_csv.ReadReport, column: str) -> np.ndarray:
+    """float64 column; empty / `N/A` cells are NaN, other non-numeric cells too (counted in the report)."""
+    try:
+        return np.array(cells, dtype=np.float64)  # numpy parses the strings (whitespace and tabs allowed)
+    except ValueError:
+        pass
+    missing = ascend_csv.MISSING_CELLS
+    try:
+        return np.array(["nan" if c.strip() in missing else c for c in cells], dtype=np.float64)
+    except ValueError:
+        out = np.full(len(cells), np.nan)
+        bad = 0
+        for i, cell in enumerate(cells):
+            try:
+                value = ascend_csv.number(cell)
+            except ValueError:
+                bad += 1
+                continue
+            out[i] = np.nan if value is None else value
+        if bad:
+            report.note(f"{bad} non-numeric cell(s) in {column!r} read as absent")
+        return out
+
+
+def load_kernels(path: Path, rank: str = "?") -> KernelTable:
+    """kernel_details.csv -> columns. Rows without a numeric start or duration are skipped (and reported)."""
+    csv_file = ascend_csv.open_csv(path, ascend_csv.label(KERNEL_DETAILS, rank), _KERNEL_REQUIRED)
+    report = csv_file.report
+    strings = {k: _Interner() for k in _KERNEL_STRINGS}
+    parts: dict[str, list[np.ndarray]] = {k: [] for k in (*_KERNEL_STRINGS, *_KERNEL_NUMBERS)}
+    num_index = {k: csv_file.index[h] for k, h in _KERNEL_NUMBERS.items() if csv_file.has(h)}
+    str_index = {k: csv_file.index[h] for k, h in _KERNEL_STRINGS.items() if csv_file.has(h)}
+    batch: list[list[str]] = []
+
+    def flush() -> None:
+        if not batch:
+            return
+        columns = list(zip(*batch, strict=False))  # rows are at least as wide as the header (CsvFile.rows)
+        nums = {k: _numbers(columns[i], report, _KERNEL_NUMBERS[k]) for k, i in num_index.items()}
+        good = ~np.isnan(nums["start"]) & ~np.isnan(nums["duration"])
+        everything = bool(good.all())
+        if not everything:
+            report.skip("no numeric start time or duration", int((~good).sum()))
+        for key in _KERNEL_NUMBERS:
+            values = nums.get(key, np.full(len(batch), np.nan))
+            parts[key].append(values if everything else values[good])
+        for key in _KERNEL_STRINGS:
+            if key in str_index:
+                texts: Any = columns[str_index[key]]
+                if not everything:
+                    texts = [texts[j] for j in np.flatnonzero(good).tolist()]
+            else:
+                texts = [""] * int(good.sum())
+            parts[key].append(strings[key].ids_of(texts))
+        batch.clear()
+
+    for rows in csv_file.batches(BATCH_ROWS):
+        batch.extend(rows)
+        flush()
+    numbers = {k: np.concatenate(parts[k]) if parts[k] else np.empty(0) for k in _KERNEL_NUMBERS}
+    ids = {k: np.concatenate(parts[k]) if parts[k] else np.empty(0, dtype=np.int32) for k in _KERNEL_STRINGS}
+    length = int(numbers["start"].shape[0])
+    numbers["end"] = numbers["start"] + numbers["duration"]
+    numbers["serial"] = np.arange(1, length + 1, dtype=np.float64)
+    report.log()
+    texts_of = {k: tuple(t.strip() for t in v.ids) for k, v in strings.items()}
+    table = ColumnTable(numbers, ids, texts_of, length)
+    return KernelTable(table, tuple(report.problems()))
+
+
+def kernels_for(device: DeviceFiles, cache: ParsedFileCache | None) -> KernelTable:
+    path = ascend_csv.require(device.output_file(KERNEL_DETAILS), KERNEL_DETAILS, device.device_id)
+    return cached(cache, "ascend_kernels", path, lambda p: load_kernels(p, device.device_id))
+
+
+def _core_mask(table: ColumnTable, aicpu: bool) -> np.ndarray:
+    cores = table.strings["core"]
+    is_cpu = np.array([c == AI_CPU for c in cores], dtype=bool)
+    hit = is_cpu[table.ids["core"]] if cores else np.zeros(table.length, dtype=bool)
+    return hit if aicpu else ~hit
+
+
+def detail(device: DeviceFiles, op_type: str, condition: dict[str, Any],
+           cache: ParsedFileCache | None = None) -> dict[str, Any]:
+    kernels = kernels_for(device, cache)
+    aicpu = op_type == "aicpu_detail"
+    answer = query(kernels.subset(aicpu), AICPU_DETAIL if aicpu else AICORE_DETAIL, condition)
+    if kernels.problems:
+        answer["problems"] = list(kernels.problems)
+    return answer
+
+
+def _type_row(op_type: str, core: str, count: int, total: float, min_us: float | None, avg: float | None,
+              max_us: float | None, percent: float | None) -> Row:
+    return [op_type, fmt(total / 1000.0), count, percent, core, total, avg, min_us, max_us]
+
+
+def _from_op_statistic(path: Path, rank: str, aicpu: bool) -> tuple[tuple[Row, ...], list[dict[str, Any]]]:
+    required = ("OP Type", "Count", "Total Time(us)")
+    csv_file = ascend_csv.open_csv(path, ascend_csv.label(OP_STATISTIC, rank), required)
+    rows: list[Row] = []
+    for raw in csv_file.rows():
+        core = csv_file.get(raw, "Core Type")
+        if (core == AI_CPU) != aicpu:
+            continue
+        try:
+            total = ascend_csv.number(csv_file.get(raw, "Total Time(us)"))
+            count = int(float(csv_file.get(raw, "Count")))
+            values = [ascend_csv.number(csv_file.get(raw, c))
+                      for c in ("Min Time(us)", "Avg Time(us)", "Max Time(us)", "Ratio(%)")]
+        except ValueError:
+            csv_file.report.skip("non-numeric count or time")
+            continue
+        if total is None:
+            csv_file.report.skip("no total time")
+            continue
+        min_us, avg, max_us, ratio = values
+        rows.append(_type_row(csv_file.get(raw, "OP Type"), core, count, total, min_us, avg, max_us, ratio))
+    csv_file.report.log()
+    return tuple(rows), csv_file.report.problems()
+
+
+def aggregate_types(kernels: KernelTable, aicpu: bool) -> tuple[Row, ...]:
+    """op_statistic.csv's table from kernel rows: per (Type, Accelerator Core), HCCL kernels left out; the percent
+    is of all non-HCCL kernel time (AI_CPU included), as op_statistic.csv's Ratio(%)."""
+    table = kernels.table
+    cores = table.strings["core"]
+    is_hccl = np.array([c == HCCL for c in cores], dtype=bool)
+    compute = ~is_hccl[table.ids["core"]] if cores else np.zeros(table.length, dtype=bool)
+    keep = _core_mask(table, aicpu) & compute
+    types, core_ids, dur = table.ids["type"][keep], table.ids["core"][keep], table.numbers["duration"][keep]
+    if dur.size == 0:
+        return ()
+    grand = float(table.numbers["duration"][compute].sum()) or 1.0  # Ratio(%) is of all device compute time
+    order = np.lexsort((core_ids, types))
+    types, core_ids, dur = types[order], core_ids[order], dur[order]
+    starts = np.flatnonzero(np.r_[True, (types[1:] != types[:-1]) | (core_ids[1:] != core_ids[:-1])])
+    counts = np.diff(np.r_[starts, dur.size])
+    totals = np.add.reduceat(dur, starts)
+    mins, maxs = np.minimum.reduceat(dur, starts), np.maximum.reduceat(dur, starts)
+    rows = []
+    for i, start in enumerate(starts.tolist()):
+        total = float(totals[i])
+        rows.append(_type_row(table.strings["type"][types[start]], cores[core_ids[start]], int(counts[i]),
+                              round(total, 3), float(mins[i]), round(total / counts[i], 3), float(maxs[i]),
+                              round(total / grand * 100, 3)))
+    return tuple(rows)
+
+
+def types(device: DeviceFiles, op_type: str, condition: dict[str, Any],
+          cache: ParsedFileCache | None = None) -> dict[str, Any]:
+    aicpu = op_type == "aicpu_type"
+    stat = device.output_file(OP_STATISTIC)
+    if stat is not None:
+        rows, problems = cached(cache, f"op_statistic_{aicpu}", stat,
+                                lambda p: _from_op_statistic(p, device.device_id, aicpu))
+        source = OP_STATISTIC
+    else:
+        kernels = kernels_for(device, cache)
+        rows, problems = aggregate_types(kernels, aicpu), list(kernels.problems)
+        source = KERNEL_DETAILS
+    answer = rows_query(Table(TYPE_COLUMNS, rows), condition)
+    answer["source"] = source
+    if problems:
+        answer["problems"] = problems
+    return answer
+
+
+def search(device: DeviceFiles, op_type: str, condition: dict[str, Any],
+           cache: ParsedFileCache | None = None) -> dict[str, Any]:
+    if op_type.endswith("_type"):
+        return types(device, op_type, condition, cache)
+    return detail(device, op_type, condition, cache)

@@ -1,0 +1,120 @@
+"""`profile/cluster-analysis`: what the Ascend cluster analyser (msprof-analyze) wrote, when a job has it.
+
+`cluster_analysis_output/` sits in the profiler dir (beside the rank folders, where msprof-analyze writes it by
+default) or in the job dir. Files: cluster_step_trace_time.csv (`Step,Type,Index,` + the step_trace_time columns,
+one row per rank and per stage), cluster_communication.json (`{p2p|collective: {stepN: {"<op>@<group>": {rank:
+{...}}}}}`), cluster_communication_matrix.json (same nesting, `{"<src>-<dst>": {...}}`), communication_group.json.
+Each file is optional; a broken one is named in `problems` and the others still answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from mindinsight_clone.analyzers.profiler import ascend_csv, communication
+from mindinsight_clone.analyzers.profiler.layout import ProfilerDir
+from mindinsight_clone.analyzers.profiler.step_trace_time import FIELDS
+from mindinsight_clone.errors import MindInsightError
+
+FOLDER = "cluster_analysis_output"
+STEP_TRACE = "cluster_step_trace_time.csv"
+COMMUNICATION = "cluster_communication.json"
+MATRIX = "cluster_communication_matrix.json"
+GROUPS = "communication_group.json"
+Reader = Callable[[Path], tuple[Any, list[dict[str, Any]]]]
+
+
+def find(pdir: ProfilerDir) -> Path | None:
+    for base in (pdir.path, pdir.path.parent):
+        folder = base / FOLDER
+        if folder.is_dir() and not folder.is_symlink():
+            return folder
+    return None
+
+
+def _file(folder: Path, name: str) -> Path | None:
+    path = folder / name
+    return path if path.is_file() and not path.is_symlink() else None
+
+
+def _step_trace(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    csv_file = ascend_csv.open_csv(path, STEP_TRACE, ("Type", "Index", "Computing"))
+    rows = []
+    for raw in csv_file.rows():
+        index = csv_file.get(raw, "Index")
+        row: dict[str, Any] = {"step": csv_file.get(raw, "Step") or None, "type": csv_file.get(raw, "Type"),
+                               "index": int(index) if index.isdigit() else index}
+        try:
+            row.update({key: ascend_csv.number(csv_file.get(raw, header)) for key, header in FIELDS.items()})
+        except ValueError:
+            csv_file.report.skip("non-numeric time")
+            continue
+        if isinstance(row["step"], str) and row["step"].isdigit():
+            row["step"] = int(row["step"])
+        rows.append(row)
+    csv_file.report.log()
+    return rows, csv_file.report.problems()
+
+
+def _communication(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    data = communication.load_json(path, COMMUNICATION)
+    ops = []
+    for kind, steps in data.items():
+        for step_key, entries in (steps.items() if isinstance(steps, dict) else ()):
+            for key, per_rank in (entries.items() if isinstance(entries, dict) else ()):
+                name, group = communication.split_key(key)
+                for rank, info in (per_rank.items() if isinstance(per_rank, dict) else ()):
+                    if isinstance(info, dict):
+                        row = communication.op_row(name, group, communication.step_of(step_key), kind, info)
+                        row["rank_id"] = int(rank) if str(rank).isdigit() else rank
+                        ops.append(row)
+    return ops, []
+
+
+def _matrix(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    data = communication.load_json(path, MATRIX)
+    cells = []
+    for kind, steps in data.items():
+        for step_key, entries in (steps.items() if isinstance(steps, dict) else ()):
+            for key, links in (entries.items() if isinstance(entries, dict) else ()):
+                op, group = communication.split_key(key)
+                for pair, link in (links.items() if isinstance(links, dict) else ()):
+                    src, _, dst = str(pair).partition("-")
+                    if isinstance(link, dict) and src.isdigit() and dst.isdigit():
+                        cells.append({"op": op, "src": int(src), "dst": int(dst),
+                                      "transport": link.get("Transport Type"),
+                                      "size_mb": communication.num(link.get("Transit Size(MB)")),
+                                      "time_ms": communication.num(link.get("Transit Time(ms)")),
+                                      "gbps": communication.num(link.get("Bandwidth(GB/s)")),
+                                      "group": group, "step": communication.step_of(step_key), "type": kind})
+    return cells, []
+
+
+def cluster_analysis(pdir: ProfilerDir) -> dict[str, Any]:
+    folder = find(pdir)
+    if folder is None:
+        return {"available": False}
+    answer: dict[str, Any] = {"available": True, "step_trace": [], "communication": [], "matrix": [],
+                              "communication_group": None}
+    problems: list[dict[str, Any]] = []
+    readers: tuple[tuple[str, str, Reader], ...] = (
+        ("step_trace", STEP_TRACE, _step_trace), ("communication", COMMUNICATION, _communication),
+        ("matrix", MATRIX, _matrix),
+        ("communication_group", GROUPS, lambda p: (communication.load_json(p, GROUPS), [])))
+    for key, name, read in readers:
+        path = _file(folder, name)
+        if path is None:
+            problems.append({"file": name, "message": "missing"})
+            continue
+        try:
+            value, file_problems = read(path)
+        except MindInsightError as err:
+            problems.append({"file": name, "message": err.message})
+            continue
+        problems.extend(file_problems)
+        answer[key] = value
+    if problems:
+        answer["problems"] = problems
+    return answer

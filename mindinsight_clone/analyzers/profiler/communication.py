@@ -1,0 +1,161 @@
+"""`profile/communication` from communication.json and communication_matrix.json (written at profiler Level1+).
+
+communication.json: `{stepN: {p2p|collective: {"<op>@<group>": {"Communication Time Info": {...},
+"Communication Bandwidth Info": {HCCS|RDMA|PCIE|SDMA|SIO: {...}}}, "Total Op Info": {...}}}}`.
+communication_matrix.json: `{stepN: {p2p|collective: {"<optype>-<top1|middle|...|total>@<group>": {"<src>-<dst>":
+{Transport Type, Transit Size(MB), Transit Time(ms), Bandwidth(GB/s), Op Name}}}}}`.
+
+Both are small (one entry per communication op), so they are parsed whole with orjson. `Total Op Info` (the
+profiler's per-step sum) is answered apart in `totals`, so `ops` holds real operators only.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from mindinsight_clone.analyzers.profiler import ascend_csv
+from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
+from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
+from mindinsight_clone.errors import ProfilerRawFileError
+
+COMMUNICATION = "communication.json"
+MATRIX = "communication_matrix.json"
+TOTAL = "Total Op Info"
+_TIMES = {
+    "elapse_time_ms": "Elapse Time(ms)",
+    "transit_time_ms": "Transit Time(ms)",
+    "wait_time_ms": "Wait Time(ms)",
+    "synchronization_time_ms": "Synchronization Time(ms)",
+    "idle_time_ms": "Idle Time(ms)",
+    "wait_time_ratio": "Wait Time Ratio",
+    "synchronization_time_ratio": "Synchronization Time Ratio",
+}
+
+
+def num(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        try:
+            return float(str(value).strip()) if value is not None else None
+        except ValueError:
+            return None
+    return value
+
+
+def step_of(key: str) -> int | str:
+    text = key[4:] if key.lower().startswith("step") else key
+    try:
+        return int(text)
+    except ValueError:
+        return key
+
+
+def split_key(key: str) -> tuple[str, str]:
+    name, _, group = key.partition("@")
+    return name, group
+
+
+def load_json(path: Path, lbl: str) -> dict[str, Any]:
+    try:
+        data = orjson.loads(path.read_bytes())
+    except OSError as err:
+        raise ProfilerRawFileError(f"<{lbl}> cannot be read: {err}") from None
+    except orjson.JSONDecodeError as err:
+        raise ProfilerRawFileError(f"<{lbl}> is not valid JSON (truncated?): {err}") from None
+    if not isinstance(data, dict):
+        raise ProfilerRawFileError(f"<{lbl}> is not a JSON object.")
+    return data
+
+
+def op_row(name: str, group: str, step: int | str, kind: str, info: dict[str, Any]) -> dict[str, Any]:
+    times = info.get("Communication Time Info")
+    times = times if isinstance(times, dict) else {}
+    row: dict[str, Any] = {"name": name, "group": group, "step": step}
+    row.update({key: num(times.get(header)) for key, header in _TIMES.items()})
+    bandwidth: dict[str, Any] = {}
+    links = info.get("Communication Bandwidth Info")
+    for link, values in (links.items() if isinstance(links, dict) else ()):
+        if isinstance(values, dict):
+            bandwidth[link] = {"size_mb": num(values.get("Transit Size(MB)")),
+                               "time_ms": num(values.get("Transit Time(ms)")),
+                               "gbps": num(values.get("Bandwidth(GB/s)"))}
+    row["bandwidth"] = bandwidth
+    row["type"] = kind
+    row["start_us"] = num(times.get("Start Timestamp(us)"))
+    return row
+
+
+def parse_ops(path: Path, rank: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
+    data = load_json(path, ascend_csv.label(COMMUNICATION, rank))
+    ops: list[dict[str, Any]] = []
+    totals: list[dict[str, Any]] = []
+    skipped: list[str] = []
+    for step_key, kinds in data.items():
+        if not isinstance(kinds, dict):
+            skipped.append(step_key)
+            continue
+        for kind, entries in kinds.items():
+            if not isinstance(entries, dict):
+                continue
+            for key, info in entries.items():
+                if not isinstance(info, dict):
+                    skipped.append(key)
+                    continue
+                name, group = split_key(key)
+                row = op_row(name, group, step_of(step_key), kind, info)
+                (totals if key == TOTAL else ops).append(row)
+    return ops, totals, skipped
+
+
+def parse_matrix(path: Path, rank: str) -> tuple[list[dict[str, Any]], list[str]]:
+    data = load_json(path, ascend_csv.label(MATRIX, rank))
+    cells: list[dict[str, Any]] = []
+    skipped: list[str] = []
+    for step_key, kinds in data.items():
+        for kind, entries in (kinds.items() if isinstance(kinds, dict) else ()):
+            for key, links in (entries.items() if isinstance(entries, dict) else ()):
+                op, group = split_key(key)
+                for pair, link in (links.items() if isinstance(links, dict) else ()):
+                    src, _, dst = pair.partition("-")
+                    if not isinstance(link, dict) or not src.isdigit() or not dst.isdigit():
+                        skipped.append(f"{key} {pair}")
+                        continue
+                    cells.append({"op": op, "src": int(src), "dst": int(dst),
+                                  "transport": link.get("Transport Type"),
+                                  "size_mb": num(link.get("Transit Size(MB)")),
+                                  "time_ms": num(link.get("Transit Time(ms)")),
+                                  "gbps": num(link.get("Bandwidth(GB/s)")),
+                                  "group": group, "step": step_of(step_key), "type": kind,
+                                  "op_name": link.get("Op Name")})
+    return cells, skipped
+
+
+def communication(device: DeviceFiles, cache: ParsedFileCache | None = None) -> dict[str, Any]:
+    rank = device.device_id
+    path = ascend_csv.require(device.output_file(COMMUNICATION), COMMUNICATION, rank,
+                              "written at profiler Level1 and above")
+    ops, totals, skipped = cached(cache, "communication", path, lambda p: parse_ops(p, rank))
+    problems: list[dict[str, Any]] = []
+    if skipped:
+        problems.append({"file": ascend_csv.label(COMMUNICATION, rank),
+                         "message": f"{len(skipped)} entr(y/ies) skipped: not an object"})
+    matrix_path = device.output_file(MATRIX)
+    matrix: list[dict[str, Any]] = []
+    if matrix_path is None:
+        problems.append({"file": ascend_csv.label(MATRIX, rank), "message": "missing: no src→dst matrix"})
+    else:
+        try:
+            matrix, bad = cached(cache, "communication_matrix", matrix_path, lambda p: parse_matrix(p, rank))
+        except ProfilerRawFileError as err:
+            problems.append({"file": ascend_csv.label(MATRIX, rank), "message": err.message})
+        else:
+            if bad:
+                problems.append({"file": ascend_csv.label(MATRIX, rank),
+                                 "message": f"{len(bad)} link(s) skipped: not `<src>-<dst>` with an object"})
+    answer: dict[str, Any] = {"ops": [dict(o) for o in ops], "matrix": [dict(m) for m in matrix],
+                              "totals": [dict(t) for t in totals]}
+    if problems:
+        answer["problems"] = problems
+    return answer
