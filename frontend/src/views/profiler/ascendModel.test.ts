@@ -55,9 +55,10 @@ describe('ascend view model', () => {
     expect(matrixOps(cells)).toEqual(['allreduce-total', 'allreduce-top1'])
     const h = heatmap(cells, 'allreduce-top1', 'gbps')
     expect(h.ranks).toEqual([0, 1, 7])
-    expect(h.cells).toEqual([[1, 0, 2, 'HCCS']]) // 0->7 has no transit time: no bandwidth
-    expect(heatmap(cells, 'allreduce-top1', 'size_mb').cells).toContainEqual([2, 0, 2, 'HCCS'])
-    expect(heatmap(cells, 'nothing', 'gbps')).toEqual({ ranks: [], cells: [], min: 0, max: 0 })
+    expect([h.srcs, h.dsts]).toEqual([[0], [1, 7]])
+    expect(h.cells).toEqual([[0, 0, 2, 'HCCS']]) // 0->1: 8 MB in 4 ms; 0->7 has no transit time: no bandwidth
+    expect(heatmap(cells, 'allreduce-top1', 'size_mb').cells).toContainEqual([1, 0, 2, 'HCCS'])
+    expect(heatmap(cells, 'nothing', 'gbps')).toEqual({ ranks: [], srcs: [], dsts: [], cells: [], min: 0, max: 0 })
   })
 
   it('splits memory series into allocated and reserved lines without empty cells', () => {

@@ -86,8 +86,12 @@ export function matrixOps(cells: MatrixCell[]): string[] {
 export type MatrixMetric = 'gbps' | 'size_mb' | 'time_ms'
 
 export interface Heatmap {
+  /** every rank that appears (sorted) */
   ranks: number[]
-  /** [dst index (x), src index (y), value, transport] */
+  /** the source ranks (rows) and destination ranks (columns) that have a cell */
+  srcs: number[]
+  dsts: number[]
+  /** [dst index in dsts (x), src index in srcs (y), value, transport] */
   cells: [number, number, number, string][]
   min: number
   max: number
@@ -105,16 +109,19 @@ export function heatmap(cells: MatrixCell[], op: string, metric: MatrixMetric): 
     p.time += n(c.time_ms)
     if (c.transport) p.transport.add(c.transport)
   }
-  const ranks = [...new Set([...pairs.values()].flatMap((p) => [p.src, p.dst]))].sort((x, y) => x - y)
-  const idx = new Map(ranks.map((r, i) => [r, i]))
+  const sorted = (xs: number[]) => [...new Set(xs)].sort((x, y) => x - y)
+  const list = [...pairs.values()]
+  const ranks = sorted(list.flatMap((p) => [p.src, p.dst]))
+  const srcs = sorted(list.map((p) => p.src))
+  const dsts = sorted(list.map((p) => p.dst))
   const out: Heatmap['cells'] = []
-  for (const p of pairs.values()) {
+  for (const p of list) {
     const v = metric === 'size_mb' ? p.size : metric === 'time_ms' ? p.time : p.time > 0 ? p.size / p.time : null
     if (v === null) continue
-    out.push([idx.get(p.dst)!, idx.get(p.src)!, v, [...p.transport].join('/')])
+    out.push([dsts.indexOf(p.dst), srcs.indexOf(p.src), v, [...p.transport].join('/')])
   }
   const values = out.map((c) => c[2])
-  return { ranks, cells: out, min: values.length ? Math.min(...values) : 0, max: values.length ? Math.max(...values) : 0 }
+  return { ranks, srcs, dsts, cells: out, min: values.length ? Math.min(...values) : 0, max: values.length ? Math.max(...values) : 0 }
 }
 
 export interface MemLine {
