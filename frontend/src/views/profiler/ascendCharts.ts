@@ -169,6 +169,7 @@ export function heatmapOption(h: Heatmap, metricLabel: string, unit: string): EC
     },
     visualMap: {
       type: 'continuous',
+      dimension: 2, // the value (the 4th dimension is the transport name)
       min: h.min,
       max: h.max > h.min ? h.max : h.min + 1,
       calculable: true,
