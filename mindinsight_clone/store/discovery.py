@@ -30,8 +30,43 @@ def scan(base_dir: Path, max_runs: int) -> list[RunInfo]:
     return scan_runs(base_dir, max_run_count=max_runs).runs
 
 
+# MindSpore >= 2.4 / torch_npu rank folders: ASCEND_PROFILER_OUTPUT/ holds these NPU tables on Ascend (a CPU-only
+# MindSpore session writes only trace_view.json there, and its cpu_op_* files under FRAMEWORK/).
+_ASCEND_OUTPUT = ("kernel_details.csv", "op_statistic.csv", "step_trace_time.csv", "communication.json")
+_SESSION_DEPTH = 3
+
+
+def _session_kind(path: Path, depth: int = 0) -> str:
+    """'ascend' / 'cpu' from the rank folders (holding ASCEND_PROFILER_OUTPUT/ or FRAMEWORK/) under `path`."""
+    try:
+        with os.scandir(path) as it:
+            dirs = sorted(e.name for e in it if e.is_dir(follow_symlinks=False))
+    except OSError:
+        return ""
+    found = ""
+    if "ASCEND_PROFILER_OUTPUT" in dirs or "FRAMEWORK" in dirs:
+        for sub, markers, kind in (("ASCEND_PROFILER_OUTPUT", _ASCEND_OUTPUT, "ascend"),
+                                   ("FRAMEWORK", _PROFILER_MARKERS["cpu"], "cpu")):
+            try:
+                names = os.listdir(path / sub)
+            except OSError:
+                continue
+            if any(n.startswith(markers) for n in names):
+                return kind
+        return found
+    if depth >= _SESSION_DEPTH:
+        return found
+    for name in dirs:
+        kind = _session_kind(path / name, depth + 1)
+        if kind == "ascend":
+            return kind
+        found = found or kind
+    return found
+
+
 def profiler_type(run: RunInfo) -> str:
-    """'ascend' | 'gpu' | 'cpu' from the files in the run's first profiler dir, else ''."""
+    """'ascend' | 'gpu' | 'cpu' from the files in the run's profiler dirs (legacy files directly inside, else the
+    MindSpore 2.x / torch_npu rank folders), else ''."""
     for d in run.profiler_dirs:
         try:
             names = os.listdir(Path(run.path) / d)
@@ -40,6 +75,9 @@ def profiler_type(run: RunInfo) -> str:
         for kind in ("ascend", "gpu", "cpu"):
             if any(n.startswith(_PROFILER_MARKERS[kind]) for n in names):
                 return kind
+        kind = _session_kind(Path(run.path) / d)
+        if kind:
+            return kind
     return ""
 
 

@@ -127,3 +127,14 @@ def test_ui_graph_smoke() -> None:
     _require_chromium()
     out = run("ui_graph.py", "--smoke")
     assert "first render:" in out and "expand biggest scope:" in out, out
+
+
+def test_ascend_benchmark_smoke(tmp_path: Path) -> None:
+    out = run("ascend.py", "--smoke", "--cache", str(tmp_path))
+    for label in ("step-trace-time", "ops aicore_type", "ops aicore_detail (page 1, by duration)", "communication",
+                  "memory-record", "timeline-summary", "timeline window (5,000 longest)"):
+        first, cpu, warm, status, _ = table_row(out, label)
+        assert number(first) > 0 and number(cpu) >= 0 and number(warm) > 0 and status == "200", label
+    assert number(table_row(out, "cluster-step-trace, 4 ranks, first answer")[0]) > 0
+    assert "slow ranks found: [(3, 'computing')]" in out
+    assert re.search(r"peak_rss_mb=\d+", out)

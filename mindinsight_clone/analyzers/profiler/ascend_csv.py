@@ -18,6 +18,7 @@ import logging
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,7 @@ _ALIASES = {
     "block num": "Block Dim",
     "device id": "Device_id",
 }
-MISSING_CELLS = ("", "N/A", "NA", "-", "null", "None")
+MISSING_CELLS = frozenset(("", "N/A", "NA", "-", "null", "None"))
 csv.field_size_limit(1 << 26)  # call stacks in operator_details.csv can be long
 
 
@@ -49,8 +50,8 @@ class ReadReport:
     skipped: Counter[str] = field(default_factory=Counter)
     notes: list[str] = field(default_factory=list)
 
-    def skip(self, reason: str) -> None:
-        self.skipped[reason] += 1
+    def skip(self, reason: str, rows: int = 1) -> None:
+        self.skipped[reason] += rows
 
     def note(self, message: str) -> None:
         self.notes.append(message)
@@ -108,6 +109,23 @@ class CsvFile:
         i = self.index.get(column)
         return row[i].strip() if i is not None and i < len(row) else ""
 
+    def batches(self, size: int) -> Iterator[list[list[str]]]:
+        """Like `rows`, in lists of up to `size` rows (less per-row overhead for big files)."""
+        width = self.width
+        with self.path.open(newline="", encoding="utf-8", errors="replace") as handle:
+            reader = csv.reader(handle)
+            next(reader, None)
+            try:
+                while chunk := list(islice(reader, size)):
+                    good = [row for row in chunk if len(row) >= width]
+                    if len(good) < len(chunk):
+                        short = sum(1 for row in chunk if len(row) < width and any(c.strip() for c in row))
+                        if short:
+                            self.report.skip("fewer cells than the header (truncated file?)", short)
+                    yield good
+            except csv.Error as err:
+                self.report.note(f"unreadable from line {reader.line_num}: {err}")
+
     def rows(self) -> Iterator[list[str]]:
         """Data rows with at least as many cells as the header; shorter ones (a truncated tail) are skipped."""
         with self.path.open(newline="", encoding="utf-8", errors="replace") as handle:
@@ -140,6 +158,5 @@ def open_csv(path: Path, lbl: str, required: Sequence[str]) -> CsvFile:
     missing = [c for c in required if c not in index]
     if missing:
         raise ProfilerRawFileError(f"<{lbl}> lacks the column(s) {', '.join(missing)}.")
-    # A row may omit trailing empty optional cells only if the writer does so; the profiler never does, so a row
-    # must reach the last column we read (not necessarily the last of the header).
-    return CsvFile(path, ReadReport(lbl), index, max(index[c] for c in required) + 1 if required else 1)
+    # The profiler writes every cell of every row, so a row shorter than the header is a cut one (truncated file).
+    return CsvFile(path, ReadReport(lbl), index, len(header))

@@ -31,7 +31,7 @@ KERNEL_DETAILS = "kernel_details.csv"
 OP_STATISTIC = "op_statistic.csv"
 AI_CPU = "AI_CPU"
 HCCL = "HCCL"
-BATCH_ROWS = 200_000
+BATCH_ROWS = 50_000  # rows of raw cells held at once (~60 short strings each)
 
 # stored column -> (CSV header, kind)
 _KERNEL_STRINGS = {
@@ -120,14 +120,25 @@ class _Interner:
     def __init__(self) -> None:
         self.ids: dict[str, int] = {}
 
-    def ids_of(self, values: list[str]) -> np.ndarray:
-        setdefault, ids = self.ids.setdefault, self.ids
-        return np.fromiter((setdefault(v, len(ids)) for v in values), dtype=np.int32, count=len(values))
+    def ids_of(self, values: Any) -> np.ndarray:
+        """Dense ids of `values` (new values get the next ids, in order of first appearance)."""
+        ids = self.ids
+        for value in dict.fromkeys(values):  # distinct values, C speed
+            if value not in ids:
+                ids[value] = len(ids)
+        get = ids.__getitem__
+        return np.fromiter(map(get, values), dtype=np.int32, count=len(values))
 
 
-def _numbers(cells: list[str], report: ascend_csv.ReadReport, column: str) -> tuple[np.ndarray, int]:
+def _numbers(cells: tuple[str, ...], report: ascend_csv.ReadReport, column: str) -> np.ndarray:
+    """float64 column; empty / `N/A` cells are NaN, other non-numeric cells too (counted in the report)."""
     try:
-        return np.array([float(c) if c and c not in ascend_csv.MISSING_CELLS else np.nan for c in cells]), 0
+        return np.array(cells, dtype=np.float64)  # numpy parses the strings (whitespace and tabs allowed)
+    except ValueError:
+        pass
+    missing = ascend_csv.MISSING_CELLS
+    try:
+        return np.array(["nan" if c.strip() in missing else c for c in cells], dtype=np.float64)
     except ValueError:
         out = np.full(len(cells), np.nan)
         bad = 0
@@ -138,8 +149,9 @@ def _numbers(cells: list[str], report: ascend_csv.ReadReport, column: str) -> tu
                 bad += 1
                 continue
             out[i] = np.nan if value is None else value
-        report.note(f"{bad} non-numeric cell(s) in {column!r} read as absent")
-        return out, bad
+        if bad:
+            report.note(f"{bad} non-numeric cell(s) in {column!r} read as absent")
+        return out
 
 
 def load_kernels(path: Path, rank: str = "?") -> KernelTable:
@@ -148,44 +160,43 @@ def load_kernels(path: Path, rank: str = "?") -> KernelTable:
     report = csv_file.report
     strings = {k: _Interner() for k in _KERNEL_STRINGS}
     parts: dict[str, list[np.ndarray]] = {k: [] for k in (*_KERNEL_STRINGS, *_KERNEL_NUMBERS)}
-    present_str = {k: h for k, h in _KERNEL_STRINGS.items() if csv_file.has(h)}
-    present_num = {k: csv_file.index[h] for k, h in _KERNEL_NUMBERS.items() if csv_file.has(h)}
-    str_index = {k: csv_file.index[h] for k, h in present_str.items()}
+    num_index = {k: csv_file.index[h] for k, h in _KERNEL_NUMBERS.items() if csv_file.has(h)}
+    str_index = {k: csv_file.index[h] for k, h in _KERNEL_STRINGS.items() if csv_file.has(h)}
     batch: list[list[str]] = []
 
     def flush() -> None:
         if not batch:
             return
-        cols = {k: [r[i].strip() if i < len(r) else "" for r in batch] for k, i in present_num.items()}
-        nums = {k: _numbers(v, report, _KERNEL_NUMBERS[k])[0] for k, v in cols.items()}
+        columns = list(zip(*batch, strict=False))  # rows are at least as wide as the header (CsvFile.rows)
+        nums = {k: _numbers(columns[i], report, _KERNEL_NUMBERS[k]) for k, i in num_index.items()}
         good = ~np.isnan(nums["start"]) & ~np.isnan(nums["duration"])
-        if not good.all():
-            report.skip("no numeric start time or duration")
+        everything = bool(good.all())
+        if not everything:
+            report.skip("no numeric start time or duration", int((~good).sum()))
         for key in _KERNEL_NUMBERS:
             values = nums.get(key, np.full(len(batch), np.nan))
-            parts[key].append(values[good])
-        keep = np.flatnonzero(good).tolist()
+            parts[key].append(values if everything else values[good])
         for key in _KERNEL_STRINGS:
             if key in str_index:
-                i = str_index[key]
-                texts = [batch[j][i].strip() if i < len(batch[j]) else "" for j in keep]
+                texts: Any = columns[str_index[key]]
+                if not everything:
+                    texts = [texts[j] for j in np.flatnonzero(good).tolist()]
             else:
-                texts = [""] * len(keep)
+                texts = [""] * int(good.sum())
             parts[key].append(strings[key].ids_of(texts))
         batch.clear()
 
-    for row in csv_file.rows():
-        batch.append(row)
-        if len(batch) >= BATCH_ROWS:
-            flush()
-    flush()
+    for rows in csv_file.batches(BATCH_ROWS):
+        batch.extend(rows)
+        flush()
     numbers = {k: np.concatenate(parts[k]) if parts[k] else np.empty(0) for k in _KERNEL_NUMBERS}
     ids = {k: np.concatenate(parts[k]) if parts[k] else np.empty(0, dtype=np.int32) for k in _KERNEL_STRINGS}
     length = int(numbers["start"].shape[0])
     numbers["end"] = numbers["start"] + numbers["duration"]
     numbers["serial"] = np.arange(1, length + 1, dtype=np.float64)
     report.log()
-    table = ColumnTable(numbers, ids, {k: tuple(v.ids) for k, v in strings.items()}, length)
+    texts_of = {k: tuple(t.strip() for t in v.ids) for k, v in strings.items()}
+    table = ColumnTable(numbers, ids, texts_of, length)
     return KernelTable(table, tuple(report.problems()))
 
 
@@ -242,23 +253,23 @@ def _from_op_statistic(path: Path, rank: str, aicpu: bool) -> tuple[tuple[Row, .
 
 
 def aggregate_types(kernels: KernelTable, aicpu: bool) -> tuple[Row, ...]:
-    """op_statistic.csv's table from kernel rows: per (Type, Accelerator Core), HCCL kernels left out."""
+    """op_statistic.csv's table from kernel rows: per (Type, Accelerator Core), HCCL kernels left out; the percent
+    is of all non-HCCL kernel time (AI_CPU included), as op_statistic.csv's Ratio(%)."""
     table = kernels.table
     cores = table.strings["core"]
-    keep = _core_mask(table, aicpu)
-    if not aicpu and cores:
-        is_hccl = np.array([c == HCCL for c in cores], dtype=bool)
-        keep &= ~is_hccl[table.ids["core"]]
+    is_hccl = np.array([c == HCCL for c in cores], dtype=bool)
+    compute = ~is_hccl[table.ids["core"]] if cores else np.zeros(table.length, dtype=bool)
+    keep = _core_mask(table, aicpu) & compute
     types, core_ids, dur = table.ids["type"][keep], table.ids["core"][keep], table.numbers["duration"][keep]
     if dur.size == 0:
         return ()
+    grand = float(table.numbers["duration"][compute].sum()) or 1.0  # Ratio(%) is of all device compute time
     order = np.lexsort((core_ids, types))
     types, core_ids, dur = types[order], core_ids[order], dur[order]
     starts = np.flatnonzero(np.r_[True, (types[1:] != types[:-1]) | (core_ids[1:] != core_ids[:-1])])
     counts = np.diff(np.r_[starts, dur.size])
     totals = np.add.reduceat(dur, starts)
     mins, maxs = np.minimum.reduceat(dur, starts), np.maximum.reduceat(dur, starts)
-    grand = float(totals.sum()) or 1.0
     rows = []
     for i, start in enumerate(starts.tolist()):
         total = float(totals[i])

@@ -1,4 +1,9 @@
-"""A small LRU of parsed profiler files, keyed by (kind, path, mtime, size) so a rewritten file is re-read."""
+"""A bounded LRU of parsed profiler files, keyed by (kind, path, mtime, size) so a rewritten file is re-read.
+
+Bounded twice: at most `max_entries` files and at most `max_bytes` of parsed data (a value's `nbytes` when it
+has one, else the file size). Concurrent requests for the same file wait for one parse (per-key lock), while
+requests for other files go on.
+"""
 
 from __future__ import annotations
 
@@ -9,13 +14,22 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+PROFILER_CACHE_BYTES = 2 << 30
+
+
+def _weight(value: Any, fallback: int) -> int:
+    size = getattr(value, "nbytes", None)
+    return int(size) if isinstance(size, int) else fallback
 
 
 class ParsedFileCache:
-    def __init__(self, max_entries: int = 32) -> None:
+    def __init__(self, max_entries: int = 32, max_bytes: int = PROFILER_CACHE_BYTES) -> None:
         self._max = max_entries
-        self._items: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
+        self._max_bytes = max_bytes
+        self._items: OrderedDict[tuple[Any, ...], tuple[Any, int]] = OrderedDict()
+        self._bytes = 0
         self._lock = threading.Lock()
+        self._loading: dict[tuple[Any, ...], threading.Lock] = {}
 
     def get(self, kind: str, path: Path, parse: Callable[[Path], T]) -> T:
         try:
@@ -26,20 +40,36 @@ class ParsedFileCache:
         with self._lock:
             if key in self._items:
                 self._items.move_to_end(key)
-                value: T = self._items[key]
-                return value
-        value = parse(path)
-        with self._lock:
-            self._items[key] = value
-            self._items.move_to_end(key)
-            while len(self._items) > self._max:
-                self._items.popitem(last=False)
+                return self._items[key][0]  # type: ignore[no-any-return]
+            key_lock = self._loading.setdefault(key, threading.Lock())
+        with key_lock:  # one parse per file; the others wait for it, then find it cached
+            with self._lock:
+                if key in self._items:
+                    self._items.move_to_end(key)
+                    return self._items[key][0]  # type: ignore[no-any-return]
+            try:
+                value = parse(path)
+            finally:
+                with self._lock:
+                    self._loading.pop(key, None)
+            weight = _weight(value, stat.st_size)
+            with self._lock:
+                self._items[key] = (value, weight)
+                self._bytes += weight
+                while len(self._items) > 1 and (len(self._items) > self._max or self._bytes > self._max_bytes):
+                    _, (_, dropped) = self._items.popitem(last=False)
+                    self._bytes -= dropped
         return value
+
+    @property
+    def nbytes(self) -> int:
+        with self._lock:
+            return self._bytes
 
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
-
+            self._bytes = 0
 
 
 def cached(cache: ParsedFileCache | None, kind: str, path: Path, parse: Callable[[Path], T]) -> T:

@@ -214,9 +214,11 @@ def scan_profiler_dir(path: Path, display: str) -> ProfilerDir:
     return ProfilerDir(path, display, "ms2", devices_ms2)
 
 
-def _session_sort_key(session: Path) -> tuple[str, float]:
-    parts = session.name.split("_")
-    stamp = next((p for p in reversed(parts) if p.isdigit() and len(p) >= 14), "")
+def _session_sort_key(session: Path) -> tuple[int, float]:
+    """Older first: the longest all-digit part of the name (`<host>_<pid>_<timestamp>_ascend_ms`, torch_npu's
+    `{host}_{pid}_{ts}_ascend_pt`) as a timestamp when it has 10+ digits, then the folder's mtime."""
+    digits = [p for p in session.name.split("_") if p.isdigit() and len(p) >= 10]
+    stamp = int(max(digits, key=len)) if digits else -1
     try:
         mtime = session.stat().st_mtime
     except OSError:

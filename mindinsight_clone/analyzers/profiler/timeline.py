@@ -157,7 +157,12 @@ def timeline_summary(device: DeviceFiles | None, layout: str, device_type: str,
         data = _legacy_json(device, f"{device_type}_timeline_summary_{{}}.json")
         return data if isinstance(data, dict) else {"max_scope_name_num": 0}
     trace = trace_for(device, cache)
-    return summary(trace) if trace is not None else {"max_scope_name_num": 0}
+    if trace is None:
+        return {"max_scope_name_num": 0}
+    answer: dict[str, Any] = summary(trace) if len(trace) else {"max_scope_name_num": 0}
+    if trace.problems:
+        answer["problems"] = [{"file": TRACE_VIEW, "message": p} for p in trace.problems]
+    return answer
 
 
 def trace_path(device: DeviceFiles | None) -> Path | None:

@@ -1,14 +1,18 @@
 """Load a Chrome trace (`trace_view.json`) into columns, without holding one dict per event.
 
-The file is parsed with orjson in ~8 MB slices cut at event boundaries (a slice is accepted only when it parses
-as whole events), and each slice is turned into numpy columns before the next one is read. Strings (names,
-categories, args) are interned, so a million events cost a few tens of MB instead of a million dicts.
+The file is read streaming, in ~8 MB blocks: each block is cut at its last event boundary (a slice is accepted
+only when it parses as whole events), parsed with orjson and turned into numpy columns before the next block is
+read, so neither the file nor its events are ever held whole (a several-hundred-MB trace costs its columns plus
+one block). A truncated file keeps every complete event before the damage; `TraceColumns.problems` says so.
+Strings (names, categories, args) are interned, so a million events cost a few tens of MB instead of a million dicts.
 `ts`/`dur` are microseconds (numbers or numeric strings in the file) kept as float64 (~0.25 µs resolution at
 today's epoch values).
 """
 
 from __future__ import annotations
 
+import logging
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,9 +21,13 @@ from typing import Any
 import numpy as np
 import orjson
 
+log = logging.getLogger(__name__)
 CHUNK_BYTES = 8 << 20
 _CORE = frozenset({"ph", "name", "pid", "tid", "ts", "dur", "cat", "args"})
 _WS = b" \t\r\n,"
+_BOUNDARY = re.compile(rb"\}\s*,\s*(?=\{)")  # `}, {` between two events (also matches inside strings: checked)
+_TRIES = 16  # candidate boundaries tried per block before reading more
+_MAX_UNCUT_BLOCKS = 8  # a block that cannot be cut after this many reads is a corrupt file
 
 
 @dataclass(frozen=True)
@@ -36,6 +44,7 @@ class TraceColumns:
     strings: tuple[str, ...]
     values: tuple[Any, ...]
     blobs: tuple[bytes, ...]
+    problems: tuple[str, ...] = ()
 
     def __len__(self) -> int:
         return int(self.ts.shape[0])
@@ -159,11 +168,82 @@ def iter_event_slices(data: bytes, chunk: int = CHUNK_BYTES) -> Iterator[list[An
         pos = piece_end
 
 
+def _cut(buf: bytes, start: int, tries: int = _TRIES) -> tuple[int, list[Any]] | None:
+    """The last boundary at or after `start` whose prefix parses as whole events: (end of prefix, events)."""
+    candidates = [m.start() + 1 for m in _BOUNDARY.finditer(buf, start)]
+    for end in reversed(candidates[-tries:]):
+        try:
+            items = orjson.loads(b"[" + buf[:end] + b"]")
+        except orjson.JSONDecodeError:
+            continue
+        return end, items
+    return None
+
+
+def iter_file_slices(path: Path, problems: list[str], chunk: int = CHUNK_BYTES) -> Iterator[list[Any]]:
+    """Yield lists of events from a JSON array file, reading `chunk` bytes at a time (see the module doc).
+
+    An object document (`{"traceEvents": [...]}`) is parsed whole. A truncated array yields its complete events
+    and appends a note to `problems`; a block that cannot be cut at all raises ValueError.
+    """
+    with path.open("rb") as handle:
+        head = handle.read(4096)
+        stripped = head.lstrip()
+        if not stripped.startswith(b"["):
+            yield from iter_event_slices(head + handle.read())
+            return
+        buf = stripped[1:]
+        done, offset, uncut = False, len(head) - len(stripped) + 1, 0
+        while not done:
+            more = handle.read(chunk)
+            done = not more
+            buf += more
+            if not done:
+                if len(buf) < chunk:
+                    continue
+                found = _cut(buf, max(0, len(buf) - chunk))
+                if found is None:
+                    uncut += 1
+                    if uncut > _MAX_UNCUT_BLOCKS:
+                        raise ValueError(f"{path.name}: no event boundary parses near byte {offset}")
+                    continue
+                end, items = found
+                uncut = 0
+                yield items
+                rest = buf[end:].lstrip(_WS)
+                offset += len(buf) - len(rest)
+                buf = rest
+                continue
+            tail = buf.rstrip()
+            complete = tail.endswith(b"]")
+            body = (tail[:-1] if complete else tail).strip(_WS)
+            if not body:
+                if not complete:
+                    problems.append(f"{path.name} is truncated (no closing bracket)")
+                return
+            try:
+                yield orjson.loads(b"[" + body + b"]")
+                if not complete:
+                    problems.append(f"{path.name} is truncated (no closing bracket)")
+                return
+            except orjson.JSONDecodeError:
+                pass
+            found = _cut(body, 0, tries=1 << 20)
+            lost = len(body)
+            if found is not None:
+                end, items = found
+                lost = len(body) - end
+                yield items
+            problems.append(f"{path.name} is truncated or damaged: the last {lost} bytes (from byte "
+                            f"{offset + len(body) - lost}) hold no complete event and are not shown")
+
+
 def load_trace(path: Path) -> TraceColumns:
     strings, values, blobs = _Interner(), _Interner(), _BlobInterner()
     cols: dict[str, list[np.ndarray]] = {k: [] for k in ("ph", "name", "cat", "pid", "tid", "ts", "dur", "args",
                                                          "extra")}
-    for items in iter_event_slices(path.read_bytes()):
+    problems: list[str] = []
+    for items in iter_file_slices(path, problems):
         events = [e for e in items if isinstance(e, dict)]
         cols["ph"].append(strings.ids_of([e.get("ph", "") for e in events]))
         cols["name"].append(strings.ids_of([str(e.get("name", "")) for e in events]))
@@ -175,7 +255,9 @@ def load_trace(path: Path) -> TraceColumns:
         cols["args"].append(blobs.ids_of_dicts([e.get("args") for e in events]))
         cols["extra"].append(blobs.ids_of_dicts([{k: v for k, v in e.items() if k not in _CORE}
                                                  if not e.keys() <= _CORE else None for e in events]))
+    for problem in problems:
+        log.warning("%s", problem)
     merged = {k: (np.concatenate(v) if v else np.empty(0, dtype=np.float64 if k in ("ts", "dur") else np.int32))
               for k, v in cols.items()}
     return TraceColumns(**merged, strings=tuple(strings.items), values=tuple(values.items),
-                        blobs=tuple(blobs.items))
+                        blobs=tuple(blobs.items), problems=tuple(problems))

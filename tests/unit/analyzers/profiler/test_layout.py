@@ -69,3 +69,25 @@ def test_find_profiler_dirs(tmp_path: Path) -> None:
     assert not is_profiler_dir(run / "profiler_link")
     assert not is_profiler_dir(run / "missing")
     assert find_profiler_dirs(tmp_path / "missing") == []
+
+
+def test_ascend_rank_folders_newest_timestamp_wins(tmp_path: Path) -> None:
+    prof = tmp_path / "job" / "profiler"
+    old = prof / "rank_0" / "host_11_20260101120000000_ascend_ms"
+    new = prof / "rank_0" / "host_12_20260102120000000_ascend_ms"
+    for session in (new, old):  # the older profile is written last: its mtime is newer
+        _touch(session / "profiler_info_0.json", '{"ms_profiler_info": {"rank_id": 0}}')
+        _touch(session / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv", "Step ID,Name\n")
+    _touch(prof / "rank_3" / "renamed" / "profiler_info_3.json", "{}")
+    _touch(prof / "rank_3" / "renamed" / "ASCEND_PROFILER_OUTPUT" / "step_trace_time.csv", "Step\n")
+    pdir = scan_profiler_dir(prof, "./job/profiler")
+    assert pdir.device_ids == ["0", "3"]
+    assert pdir.devices["0"].session == new.name
+    assert pdir.device_type == "ascend"
+
+
+def test_cpu_session_is_not_ascend(tmp_path: Path) -> None:
+    session = tmp_path / "profiler" / "vm_1_20260101000000000_ascend_ms"
+    _touch(session / "FRAMEWORK" / "cpu_op_type_info_0.csv")
+    _touch(session / "ASCEND_PROFILER_OUTPUT" / "trace_view.json", "[]")
+    assert scan_profiler_dir(tmp_path / "profiler", "./profiler").device_type == "cpu"

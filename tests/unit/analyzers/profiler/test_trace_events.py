@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from mindinsight_clone.analyzers.profiler import timeline
-from mindinsight_clone.analyzers.profiler.trace_events import iter_event_slices, load_trace
+from mindinsight_clone.analyzers.profiler.trace_events import iter_event_slices, iter_file_slices, load_trace
 
 EVENTS = [
     {"ph": "M", "name": "process_name", "pid": 2, "tid": 0, "args": {"name": "CPU OP"}},
@@ -67,4 +67,28 @@ def test_bad_file_is_no_timeline(tmp_path: Path) -> None:
     from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
     device = DeviceFiles("0", tmp_path, out)
     assert timeline.timeline(device, "ms2", "ascend", timeline.Window()) == []
-    assert timeline.timeline_summary(device, "ms2", "ascend") == {"max_scope_name_num": 0}
+    summary = timeline.timeline_summary(device, "ms2", "ascend")
+    assert summary["max_scope_name_num"] == 0
+    assert "truncated" in summary["problems"][0]["message"]
+
+
+@pytest.mark.parametrize("chunk", [16, 64, 1 << 20])
+def test_streaming_file_slices_equal_whole_parse(tmp_path: Path, chunk: int) -> None:
+    path = tmp_path / "trace_view.json"
+    path.write_text(json.dumps(EVENTS * 5, indent=1))
+    problems: list[str] = []
+    assert [e for items in iter_file_slices(path, problems, chunk) for e in items] == EVENTS * 5
+    assert problems == []
+
+
+@pytest.mark.parametrize("cut", [1, 20, 200])
+def test_truncated_trace_keeps_complete_events(tmp_path: Path, cut: int) -> None:
+    whole = json.dumps(EVENTS * 3).encode()
+    path = tmp_path / "trace_view.json"
+    path.write_bytes(whole[:-cut])
+    problems: list[str] = []
+    got = [e for items in iter_file_slices(path, problems, 64) for e in items]
+    # every event that ends before the cut is kept, in order, and nothing else
+    complete = [e for i, e in enumerate(EVENTS * 3) if len(json.dumps((EVENTS * 3)[: i + 1])) - 1 <= len(whole) - cut]
+    assert got == complete
+    assert problems and "truncated" in problems[0]

@@ -1,0 +1,70 @@
+"""ParsedFileCache: bounded by entries and bytes, re-reads a rewritten file, one parse per file under concurrency."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
+
+
+@dataclass
+class Parsed:
+    name: str
+    nbytes: int
+
+
+def _files(tmp_path: Path, n: int) -> list[Path]:
+    paths = []
+    for i in range(n):
+        path = tmp_path / f"f{i}.csv"
+        path.write_text(str(i))
+        paths.append(path)
+    return paths
+
+
+def test_byte_bound_evicts_oldest(tmp_path: Path) -> None:
+    cache = ParsedFileCache(max_entries=10, max_bytes=250)
+    calls: list[str] = []
+
+    def parse(path: Path) -> Parsed:
+        calls.append(path.name)
+        return Parsed(path.name, 100)
+
+    a, b, c = _files(tmp_path, 3)
+    for path in (a, b, c):
+        cache.get("k", path, parse)
+    assert cache.nbytes == 200  # a was dropped when c came in (300 > 250)
+    cache.get("k", b, parse)
+    cache.get("k", a, parse)
+    assert calls == ["f0.csv", "f1.csv", "f2.csv", "f0.csv"]
+
+
+def test_entry_bound_and_rewrite(tmp_path: Path) -> None:
+    cache = ParsedFileCache(max_entries=1)
+    (a,) = _files(tmp_path, 1)
+    assert cache.get("k", a, lambda p: p.read_text()) == "0"
+    a.write_text("changed, longer")
+    assert cache.get("k", a, lambda p: p.read_text()) == "changed, longer"
+
+
+def test_single_flight(tmp_path: Path) -> None:
+    cache = ParsedFileCache()
+    (a,) = _files(tmp_path, 1)
+    calls: list[int] = []
+
+    def slow_parse(path: Path) -> str:
+        calls.append(1)
+        time.sleep(0.3)
+        return path.read_text()
+
+    results: list[str] = []
+    threads = [threading.Thread(target=lambda: results.append(cache.get("k", a, slow_parse))) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=10)
+    assert results == ["0"] * 4
+    assert len(calls) == 1
