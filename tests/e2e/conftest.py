@@ -97,3 +97,21 @@ def screenshot() -> Callable[[Any, str], Path]:
         return path
 
     return take
+
+
+# ---- Ascend profiler views (test_ascend_ui.py): a server on ../shared/fixtures/ascend (2 ranks, Level0 and Level1)
+ASCEND_FIXTURES = FIXTURES.parent / "ascend"
+
+
+@pytest.fixture(scope="session")
+def ascend_ui_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    if not ASCEND_FIXTURES.exists():
+        pytest.skip(f"{ASCEND_FIXTURES} is absent: the real Ascend profiler output lives in ../shared (present in CI)")
+    if not (REPO / "mindinsight_clone" / "ui" / "dist" / "index.html").exists():
+        pytest.skip("the web UI is not built (scripts/build_frontend)")
+    port, ws = free_port(), tmp_path_factory.mktemp("ascend-ui-ws")
+    started = run_cli("start", "--port", str(port), "--summary-base-dir", str(ASCEND_FIXTURES), "--workspace",
+                      str(ws), "--reload-interval", "1")
+    assert started.returncode == 0, started.stdout + started.stderr
+    yield f"http://127.0.0.1:{port}"
+    run_cli("stop", "--port", str(port), "--workspace", str(ws))

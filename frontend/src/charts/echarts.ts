@@ -18,6 +18,7 @@ import { BarChart, PieChart } from 'echarts/charts'
 import { DataZoomSliderComponent } from 'echarts/components'
 import { ParallelChart, ScatterChart } from 'echarts/charts'
 import { ParallelComponent } from 'echarts/components'
+import { HeatmapChart } from 'echarts/charts'
 
 echarts.use([
   LineChart,
@@ -38,6 +39,9 @@ echarts.use([PieChart, BarChart, DataZoomSliderComponent])
 
 // Lineage views: parallel coordinates (brushable axes), importance bars, parameter scatter.
 echarts.use([ParallelChart, ParallelComponent, BarChart, ScatterChart])
+
+// Ascend profiler views: the communication src->dst matrix heatmap.
+echarts.use([HeatmapChart])
 
 let glPromise: Promise<void> | null = null
 

@@ -24,6 +24,8 @@ export class LaneBook {
   private threads = new Map<string, { name: string; sort: number }>()
   private seen = new Map<string, Lane>()
   lanes: Lane[] = []
+  /** which processes get lanes (e.g. only the NPU ones of an Ascend trace); null = all */
+  keep: ((process: string) => boolean) | null = null
   private index = new Map<string, number>()
 
   /** Adds metadata and the lanes of timed events; returns true when the lane list changed. */
@@ -78,7 +80,8 @@ export class LaneBook {
       l.pSort = p.sort
       l.tSort = t.sort
     }
-    this.lanes = [...this.seen.values()].sort(
+    const keep = this.keep
+    this.lanes = [...this.seen.values()].filter((l) => !keep || keep(l.process)).sort(
       (a, b) =>
         a.pSort - b.pSort ||
         Number(a.pid) - Number(b.pid) ||

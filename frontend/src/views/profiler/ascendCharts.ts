@@ -1,0 +1,233 @@
+// ECharts options of the Ascend views, built from the view model (ascendModel.ts) and the theme's palette.
+import type { EChartsOption } from '@/charts/echarts'
+import { chartPalette, type ChartPalette } from '@/lib/palette'
+import { theme } from '@/state'
+import { t } from '@/i18n'
+import { fmtUs } from './profilerApi'
+import { PHASES, type Heatmap, type LinkBandwidth, type MemLine, type Phase } from './ascendModel'
+
+export const PHASE_LABEL = {
+  computing_us: 'ascend.computing',
+  communication_not_overlapped_us: 'ascend.commNotOverlapped',
+  free_us: 'ascend.free',
+} as const
+
+export function phaseColors(): Record<Phase, string> {
+  const dark = theme.value === 'dark'
+  return {
+    computing_us: dark ? '#1fc3c4' : '#00a5a7',
+    communication_not_overlapped_us: dark ? '#f0a55a' : '#f6903d',
+    free_us: dark ? '#6b7585' : '#b8bec8',
+  }
+}
+
+export function dangerColor(): string {
+  return theme.value === 'dark' ? '#f07b77' : '#d9534f'
+}
+
+function tooltipBase(p: ChartPalette) {
+  return { backgroundColor: p.tooltipBg, borderColor: p.tooltipBorder, textStyle: { color: p.text }, confine: true }
+}
+
+function esc(s: string): string {
+  return s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] ?? c)
+}
+
+/** Stacked bars of the three phases: one per step (overview) or per rank (cluster, slow ranks in red). */
+export function phaseBarsOption(
+  categories: string[],
+  values: Record<Phase, number>[],
+  slow: boolean[] = [],
+): EChartsOption {
+  const p = chartPalette()
+  const colors = phaseColors()
+  const danger = dangerColor()
+  return {
+    backgroundColor: 'transparent',
+    textStyle: { color: p.text },
+    legend: { top: 0, textStyle: { color: p.text } },
+    tooltip: { ...tooltipBase(p), trigger: 'axis', axisPointer: { type: 'shadow' }, valueFormatter: (v: unknown) => fmtUs(Number(v)) },
+    grid: { left: 12, right: 20, top: 36, bottom: 8, containLabel: true },
+    xAxis: {
+      type: 'category',
+      data: categories.map((c, i) =>
+        slow[i] ? { value: c, textStyle: { color: danger, fontWeight: 'bold' } } : { value: c },
+      ),
+      axisLabel: { color: p.text, interval: 0, hideOverlap: true },
+      axisLine: { lineStyle: { color: p.axis } },
+    },
+    yAxis: {
+      type: 'value',
+      axisLabel: { color: p.subtext, formatter: (v: number) => fmtUs(v) },
+      splitLine: { lineStyle: { color: p.split } },
+    },
+    series: PHASES.map((phase, k) => ({
+      name: t(PHASE_LABEL[phase]),
+      type: 'bar',
+      stack: 'step',
+      barMaxWidth: 56,
+      itemStyle: { color: colors[phase] },
+      data: values.map((v, i) => {
+        const top = k === PHASES.length - 1
+        return slow[i] && top
+          ? {
+              value: v[phase],
+              itemStyle: { color: colors[phase], borderColor: danger, borderWidth: 2 },
+              label: { show: true, position: 'top', color: danger, fontWeight: 'bold', formatter: `⚠ ${t('ascend.slow')}` },
+            }
+          : { value: v[phase] }
+      }),
+    })),
+  }
+}
+
+/** Bandwidth per link type (GB/s), with transferred size and time in the tooltip. */
+export function bandwidthOption(all: LinkBandwidth[]): EChartsOption {
+  const p = chartPalette()
+  const links = all.filter((l) => l.size_mb > 0)
+  const byLink = new Map(links.map((l) => [l.link, l]))
+  return {
+    backgroundColor: 'transparent',
+    textStyle: { color: p.text },
+    tooltip: {
+      ...tooltipBase(p),
+      trigger: 'item',
+      formatter: (q: { name: string }) => {
+        const l = byLink.get(q.name)
+        if (!l) return ''
+        return (
+          `<div class="tt"><div class="tt-title">${esc(l.link)}</div>` +
+          `<div>${t('ascend.bandwidth')}: <b>${l.gbps === null ? '–' : l.gbps.toFixed(3)} GB/s</b></div>` +
+          `<div>${t('ascend.size')}: ${l.size_mb.toFixed(3)} MB</div>` +
+          `<div>${t('ascend.transitTime')}: ${l.time_ms.toFixed(3)} ms</div>` +
+          `<div>${t('ascend.opCount')}: ${l.ops}</div></div>`
+        )
+      },
+    },
+    grid: { left: 12, right: 24, top: 24, bottom: 8, containLabel: true },
+    xAxis: { type: 'category', data: links.map((l) => l.link), axisLabel: { color: p.text }, axisLine: { lineStyle: { color: p.axis } } },
+    yAxis: {
+      type: 'value',
+      name: 'GB/s',
+      nameTextStyle: { color: p.subtext },
+      axisLabel: { color: p.subtext },
+      splitLine: { lineStyle: { color: p.split } },
+    },
+    series: [
+      {
+        type: 'bar',
+        barMaxWidth: 48,
+        itemStyle: { color: p.series[1] },
+        label: { show: true, position: 'top', color: p.subtext, formatter: (q: { value: number }) => (q.value ?? 0).toFixed(2) },
+        data: links.map((l) => ({ name: l.link, value: l.gbps ?? 0 })),
+      },
+    ],
+  }
+}
+
+/** The src->dst matrix of one op as a heatmap (y: source rank, x: destination rank). */
+export function heatmapOption(h: Heatmap, metricLabel: string, unit: string): EChartsOption {
+  const p = chartPalette()
+  const xs = h.dsts.map(String)
+  const ys = h.srcs.map(String)
+  return {
+    backgroundColor: 'transparent',
+    textStyle: { color: p.text },
+    tooltip: {
+      ...tooltipBase(p),
+      trigger: 'item',
+      formatter: (q: { value: [number, number, number, string] }) => {
+        const [x, y, v, transport] = q.value
+        return (
+          `<div class="tt"><div class="tt-title">${ys[y]} → ${xs[x]}</div>` +
+          `<div>${esc(metricLabel)}: <b>${v.toFixed(3)} ${unit}</b></div>` +
+          (transport ? `<div>${t('ascend.transport')}: ${esc(transport)}</div>` : '') +
+          '</div>'
+        )
+      },
+    },
+    grid: { left: 12, right: 90, top: 30, bottom: 8, containLabel: true },
+    xAxis: {
+      type: 'category',
+      data: xs,
+      name: t('ascend.dst'),
+      nameLocation: 'middle',
+      nameGap: 24,
+      position: 'top',
+      nameTextStyle: { color: p.subtext },
+      axisLabel: { color: p.text },
+      splitArea: { show: true },
+    },
+    yAxis: {
+      type: 'category',
+      data: ys,
+      inverse: true,
+      name: t('ascend.src'),
+      nameTextStyle: { color: p.subtext },
+      axisLabel: { color: p.text },
+      splitArea: { show: true },
+    },
+    visualMap: {
+      type: 'continuous',
+      dimension: 2, // the value (the 4th dimension is the transport name)
+      min: h.min,
+      max: h.max > h.min ? h.max : h.min + 1,
+      calculable: true,
+      orient: 'vertical',
+      right: 4,
+      top: 'middle',
+      textStyle: { color: p.subtext },
+      inRange: { color: theme.value === 'dark' ? ['#1d3b4a', '#1fc3c4', '#f0a55a'] : ['#e6f7f7', '#00a5a7', '#f6903d'] },
+      formatter: (v: number) => v.toFixed(1),
+    },
+    series: [
+      {
+        type: 'heatmap',
+        data: h.cells,
+        label: { show: h.dsts.length <= 16, color: p.text, fontSize: 10, formatter: (q: { value: number[] }) => q.value[2].toFixed(1) },
+        itemStyle: { borderColor: p.background, borderWidth: 1 },
+        emphasis: { itemStyle: { borderColor: p.text, borderWidth: 1 } },
+      },
+    ],
+  }
+}
+
+/** Memory over time: per component its allocated (solid) and reserved (dashed) MB. */
+export function memoryOption(lines: MemLine[]): EChartsOption {
+  const p = chartPalette()
+  const components = [...new Set(lines.map((l) => l.component))]
+  const color = (c: string) => p.series[components.indexOf(c) % p.series.length]
+  return {
+    backgroundColor: 'transparent',
+    textStyle: { color: p.text },
+    legend: { type: 'scroll', top: 0, textStyle: { color: p.text } },
+    tooltip: { ...tooltipBase(p), trigger: 'axis', valueFormatter: (v: unknown) => `${Number(v).toFixed(3)} MB` },
+    grid: { left: 12, right: 24, top: 36, bottom: 56, containLabel: true },
+    xAxis: {
+      type: 'value',
+      axisLabel: { color: p.subtext, formatter: (v: number) => fmtUs(v) },
+      splitLine: { lineStyle: { color: p.split } },
+      axisLine: { lineStyle: { color: p.axis } },
+    },
+    yAxis: {
+      type: 'value',
+      name: 'MB',
+      nameTextStyle: { color: p.subtext },
+      axisLabel: { color: p.subtext },
+      splitLine: { lineStyle: { color: p.split } },
+    },
+    dataZoom: [
+      { type: 'inside', filterMode: 'none' },
+      { type: 'slider', height: 18, bottom: 8, labelFormatter: (v: number) => fmtUs(v), textStyle: { color: p.subtext } },
+    ],
+    series: lines.map((l) => ({
+      name: `${l.component} · ${t(l.kind === 'allocated' ? 'profiler.allocated' : 'profiler.reserved')}`,
+      type: 'line',
+      step: 'end',
+      showSymbol: false,
+      itemStyle: { color: color(l.component) },
+      lineStyle: { color: color(l.component), width: 1.5, type: l.kind === 'reserved' ? 'dashed' : 'solid' },
+      data: l.points,
+    })),
+  }
+}

@@ -1,0 +1,152 @@
+// Pure data shaping for the Ascend views (no Vue, no ECharts): step-time split, the cluster bars with slow
+// ranks, bandwidth per link type, the src->dst matrix as heatmap cells, memory lines, NPU timeline lanes.
+import type { CommOp, MatrixCell, MemPoint, RankStepTime, SlowRank, StepTime } from './ascendApi'
+
+/** The three parts a step's time is split into (they add up to the step time). */
+export const PHASES = ['computing_us', 'communication_not_overlapped_us', 'free_us'] as const
+export type Phase = (typeof PHASES)[number]
+
+function n(v: unknown): number {
+  return typeof v === 'number' && Number.isFinite(v) ? v : 0
+}
+
+export interface PhaseShare {
+  phase: Phase
+  us: number
+  percent: number
+}
+
+/** The phases averaged over steps, with each one's share of their sum. */
+export function stepShares(steps: Pick<StepTime, Phase>[]): { total: number; shares: PhaseShare[] } {
+  if (!steps.length) return { total: 0, shares: [] }
+  const avg = PHASES.map((p) => steps.reduce((s, st) => s + n(st[p]), 0) / steps.length)
+  const total = avg.reduce((s, v) => s + v, 0)
+  return {
+    total,
+    shares: PHASES.map((phase, i) => ({ phase, us: avg[i], percent: total > 0 ? (100 * avg[i]) / total : 0 })),
+  }
+}
+
+export interface ClusterBar {
+  rank: number
+  values: Record<Phase, number>
+  total: number
+  /** phases in which this rank is slow, with (value − median) / median */
+  slow: { phase: string; deviation: number }[]
+}
+
+/** One bar per rank (in rank order); the slow flags come from the backend's rule. */
+export function clusterBars(ranks: RankStepTime[], slow: SlowRank[]): ClusterBar[] {
+  return [...ranks]
+    .sort((x, y) => x.rank_id - y.rank_id)
+    .map((r) => {
+      const values = Object.fromEntries(PHASES.map((p) => [p, n(r[p])])) as Record<Phase, number>
+      return {
+        rank: r.rank_id,
+        values,
+        total: PHASES.reduce((s, p) => s + values[p], 0),
+        slow: slow.filter((s) => s.rank_id === r.rank_id).map((s) => ({ phase: s.phase, deviation: s.deviation })),
+      }
+    })
+}
+
+export interface LinkBandwidth {
+  link: string
+  size_mb: number
+  time_ms: number
+  /** size / time (MB/ms = GB/s, the profiler's own formula); null when no transit time */
+  gbps: number | null
+  ops: number
+}
+
+/** Bandwidth per link type (HCCS, RDMA, PCIE, SDMA, SIO, ...) over all ops: sizes and times summed. */
+export function bandwidthByLink(ops: CommOp[]): LinkBandwidth[] {
+  const acc = new Map<string, LinkBandwidth>()
+  for (const op of ops) {
+    for (const [link, b] of Object.entries(op.bandwidth ?? {})) {
+      let e = acc.get(link)
+      if (!e) acc.set(link, (e = { link, size_mb: 0, time_ms: 0, gbps: null, ops: 0 }))
+      e.size_mb += n(b.size_mb)
+      e.time_ms += n(b.time_ms)
+      e.ops += 1
+    }
+  }
+  const out = [...acc.values()]
+  for (const e of out) e.gbps = e.time_ms > 0 ? e.size_mb / e.time_ms : null
+  return out.sort((x, y) => y.size_mb - x.size_mb || x.link.localeCompare(y.link))
+}
+
+/** The matrix's op keys (`allreduce-top1`, ..., `allreduce-total`), `*-total` first. */
+export function matrixOps(cells: MatrixCell[]): string[] {
+  const seen = [...new Set(cells.map((c) => c.op))]
+  const totals = seen.filter((o) => o.endsWith('-total'))
+  return [...totals, ...seen.filter((o) => !o.endsWith('-total'))]
+}
+
+export type MatrixMetric = 'gbps' | 'size_mb' | 'time_ms'
+
+export interface Heatmap {
+  /** every rank that appears (sorted) */
+  ranks: number[]
+  /** the source ranks (rows) and destination ranks (columns) that have a cell */
+  srcs: number[]
+  dsts: number[]
+  /** [dst index in dsts (x), src index in srcs (y), value, transport] */
+  cells: [number, number, number, string][]
+  min: number
+  max: number
+}
+
+/** The src->dst cells of one op as a heatmap; repeated pairs (several steps/groups) are summed, bandwidth = size / time. */
+export function heatmap(cells: MatrixCell[], op: string, metric: MatrixMetric): Heatmap {
+  const pairs = new Map<string, { src: number; dst: number; size: number; time: number; transport: Set<string> }>()
+  for (const c of cells) {
+    if (c.op !== op) continue
+    const k = `${c.src}-${c.dst}`
+    let p = pairs.get(k)
+    if (!p) pairs.set(k, (p = { src: c.src, dst: c.dst, size: 0, time: 0, transport: new Set() }))
+    p.size += n(c.size_mb)
+    p.time += n(c.time_ms)
+    if (c.transport) p.transport.add(c.transport)
+  }
+  const sorted = (xs: number[]) => [...new Set(xs)].sort((x, y) => x - y)
+  const list = [...pairs.values()]
+  const ranks = sorted(list.flatMap((p) => [p.src, p.dst]))
+  const srcs = sorted(list.map((p) => p.src))
+  const dsts = sorted(list.map((p) => p.dst))
+  const out: Heatmap['cells'] = []
+  for (const p of list) {
+    const v = metric === 'size_mb' ? p.size : metric === 'time_ms' ? p.time : p.time > 0 ? p.size / p.time : null
+    if (v === null) continue
+    out.push([dsts.indexOf(p.dst), srcs.indexOf(p.src), v, [...p.transport].join('/')])
+  }
+  const values = out.map((c) => c[2])
+  return { ranks, srcs, dsts, cells: out, min: values.length ? Math.min(...values) : 0, max: values.length ? Math.max(...values) : 0 }
+}
+
+export interface MemLine {
+  component: string
+  kind: 'allocated' | 'reserved'
+  /** [µs since the first record, MB] */
+  points: [number, number][]
+}
+
+/** Two lines per component (allocated, reserved), each without the component's empty cells; time from the first record. */
+export function memoryLines(series: Record<string, MemPoint[]>): { t0: number; lines: MemLine[] } {
+  const all = Object.values(series).flat()
+  const t0 = all.length ? Math.min(...all.map((p) => p[0])) : 0
+  const lines: MemLine[] = []
+  for (const component of Object.keys(series).sort()) {
+    for (const [kind, col] of [['allocated', 1], ['reserved', 2]] as const) {
+      const points = series[component].filter((p) => p[col] !== null).map((p) => [p[0] - t0, p[col] as number] as [number, number])
+      if (points.length) lines.push({ component, kind, points })
+    }
+  }
+  return { t0, lines }
+}
+
+/** The device-side processes of an Ascend trace: hardware streams, HCCL, the overlap analysis. */
+export const NPU_PROCESSES = ['Ascend Hardware', 'HCCL', 'Overlap Analysis']
+export function isNpuProcess(name: string): boolean {
+  return NPU_PROCESSES.some((p) => name === p || name.startsWith(`${p} `))
+}

@@ -1,0 +1,38 @@
+// Loads one Ascend view's answer for the current target: aborts the previous request, and tells a missing or
+// unusable file (the backend names it: 50546084 file not found, 50546087 raw file error) from any other error.
+import { onBeforeUnmount, ref, shallowRef, watch } from 'vue'
+import { ApiError, isAbort } from '@/api/client'
+
+export const MISSING_CODES = ['50546084', '50546087']
+
+export function isMissing(e: unknown): boolean {
+  return e instanceof ApiError && MISSING_CODES.includes(e.code)
+}
+
+export function useAscendData<T>(key: () => string, fetcher: (signal: AbortSignal) => Promise<T>) {
+  const state = ref<'loading' | 'ready' | 'missing' | 'error'>('loading')
+  const data = shallowRef<T | null>(null)
+  const error = shallowRef<unknown>(null)
+  let ctl: AbortController | null = null
+
+  async function load(): Promise<void> {
+    ctl?.abort()
+    const c = new AbortController()
+    ctl = c
+    state.value = 'loading'
+    error.value = null
+    try {
+      data.value = await fetcher(c.signal)
+      state.value = 'ready'
+    } catch (e) {
+      if (isAbort(e)) return
+      data.value = null
+      error.value = e
+      state.value = isMissing(e) ? 'missing' : 'error'
+    }
+  }
+
+  watch(key, () => void load(), { immediate: true })
+  onBeforeUnmount(() => ctl?.abort())
+  return { state, data, error, load }
+}
