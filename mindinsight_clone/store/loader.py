@@ -62,6 +62,7 @@ class _FileState:
     reader: RecordReader
     size: int = 0
     mtime: float = 0.0
+    unreadable: Problem | None = None  # the last read could not open/read the file (cleared when one can)
 
 
 @dataclass
@@ -96,13 +97,14 @@ class RunLoader:
     # ------------------------------------------------------------------ state
     @property
     def problems(self) -> list[Problem]:
+        """Damage found in the bytes read so far, files unreadable right now, incomplete tails."""
         with self._lock:
-            return list(self._problems) + list(self._tails.values())
+            unreadable = [s.unreadable for s in self._files.values() if s.unreadable is not None]
+            return list(self._problems) + unreadable + list(self._tails.values())
 
     @property
     def is_integrity(self) -> bool:
-        with self._lock:
-            return not self._problems and not self._tails
+        return not self.problems
 
     def reset(self, why: str) -> None:
         log.info("run %s: %s; reloading it from scratch", self.train_id, why)
@@ -149,7 +151,8 @@ class RunLoader:
 
     def _needs_read(self, name: str, st: os.stat_result) -> bool:
         state = self._files.get(name)
-        return state is None or state.size != st.st_size or state.mtime != st.st_mtime
+        return (state is None or state.unreadable is not None  # retried every pass until it reads
+                or state.size != st.st_size or state.mtime != st.st_mtime)
 
     def _read_file(self, name: str, before: os.stat_result) -> bool:
         state = self._files.get(name)
@@ -163,7 +166,8 @@ class RunLoader:
                 self._record(result.problems)
                 self.reset(f"{name} shrank or was replaced")
                 return True
-            self._record(result.problems)
+            self._note_readable(state, result.problems)
+            self._record([p for p in result.problems if p.kind != "unreadable"])
             values: list[SummaryValue] = []
             if self.parse_records is not None:
                 parsed = self.parse_records(result.records, name, result.offsets)
@@ -212,6 +216,12 @@ class RunLoader:
                 changed = True
         return changed
 
+    def _note_readable(self, state: _FileState, problems: Sequence[ReadProblem]) -> None:
+        """A file that cannot be opened or read is a problem only while that lasts (chmod 000, then 644)."""
+        failed = next((p for p in problems if p.kind == "unreadable"), None)
+        with self._lock:
+            state.unreadable = Problem(failed.file, failed.offset, failed.kind, failed.message) if failed else None
+
     def _record(self, problems: Sequence[ReadProblem]) -> None:
         if not problems:
             return
@@ -227,8 +237,8 @@ class RunLoader:
         now = time.time()
         for name, state in self._files.items():
             size = sizes.get(name)
-            if size is None or state.reader.stopped:
-                continue
+            if size is None or state.reader.stopped or state.reader.resyncing or state.unreadable is not None:
+                continue  # reported as what it is (damaged, unreadable), not as an incomplete tail
             if state.reader.offset < size:
                 age = now - state.mtime
                 tails[name] = Problem(name, state.reader.offset, "truncated",
