@@ -86,6 +86,7 @@ class RunLoader:
     generation: int = 0  # grows when the run is reset (cache replaced)
     _files: dict[str, _FileState] = field(default_factory=dict)
     _pb_mtimes: dict[str, float] = field(default_factory=dict)
+    _pb_problems: dict[str, Problem] = field(default_factory=dict)  # per .pb file, as it is now
     _problems: list[Problem] = field(default_factory=list)
     _tails: dict[str, Problem] = field(default_factory=dict)
     progress: LoadProgress = field(default_factory=LoadProgress)
@@ -100,7 +101,7 @@ class RunLoader:
         """Damage found in the bytes read so far, files unreadable right now, incomplete tails."""
         with self._lock:
             unreadable = [s.unreadable for s in self._files.values() if s.unreadable is not None]
-            return list(self._problems) + unreadable + list(self._tails.values())
+            return list(self._problems) + unreadable + list(self._pb_problems.values()) + list(self._tails.values())
 
     @property
     def is_integrity(self) -> bool:
@@ -111,6 +112,7 @@ class RunLoader:
         with self._lock:
             self._files.clear()
             self._pb_mtimes.clear()
+            self._pb_problems.clear()
             self._problems.clear()
             self._tails.clear()
             self.cache = RunCache(self.train_id, self.settings)
@@ -197,24 +199,39 @@ class RunLoader:
         if self.parse_pb is None:
             return False
         changed = False
+        limit = self.settings.max_record_bytes
+        with self._lock:
+            for gone in set(self._pb_problems) - set(pb_files):
+                del self._pb_problems[gone]
         for name in sorted(pb_files):
             path = self.path / name
             try:
-                mtime = os.stat(path).st_mtime
+                st = os.stat(path)
             except OSError:
                 continue
-            if self._pb_mtimes.get(name) == mtime:
+            if self._pb_mtimes.get(name) == st.st_mtime:
                 continue
-            self._pb_mtimes[name] = mtime
+            self._pb_mtimes[name] = st.st_mtime
+            with self._lock:
+                self._pb_problems.pop(name, None)
+            if st.st_size > limit:  # checked before reading: a 2 GB file is a problem, not a 2 GB allocation
+                self._pb_problem(name, "too_large", f"graph file of {st.st_size} bytes exceeds the limit of "
+                                 f"{limit} bytes (max_record_bytes); not read")
+                continue
             try:
                 values = self.parse_pb(path)
             except Exception as exc:
-                self._record([ReadProblem(name, 0, "bad_payload", f"cannot parse graph file: {exc}")])
+                self._pb_problem(name, "bad_payload", f"cannot parse graph file: {exc}")
                 continue
             if values:
                 self.cache.add_values(values)
                 changed = True
         return changed
+
+    def _pb_problem(self, name: str, kind: str, message: str) -> None:
+        log.warning("run %s: %s: %s", self.train_id, name, message)
+        with self._lock:
+            self._pb_problems[name] = Problem(name, 0, kind, message)
 
     def _note_readable(self, state: _FileState, problems: Sequence[ReadProblem]) -> None:
         """A file that cannot be opened or read is a problem only while that lasts (chmod 000, then 644)."""

@@ -89,3 +89,34 @@ def unreadable_from_the_start(base: Path) -> None:
 @pytest.mark.parametrize("scenario", [permission_cleared, unreadable_from_the_start])
 def test_problems_follow_the_files(tmp_path: Path, scenario: Callable[[Path], None]) -> None:
     run_unprivileged(scenario, tmp_path)
+
+
+def test_oversized_pb_graph_file_is_a_problem_not_an_allocation(tmp_path: Path) -> None:
+    import tracemalloc
+
+    from mindinsight_clone.proto import anf_ir_pb2
+
+    run = tmp_path / "run"
+    run.mkdir()
+    model = anf_ir_pb2.ModelProto(graph=anf_ir_pb2.GraphProto(name="small"))
+    (run / "small.pb").write_bytes(model.SerializeToString())
+    with (run / "huge.pb").open("wb") as f:
+        f.truncate(2 * 2**30)  # 2 GB, sparse: read whole it would be a 2 GB allocation
+    dm = manager(tmp_path)
+    tracemalloc.start()
+    try:
+        dm.reload()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 32 * 2**20
+    status = dm.run_status("./run")
+    assert [(p.file, p.kind) for p in status.problems] == [("huge.pb", "too_large")]
+    assert "2147483648 bytes exceeds the limit of 500000000" in status.problems[0].message
+    assert not status.is_integrity
+    assert dm.run_cache("./run").tags("graph") == ["small.pb"]  # the readable graph is served
+    dm.reload()
+    assert len(dm.run_status("./run").problems) == 1  # reported once, not once per pass
+    (run / "huge.pb").unlink()
+    dm.reload()
+    assert dm.run_status("./run").is_integrity  # the problem went with the file
