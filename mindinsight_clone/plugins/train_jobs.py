@@ -54,6 +54,8 @@ def job_item(dm: DataManager, run: RunInfo) -> dict[str, Any]:
     # additive (docs/api.md): present only when there is something to say, so MindInsight bodies match
     if status.problems:
         item["problems"] = [p.as_dict() for p in status.problems]
+    if status.dropped_tags:
+        item["dropped_tags"] = status.dropped_tags
     if status.cache_status == "CACHING":
         item["load_progress"] = {"bytes_read": status.bytes_read, "bytes_total": status.bytes_total}
     return item

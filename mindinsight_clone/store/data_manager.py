@@ -60,6 +60,7 @@ class RunStatus:
     bytes_read: int
     bytes_total: int
     plugins: dict[str, list[str]] | None  # None when not in the detail cache
+    dropped_tags: int = 0  # tags evicted by the tag limits (max_tags_per_run, max_tensor_tags, max_graph_tags)
 
 
 class DataManager:
@@ -196,8 +197,9 @@ class DataManager:
         loader = self.loader(train_id)
         if loader is None:
             return RunStatus(NOT_IN_CACHE, True, [], 0, 0, None)
+        cache = loader.cache
         return RunStatus(loader.status, loader.is_integrity, loader.problems, loader.progress.bytes_read,
-                         loader.progress.bytes_total, loader.cache.all_tags())
+                         loader.progress.bytes_total, cache.all_tags(), cache.dropped_tags)
 
     def cache_runs(self, train_ids: Iterable[str]) -> list[dict[str, str]]:
         """Stamp known runs as recently used and make sure they get cached (asynchronously).

@@ -90,6 +90,7 @@ class RunLoader:
     _problems: list[Problem] = field(default_factory=list)
     _tails: dict[str, Problem] = field(default_factory=dict)
     progress: LoadProgress = field(default_factory=LoadProgress)
+    _dropped_logged: int = 0  # dropped-tag count last written to the log
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
@@ -117,6 +118,7 @@ class RunLoader:
             self._tails.clear()
             self.cache = RunCache(self.train_id, self.settings)
             self.generation += 1
+            self._dropped_logged = 0
             self.progress = LoadProgress()
 
     # ------------------------------------------------------------------ loading
@@ -148,8 +150,18 @@ class RunLoader:
         changed |= self._read_pb_files(pb_files)
         self.progress.bytes_read = sum(min(s.reader.offset, sizes.get(n, 0)) for n, s in self._files.items())
         self._update_tails(sizes)
+        self._log_dropped_tags()
         self.status = "CACHED"
         return changed
+
+    def _log_dropped_tags(self) -> None:
+        dropped = self.cache.dropped_tags
+        if dropped > self._dropped_logged:
+            s = self.settings
+            log.warning("run %s: %d tags dropped so far by the tag limits (max_tags_per_run=%d, max_tensor_tags=%d, "
+                        "max_graph_tags=%d); the oldest-seen tags go first, as in MindInsight", self.train_id, dropped,
+                        s.max_tags_per_run, s.max_tensor_tags, s.max_graph_tags)
+            self._dropped_logged = dropped
 
     def _needs_read(self, name: str, st: os.stat_result) -> bool:
         state = self._files.get(name)
