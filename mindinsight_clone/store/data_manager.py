@@ -137,6 +137,8 @@ class DataManager:
                     return
                 self._load(loader)
             self.load_status = "loaded"
+            if self._notifier is not None:
+                self._notifier.refresh()  # bounded watches: follow the number of directories
 
     def _recency(self, train_id: str) -> float:
         run = self._runs.get(train_id)

@@ -119,6 +119,12 @@ def test_dropped_tags_benchmark_smoke() -> None:
     assert all(number(cell) >= 0 for cell in row[1:6]), out
 
 
+def test_idle_watch_benchmark_smoke() -> None:
+    out = run("idle_watch.py", "--smoke")
+    assert re.search(r"200 empty run dirs, reload interval 3 s: idle CPU [\d.]+% of one core", out), out
+    assert "healthy: True" in out, out
+
+
 def _require_chromium() -> None:
     if shutil.which("chromium") is None:
         pytest.skip("Debian's chromium is not installed (scripts/run_tests installs it as root)")
