@@ -78,6 +78,7 @@ class DataManager:
         self._thread: threading.Thread | None = None
         self._notifier: Any = None
         self._load_lock = threading.Lock()  # one reload at a time
+        self._scanned = False  # the base dir has been listed at least once
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> None:
@@ -130,6 +131,7 @@ class DataManager:
             with self._lock:
                 self._runs = {r.train_id: r for r in runs}
                 self._order = [r.train_id for r in runs]
+                self._scanned = True
                 self._choose_pool()
                 loaders = list(self._loaders.values())
             for loader in sorted(loaders, key=lambda ld: -self._recency(ld.train_id)):
@@ -189,6 +191,25 @@ class DataManager:
     def loader(self, train_id: str) -> RunLoader | None:
         with self._lock:
             return self._loaders.get(train_id)
+
+    def still_loading(self, train_id: str) -> str | None:
+        """Why data of `train_id` may be missing only because it is not loaded yet, or None.
+
+        Right after start (a new gunicorn worker) until the first reload is done: 'INIT' before the base
+        dir was listed, 'LOADING' for a listed run; later, 'CACHING' for a run whose first load pass has
+        not finished (just added to the cache). A run that is listed and loaded gives None.
+        """
+        with self._lock:
+            listed = train_id in self._runs
+            loader = self._loaders.get(train_id)
+            scanned = self._scanned
+        if not scanned:
+            return "INIT"
+        if loader is not None and not loader.loaded_once:
+            return "CACHING"
+        if listed and self.load_status != "loaded":
+            return "LOADING"
+        return None
 
     def cache_status(self, train_id: str) -> CacheStatus:
         with self._lock:

@@ -91,6 +91,7 @@ class RunLoader:
     _tails: dict[str, Problem] = field(default_factory=dict)
     progress: LoadProgress = field(default_factory=LoadProgress)
     _dropped_logged: int = 0  # dropped-tag count last written to the log
+    loaded_once: bool = False  # a whole load pass has finished (until then a missing tag may still come)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
@@ -152,6 +153,7 @@ class RunLoader:
         self._update_tails(sizes)
         self._log_dropped_tags()
         self.status = "CACHED"
+        self.loaded_once = True
         return changed
 
     def _log_dropped_tags(self) -> None:
