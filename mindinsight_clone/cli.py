@@ -6,6 +6,8 @@ Every setting in config.SETTINGS is a flag of `start`; flags left out fall back 
 
 from __future__ import annotations
 
+import os
+import shlex
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -13,7 +15,7 @@ from typing import Any
 import click
 
 from mindinsight_clone import __version__
-from mindinsight_clone.config import SETTINGS, Setting, SettingError, resolve
+from mindinsight_clone.config import BY_NAME, SETTINGS, Setting, SettingError, resolve
 from mindinsight_clone.server import lifecycle
 
 CONFIG_HELP = "Settings file: file:/path/x.py, file:/path/x.yaml or python:pkg.module."
@@ -91,8 +93,17 @@ def start(config: str | None, foreground: bool, **values: Any) -> None:
         sys.exit(err.exit_code)
     click.echo(f"Web address: {lifecycle.web_address(settings)}")
     click.echo(f"Logs: {settings.workspace}/log/")
-    click.echo(f"mindinsight-clone started (pid {record.pid}). Stop it with: mindinsight-clone stop "
-               f"--port {settings.port}")
+    click.echo(f"mindinsight-clone started (pid {record.pid}). Stop it with: "
+               f"{stop_command(settings.port, settings.workspace)}")
+
+
+def stop_command(port: int, workspace: str | None) -> str:
+    """The `stop` command for a server just started; names the workspace unless it is the default one."""
+    parts = ["mindinsight-clone", "stop", "--port", str(port)]
+    default = os.path.realpath(os.path.expanduser(BY_NAME["workspace"].default))
+    if workspace and os.path.realpath(workspace) != default:
+        parts += ["--workspace", shlex.quote(str(workspace))]
+    return " ".join(parts)
 
 
 @main.command()

@@ -88,7 +88,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("histogram_samples", int, 50, "Steps kept per histogram tag (reservoir).", minimum=1,
             maximum=100_000),
     Setting("tensor_samples", int, 20, "Steps kept per tensor tag (reservoir).", minimum=1, maximum=10_000),
-    Setting("max_record_bytes", int, 500_000_000, "Largest record accepted; a longer length stops the file.",
+    Setting("max_record_bytes", int, 500_000_000,
+            "Largest record (and .pb graph file) accepted; a longer record stops the file, a larger graph file is "
+            "not read.",
             minimum=1024, maximum=2**40),
     Setting("log_max_bytes", int, 50 * 1024 * 1024, "Size at which a log file is rotated.", minimum=1024),
     Setting("log_backup_count", int, 10, "Rotated log files kept.", minimum=0, maximum=1000),

@@ -35,6 +35,7 @@ MEMORY_USAGE_PB = re.compile(r"^memory_usage_\d+\.pb$")
 DEFAULT_MAX_SCAN_ENTRIES = 20_000
 DEFAULT_MAX_RUN_COUNT = 999
 PROFILER_PROBE_ENTRIES = 10_000  # most entries looked at while checking a profiler dir for a file
+MAX_WATCHED_DIRS = 1_000  # most directories watched (inotify: one watch each); past it, only the base dir
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,21 +213,50 @@ def _holds_a_file(path: Path) -> bool:
 
 
 # ---------------------------------------------------------------------- change notification
+def count_dirs(base: Path, limit: int) -> int:
+    """Directories under `base` at any depth (symlinks not followed); counting stops at `limit` + 1."""
+    count = 0
+    stack = [base]
+    while stack:
+        current = stack.pop()
+        try:
+            with os.scandir(current) as it:
+                for entry in it:
+                    if entry.is_dir(follow_symlinks=False):
+                        count += 1
+                        if count > limit:
+                            return count
+                        stack.append(Path(entry.path))
+        except OSError:
+            continue
+    return count
+
+
 class ChangeNotifier:
     """Calls `callback(path)` soon after something changes under `base_dir` (watchdog, inotify).
 
     Only creations, modifications, writes, moves and deletions count; opening or reading a file
     (as our own loader does) does not. If `base_dir` does not exist yet, its parent is watched
     until it appears. `callback` runs on the watchdog thread: keep it short (e.g. set an Event).
+
+    Watches are bounded: the whole tree is watched (recursively, one inotify watch per directory)
+    only while it holds at most `max_watched_dirs` directories; past that only the base dir itself is
+    watched (new or removed runs still wake the loader at once) and changes inside runs are picked up
+    by the reload loop's polling. `refresh()` (called after every rescan) switches between the two,
+    with hysteresis: back to recursive only at half the bound. Thousands of run dirs thus never
+    overflow the inotify queue (which made watchdog re-add every watch in a loop, spinning a core).
     """
 
-    def __init__(self, base_dir: str | os.PathLike[str], callback: Callable[[str], None]) -> None:
+    def __init__(self, base_dir: str | os.PathLike[str], callback: Callable[[str], None],
+                 max_watched_dirs: int = MAX_WATCHED_DIRS) -> None:
         self.base_dir = Path(os.path.abspath(base_dir))
         self.callback = callback
+        self.max_watched_dirs = max_watched_dirs
         self._lock = threading.Lock()
         self._observer: object | None = None
         self._watch: object | None = None
         self._watching_base = False
+        self.recursive = True  # whether the whole tree is watched (else the base dir only); first count decides
 
     def start(self) -> None:
         try:
@@ -261,6 +291,14 @@ class ChangeNotifier:
         """True once the base dir itself is being watched."""
         return self._observer is not None and self._watching_base
 
+    def refresh(self) -> None:
+        """Re-check the number of directories and switch between recursive and base-only watching."""
+        with self._lock:
+            if self._observer is None or not self._watching_base:
+                return
+            if self._wants_recursive() != self.recursive:
+                self._arm()
+
     # -- internals (called with self._lock held, or from the watchdog thread)
     def _arm(self) -> None:
         observer = self._observer
@@ -272,7 +310,9 @@ class ChangeNotifier:
             self._watch = None
         handler = _Handler(self)
         if self.base_dir.is_dir():
-            target, recursive, self._watching_base = self.base_dir, True, True
+            target, recursive, self._watching_base = self.base_dir, self._wants_recursive(), True
+            self._log_mode(recursive)
+            self.recursive = recursive
         else:
             target = self.base_dir.parent
             recursive, self._watching_base = False, False
@@ -281,8 +321,26 @@ class ChangeNotifier:
                 return
         try:
             self._watch = observer.schedule(handler, str(target), recursive=recursive)  # type: ignore[attr-defined]
-        except OSError as exc:
-            logger.warning("cannot watch %s: %s", target, exc)
+        except OSError as exc:  # e.g. the inotify watch limit: the base dir alone, or polling only
+            logger.warning("cannot watch %s%s: %s", target, " and its subdirectories" if recursive else "", exc)
+            if recursive:
+                self.recursive = False
+                with contextlib.suppress(OSError):
+                    self._watch = observer.schedule(handler, str(target), recursive=False)  # type: ignore[attr-defined]
+
+    def _wants_recursive(self) -> bool:
+        dirs = count_dirs(self.base_dir, self.max_watched_dirs)
+        if self.recursive:
+            return dirs <= self.max_watched_dirs
+        return dirs <= self.max_watched_dirs // 2
+
+    def _log_mode(self, recursive: bool) -> None:
+        if recursive:
+            logger.info("watching %s and its subdirectories for changes", self.base_dir)
+        else:
+            logger.warning("%s holds more than %d directories: watching only the base dir for new and removed "
+                           "runs; changes inside runs are picked up every reload interval (polling)",
+                           self.base_dir, self.max_watched_dirs)
 
     def _on_event(self, event_type: str, src: str, dest: str, is_dir: bool) -> None:
         if event_type not in _RELEVANT:

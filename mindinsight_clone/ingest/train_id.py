@@ -16,6 +16,8 @@ from mindinsight_clone.errors import (
     TrainJobNotExistError,
 )
 
+NAME_MAX = 255  # longest file name (bytes) on Linux, macOS and Windows file systems
+
 
 class InvalidTrainId(TrainJobNotExistError):
     """The id is malformed or points outside the base dir (never says where)."""
@@ -43,19 +45,36 @@ def check_train_id_syntax(train_id: str | None) -> str:
 
 
 def resolve_train_dir(base_dir: str | Path, train_id: str | None) -> Path:
-    """The real directory of `train_id` inside `base_dir`; raise if it is invalid or missing."""
+    """The real directory of `train_id` inside `base_dir`; raise if it is invalid or missing.
+
+    A name no file system can hold (longer than NAME_MAX) or any OS error while looking it up
+    (ENAMETOOLONG, ELOOP, EACCES...) means the train job does not exist, never an exception.
+    """
     train_id = check_train_id_syntax(train_id)
     base = Path(os.path.realpath(base_dir))
     name = train_id[2:].rstrip("/")
     candidate = base / name if name else base
-    if name and candidate.is_symlink():
+    if name and not fits_name_max(name):
         raise InvalidTrainId("Can not find the train job in data manager.")
-    real = Path(os.path.realpath(candidate))
-    if real != base and base not in real.parents:
-        raise InvalidTrainId("Can not find the train job in data manager.")
-    if not real.is_dir():
-        raise TrainJobNotExistError("Can not find the train job in data manager.")
+    try:
+        if name and candidate.is_symlink():
+            raise InvalidTrainId("Can not find the train job in data manager.")
+        real = Path(os.path.realpath(candidate))
+        if real != base and base not in real.parents:
+            raise InvalidTrainId("Can not find the train job in data manager.")
+        if not real.is_dir():
+            raise TrainJobNotExistError("Can not find the train job in data manager.")
+    except OSError:
+        raise TrainJobNotExistError("Can not find the train job in data manager.") from None
     return real
+
+
+def fits_name_max(name: str) -> bool:
+    """Whether `name` can be one path component: at most NAME_MAX (255) bytes once encoded."""
+    try:
+        return len(os.fsencode(name)) <= NAME_MAX
+    except UnicodeError:  # lone surrogates that the file system encoding cannot carry
+        return False
 
 
 def normalize_train_id(train_id: str) -> str:

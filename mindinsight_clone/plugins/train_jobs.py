@@ -56,6 +56,8 @@ def job_item(dm: DataManager, run: RunInfo) -> dict[str, Any]:
         item["problems"] = [p.as_dict() for p in status.problems]
     if status.text_tags:  # TensorBoard text summaries: named, no view shows their values
         item["text_tags"] = status.text_tags
+    if status.dropped_tags:
+        item["dropped_tags"] = status.dropped_tags
     if status.cache_status == "CACHING":
         item["load_progress"] = {"bytes_read": status.bytes_read, "bytes_total": status.bytes_total}
     return item

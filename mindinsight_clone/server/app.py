@@ -8,6 +8,7 @@ from flask import Flask
 
 from mindinsight_clone.config import Settings, load_settings
 from mindinsight_clone.server import (
+    body_limit,
     error_handlers,
     routes_datavisual,
     routes_graphs,
@@ -24,6 +25,7 @@ from mindinsight_clone.store.data_manager import DataManager
 
 log = logging.getLogger(__name__)
 
+MAX_BODY_BYTES = 16 * 1024 * 1024  # request bodies, with or without Content-Length (413 beyond)
 BLUEPRINTS = (routes_health, routes_datavisual, routes_graphs, routes_lineage, routes_profiler, routes_ui)
 
 
@@ -37,7 +39,9 @@ def create_app(
     """Build the app. A DataManager is made from settings unless one is injected (tests)."""
     app = Flask(__name__, static_folder=None)
     app.json = OrjsonProvider(app)
-    app.config["MAX_CONTENT_LENGTH"] = 16 * 1024 * 1024
+    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
+    app.wsgi_app = body_limit.ChunkedBodyLimit(app.wsgi_app, MAX_BODY_BYTES)  # type: ignore[method-assign]
+    app.before_request(body_limit.check)
     app.config["DEBUG"] = False
     if log_to_workspace:
         setup_app_logging(settings)

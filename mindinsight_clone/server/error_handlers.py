@@ -4,16 +4,25 @@ from __future__ import annotations
 
 import logging
 
-from flask import Flask, Response, jsonify
+from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import HTTPException, MethodNotAllowed, NotFound
 
 from mindinsight_clone.errors import (
+    GraphNotExistError,
+    HistogramNotExistError,
+    ImageNotExistError,
     MindInsightError,
     ParamValueError,
     RequestMethodNotAllowed,
     RestfulApiNotExist,
+    ScalarNotExistError,
+    SummaryLogIsLoading,
+    TensorNotExistError,
+    TrainJobNotExistError,
     UnknownError,
 )
+from mindinsight_clone.ingest.train_id import check_train_id_syntax, normalize_train_id
+from mindinsight_clone.server.services import services
 
 log = logging.getLogger("mindinsight_clone.restful_api")
 
@@ -22,9 +31,31 @@ def error_response(err: MindInsightError) -> tuple[Response, int]:
     return jsonify({"error_code": err.error_code, "error_msg": err.message}), err.http_status
 
 
+# "does not exist" answers that may only mean "not loaded yet" (a new worker is reading the files)
+NOT_LOADED_YET = (TrainJobNotExistError, ScalarNotExistError, HistogramNotExistError, ImageNotExistError,
+                  TensorNotExistError, GraphNotExistError)
+
+
+def loading_instead(err: MindInsightError) -> MindInsightError:
+    """MindInsight's 50545007 "Data is loading" instead of a "does not exist" error while the run asked for
+    is still being loaded (e.g. the first second after a worker restart); `err` itself otherwise."""
+    if not isinstance(err, NOT_LOADED_YET):
+        return err
+    raw = request.args.get("train_id")
+    try:
+        train_id = normalize_train_id(check_train_id_syntax(raw))
+    except MindInsightError:
+        return err  # malformed ids are refused as ever, loading or not
+    status = services().data_manager.still_loading(train_id)
+    if status is None:
+        return err
+    return SummaryLogIsLoading(f"Detail: Data is being loaded, current status: {status}.")
+
+
 def register(app: Flask) -> None:
     @app.errorhandler(MindInsightError)
     def _domain(err: MindInsightError) -> tuple[Response, int]:
+        err = loading_instead(err)
         log.warning("[%s] %s", err.error_code, err.message)
         return error_response(err)
 

@@ -254,16 +254,59 @@ def terminate_tree(pid: int, grace: float = 10.0) -> None:
 
 
 def stop(workspace: str, port: int) -> PidRecord:
-    """Stop our server on `port`; raise LifecycleError when there is none."""
+    """Stop our server on `port`; raise LifecycleError when there is none.
+
+    The pid file of `workspace` is tried first. Without one (the server was started with another
+    --workspace), the process listening on `port` is stopped if psutil shows it is our gunicorn master
+    for that port (command line and MINDINSIGHT_PORT in its environment); anything else is left alone.
+    """
     record = read_pid_record(workspace, port)
     proc = our_server(record) if record else None
     path = pid_file(workspace, port)
     if record is None or proc is None:
         path.unlink(missing_ok=True)  # a stale record of a server that is gone
-        owner = port_owner(port)
-        other = f" Port {port} is used by {owner}, which mindinsight-clone did not start." if owner else ""
-        raise LifecycleError(f"No mindinsight-clone server started from workspace {workspace} is running on "
-                             f"port {port}.{other}")
+        found = our_listener(port)
+        if found is None:
+            owner = port_owner(port)
+            other = f" Port {port} is used by {owner}, which mindinsight-clone did not start." if owner else ""
+            raise LifecycleError(f"No mindinsight-clone server started from workspace {workspace} is running on "
+                                 f"port {port}.{other}")
+        proc, record = found
+        path = pid_file(proc.environ().get("MINDINSIGHT_WORKSPACE", workspace), port)
     terminate_tree(proc.pid)
     path.unlink(missing_ok=True)
     return record
+
+
+def is_our_master(proc: psutil.Process, port: int) -> bool:
+    """Whether `proc` is a gunicorn master that `start` launched for `port` (never raises)."""
+    try:
+        cmdline = proc.cmdline()
+        env = proc.environ()
+        return (any("gunicorn" in part for part in cmdline) and APP_SPEC in cmdline
+                and env.get("MINDINSIGHT_PORT") == str(port) and proc.status() != psutil.STATUS_ZOMBIE)
+    except psutil.Error:  # gone, or not ours to inspect (another user's process)
+        return False
+
+
+def our_listener(port: int) -> tuple[psutil.Process, PidRecord] | None:
+    """Our gunicorn master listening on `port` (found through its socket, a worker's or its own), or None."""
+    pids: set[int] = set()
+    with contextlib.suppress(psutil.Error, OSError):
+        for conn in psutil.net_connections(kind="inet"):
+            if conn.status == psutil.CONN_LISTEN and conn.laddr and conn.laddr.port == port and conn.pid:
+                pids.add(conn.pid)
+    for pid in sorted(pids):
+        try:
+            proc = psutil.Process(pid)
+            parent = proc.parent()
+        except psutil.Error:
+            continue
+        # a worker holds the inherited socket too: its parent is the master
+        for candidate in (parent, proc) if parent is not None else (proc,):
+            if is_our_master(candidate, port):
+                env = candidate.environ()
+                return candidate, PidRecord(candidate.pid, candidate.create_time(), port,
+                                            env.get("MINDINSIGHT_HOST", ""),
+                                            env.get("MINDINSIGHT_SUMMARY_BASE_DIR", ""))
+    return None

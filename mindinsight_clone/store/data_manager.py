@@ -61,6 +61,7 @@ class RunStatus:
     bytes_total: int
     plugins: dict[str, list[str]] | None  # None when not in the detail cache
     text_tags: list[str] = field(default_factory=list)  # TensorBoard text summaries (listed, not shown)
+    dropped_tags: int = 0  # tags evicted by the tag limits (max_tags_per_run, max_tensor_tags, max_graph_tags)
 
 
 class DataManager:
@@ -78,6 +79,7 @@ class DataManager:
         self._thread: threading.Thread | None = None
         self._notifier: Any = None
         self._load_lock = threading.Lock()  # one reload at a time
+        self._scanned = False  # the base dir has been listed at least once
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> None:
@@ -130,6 +132,7 @@ class DataManager:
             with self._lock:
                 self._runs = {r.train_id: r for r in runs}
                 self._order = [r.train_id for r in runs]
+                self._scanned = True
                 self._choose_pool()
                 loaders = list(self._loaders.values())
             for loader in sorted(loaders, key=lambda ld: -self._recency(ld.train_id)):
@@ -137,6 +140,8 @@ class DataManager:
                     return
                 self._load(loader)
             self.load_status = "loaded"
+            if self._notifier is not None:
+                self._notifier.refresh()  # bounded watches: follow the number of directories
 
     def _recency(self, train_id: str) -> float:
         run = self._runs.get(train_id)
@@ -188,6 +193,25 @@ class DataManager:
         with self._lock:
             return self._loaders.get(train_id)
 
+    def still_loading(self, train_id: str) -> str | None:
+        """Why data of `train_id` may be missing only because it is not loaded yet, or None.
+
+        Right after start (a new gunicorn worker) until the first reload is done: 'INIT' before the base
+        dir was listed, 'LOADING' for a listed run; later, 'CACHING' for a run whose first load pass has
+        not finished (just added to the cache). A run that is listed and loaded gives None.
+        """
+        with self._lock:
+            listed = train_id in self._runs
+            loader = self._loaders.get(train_id)
+            scanned = self._scanned
+        if not scanned:
+            return "INIT"
+        if loader is not None and not loader.loaded_once:
+            return "CACHING"
+        if listed and self.load_status != "loaded":
+            return "LOADING"
+        return None
+
     def cache_status(self, train_id: str) -> CacheStatus:
         with self._lock:
             loader = self._loaders.get(train_id)
@@ -201,8 +225,9 @@ class DataManager:
         run = self.run(train_id)
         files = {f.name for f in run.summary_files} if run is not None else set()
         text_tags = parser.text_tags(files) if isinstance(parser, formats.RecordsParser) else []
+        cache = loader.cache
         return RunStatus(loader.status, loader.is_integrity, loader.problems, loader.progress.bytes_read,
-                         loader.progress.bytes_total, loader.cache.all_tags(), text_tags)
+                         loader.progress.bytes_total, cache.all_tags(), text_tags, cache.dropped_tags)
 
     def cache_runs(self, train_ids: Iterable[str]) -> list[dict[str, str]]:
         """Stamp known runs as recently used and make sure they get cached (asynchronously).

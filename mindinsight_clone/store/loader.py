@@ -65,6 +65,7 @@ class _FileState:
     reader: RecordReader
     size: int = 0
     mtime: float = 0.0
+    unreadable: Problem | None = None  # the last read could not open/read the file (cleared when one can)
 
 
 @dataclass
@@ -88,9 +89,12 @@ class RunLoader:
     generation: int = 0  # grows when the run is reset (cache replaced)
     _files: dict[str, _FileState] = field(default_factory=dict)
     _pb_mtimes: dict[str, float] = field(default_factory=dict)
+    _pb_problems: dict[str, Problem] = field(default_factory=dict)  # per .pb file, as it is now
     _problems: list[Problem] = field(default_factory=list)
     _tails: dict[str, Problem] = field(default_factory=dict)
     progress: LoadProgress = field(default_factory=LoadProgress)
+    _dropped_logged: int = 0  # dropped-tag count last written to the log
+    loaded_once: bool = False  # a whole load pass has finished (until then a missing tag may still come)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
@@ -99,23 +103,26 @@ class RunLoader:
     # ------------------------------------------------------------------ state
     @property
     def problems(self) -> list[Problem]:
+        """Damage found in the bytes read so far, files unreadable right now, incomplete tails."""
         with self._lock:
-            return list(self._problems) + list(self._tails.values())
+            unreadable = [s.unreadable for s in self._files.values() if s.unreadable is not None]
+            return list(self._problems) + unreadable + list(self._pb_problems.values()) + list(self._tails.values())
 
     @property
     def is_integrity(self) -> bool:
-        with self._lock:
-            return not self._problems and not self._tails
+        return not self.problems
 
     def reset(self, why: str) -> None:
         log.info("run %s: %s; reloading it from scratch", self.train_id, why)
         with self._lock:
             self._files.clear()
             self._pb_mtimes.clear()
+            self._pb_problems.clear()
             self._problems.clear()
             self._tails.clear()
             self.cache = RunCache(self.train_id, self.settings)
             self.generation += 1
+            self._dropped_logged = 0
             self.progress = LoadProgress()
 
     # ------------------------------------------------------------------ loading
@@ -147,12 +154,24 @@ class RunLoader:
         changed |= self._read_pb_files(pb_files)
         self.progress.bytes_read = sum(min(s.reader.offset, sizes.get(n, 0)) for n, s in self._files.items())
         self._update_tails(sizes)
+        self._log_dropped_tags()
         self.status = "CACHED"
+        self.loaded_once = True
         return changed
+
+    def _log_dropped_tags(self) -> None:
+        dropped = self.cache.dropped_tags
+        if dropped > self._dropped_logged:
+            s = self.settings
+            log.warning("run %s: %d tags dropped so far by the tag limits (max_tags_per_run=%d, max_tensor_tags=%d, "
+                        "max_graph_tags=%d); the oldest-seen tags go first, as in MindInsight", self.train_id, dropped,
+                        s.max_tags_per_run, s.max_tensor_tags, s.max_graph_tags)
+            self._dropped_logged = dropped
 
     def _needs_read(self, name: str, st: os.stat_result) -> bool:
         state = self._files.get(name)
-        return state is None or state.size != st.st_size or state.mtime != st.st_mtime
+        return (state is None or state.unreadable is not None  # retried every pass until it reads
+                or state.size != st.st_size or state.mtime != st.st_mtime)
 
     def _read_file(self, name: str, before: os.stat_result) -> bool:
         state = self._files.get(name)
@@ -166,7 +185,8 @@ class RunLoader:
                 self._record(result.problems)
                 self.reset(f"{name} shrank or was replaced")
                 return True
-            self._record(result.problems)
+            self._note_readable(state, result.problems)
+            self._record([p for p in result.problems if p.kind != "unreadable"])
             values: list[SummaryValue] = []
             if self.parse_records is not None:
                 parsed = self.parse_records(result.records, name, result.offsets)
@@ -196,24 +216,45 @@ class RunLoader:
         if self.parse_pb is None:
             return False
         changed = False
+        limit = self.settings.max_record_bytes
+        with self._lock:
+            for gone in set(self._pb_problems) - set(pb_files):
+                del self._pb_problems[gone]
         for name in sorted(pb_files):
             path = self.path / name
             try:
-                mtime = os.stat(path).st_mtime
+                st = os.stat(path)
             except OSError:
                 continue
-            if self._pb_mtimes.get(name) == mtime:
+            if self._pb_mtimes.get(name) == st.st_mtime:
                 continue
-            self._pb_mtimes[name] = mtime
+            self._pb_mtimes[name] = st.st_mtime
+            with self._lock:
+                self._pb_problems.pop(name, None)
+            if st.st_size > limit:  # checked before reading: a 2 GB file is a problem, not a 2 GB allocation
+                self._pb_problem(name, "too_large", f"graph file of {st.st_size} bytes exceeds the limit of "
+                                 f"{limit} bytes (max_record_bytes); not read")
+                continue
             try:
                 values = self.parse_pb(path)
             except Exception as exc:
-                self._record([ReadProblem(name, 0, "bad_payload", f"cannot parse graph file: {exc}")])
+                self._pb_problem(name, "bad_payload", f"cannot parse graph file: {exc}")
                 continue
             if values:
                 self.cache.add_values(values)
                 changed = True
         return changed
+
+    def _pb_problem(self, name: str, kind: str, message: str) -> None:
+        log.warning("run %s: %s: %s", self.train_id, name, message)
+        with self._lock:
+            self._pb_problems[name] = Problem(name, 0, kind, message)
+
+    def _note_readable(self, state: _FileState, problems: Sequence[ReadProblem]) -> None:
+        """A file that cannot be opened or read is a problem only while that lasts (chmod 000, then 644)."""
+        failed = next((p for p in problems if p.kind == "unreadable"), None)
+        with self._lock:
+            state.unreadable = Problem(failed.file, failed.offset, failed.kind, failed.message) if failed else None
 
     def _record(self, problems: Sequence[ReadProblem]) -> None:
         if not problems:
@@ -230,8 +271,8 @@ class RunLoader:
         now = time.time()
         for name, state in self._files.items():
             size = sizes.get(name)
-            if size is None or state.reader.stopped:
-                continue
+            if size is None or state.reader.stopped or state.reader.resyncing or state.unreadable is not None:
+                continue  # reported as what it is (damaged, unreadable), not as an incomplete tail
             if state.reader.offset < size:
                 age = now - state.mtime
                 tails[name] = Problem(name, state.reader.offset, "truncated",

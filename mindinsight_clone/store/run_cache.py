@@ -73,6 +73,7 @@ class RunCache:
         self._scalar_stats: dict[str, ScalarStats] = {}
         self._memo: dict[tuple[str, str, Any], tuple[int, Any]] = {}
         self.version = 0
+        self.dropped_tags = 0  # tags evicted by the tag limits so far (each counted when it goes)
 
     # ---------------------------------------------------------------- reading
     def tags(self, plugin: str) -> list[str]:
@@ -134,19 +135,21 @@ class RunCache:
         A scalar tag evicted later in the same batch loses its pending samples, as it would one by one.
         """
         with self._lock:
-            pending: dict[str, tuple[Reservoir, list[SummaryValue]]] = {}
+            # tag -> its values; holds no reservoir, so a tag evicted later in the batch costs nothing more
+            pending: dict[str, list[SummaryValue]] = {}
             for sv in values:
                 if sv.plugin == "scalar":
                     entry = pending.get(sv.tag)
                     if entry is None:
                         if not self._admit_tag("scalar", sv.tag):
                             continue
-                        entry = pending[sv.tag] = (self._reservoirs[("scalar", sv.tag)], [])
-                    entry[1].append(sv)
+                        entry = pending[sv.tag] = []
+                    entry.append(sv)
                 else:
                     self._add_one(sv)
-            for tag, (res, svs) in pending.items():
-                if self._reservoirs.get(("scalar", tag)) is res:  # still admitted
+            for tag, svs in pending.items():
+                res = self._reservoirs.get(("scalar", tag))
+                if res is not None:  # still admitted
                     self._add_scalar_batch(tag, res, svs)
             self.version += 1
 
@@ -159,6 +162,7 @@ class RunCache:
             if tag in self._deleted:
                 return False
             self._delete_tag(victim)
+            self.dropped_tags += 1
         self._tags[tag] = plugin
         self._tags_by_plugin.setdefault(plugin, {})[tag] = None
         self._reservoirs[(plugin, tag)] = Reservoir(self._sizes.get(plugin, 0))
@@ -214,18 +218,19 @@ class RunCache:
 
     def _add_parsed(self, batch: Any) -> None:
         with self._lock:
-            pending: dict[str, tuple[Reservoir, int]] = {}
+            pending: dict[str, int] = {}  # tag -> first sample in its column (no reservoir held: see add_values)
             for item in batch.items:
                 if type(item) is tuple:
                     tag, start = item
                     if tag in pending or not self._admit_tag("scalar", tag):
                         continue
-                    pending[tag] = (self._reservoirs[("scalar", tag)], start)
+                    pending[tag] = start
                 else:
                     self._add_one(item)
             cols = batch.scalars
-            for tag, (res, start) in pending.items():
-                if self._reservoirs.get(("scalar", tag)) is res:  # still admitted
+            for tag, start in pending.items():
+                res = self._reservoirs.get(("scalar", tag))
+                if res is not None:  # still admitted
                     col = cols[tag]
                     i = 3 * start
                     self._add_scalar_columns(tag, res, col[i::3], col[i + 1::3], col[i + 2::3],

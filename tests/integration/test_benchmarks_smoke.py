@@ -112,6 +112,19 @@ def test_profiler_benchmark_smoke() -> None:
     assert "events=20003" in out and "load_s=" in out and "peak_rss_mb=" in out, out
 
 
+def test_dropped_tags_benchmark_smoke() -> None:
+    out = run("dropped_tags.py", "--smoke")
+    row = next(line.split() for line in out.splitlines() if line.strip().startswith("2000 "))
+    assert row[6] == "300" and "1700" in row[7], out  # kept tags, and the dropped count the run reports
+    assert all(number(cell) >= 0 for cell in row[1:6]), out
+
+
+def test_idle_watch_benchmark_smoke() -> None:
+    out = run("idle_watch.py", "--smoke")
+    assert re.search(r"200 empty run dirs, reload interval 3 s: idle CPU [\d.]+% of one core", out), out
+    assert "healthy: True" in out, out
+
+
 def _require_chromium() -> None:
     if shutil.which("chromium") is None:
         pytest.skip("Debian's chromium is not installed (scripts/run_tests installs it as root)")

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
+import subprocess
+import sys
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,6 +14,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from mindinsight_clone.server import lifecycle
 from tests.conftest import free_port, run_cli
 
 
@@ -197,3 +201,51 @@ def test_loopback_binding_does_not_warn(tmp_path: Path) -> None:
     result = run_cli("start", "--port", str(free_port()), "--summary-base-dir", str(tmp_path / "missing"),
                      "--workspace", str(tmp_path / "ws"))
     assert result.returncode == 1 and "WARNING" not in result.stderr
+
+
+def test_start_prints_a_stop_command_with_port_and_workspace(tmp_path: Path) -> None:
+    base, ws, port = tmp_path, tmp_path / "ws", free_port()
+    result = run_cli("start", "--port", str(port), "--summary-base-dir", str(base), "--workspace", str(ws))
+    try:
+        assert result.returncode == 0, result.stderr
+        assert f"Stop it with: mindinsight-clone stop --port {port} --workspace {ws}" in result.stdout
+    finally:
+        run_cli("stop", "--port", str(port), "--workspace", str(ws))
+
+
+def test_stop_by_port_stops_our_server_started_with_another_workspace(server: tuple[int, Path, Path],
+                                                                      tmp_path: Path) -> None:
+    port, _, ws = server
+    record = json.loads((ws / "run" / f"mindinsight-clone.{port}.pid").read_text())
+    master = psutil.Process(record["pid"])
+    family = [master, *master.children(recursive=True)]
+    assert len(family) >= 2  # master and its worker
+    result = run_cli("stop", "--port", str(port), "--workspace", str(tmp_path / "some-other-ws"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"Stopped mindinsight-clone on port {port} (pid {master.pid})" in result.stdout
+    psutil.wait_procs(family, timeout=10)
+    assert not any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE for p in family)
+    assert port_is_free(port)
+    assert not (ws / "run" / f"mindinsight-clone.{port}.pid").exists()  # its own workspace's record is gone
+
+
+LISTENER = ("import socket, sys, time\n"
+            "s = socket.socket(); s.bind(('127.0.0.1', int(sys.argv[1]))); s.listen(); print('up', flush=True)\n"
+            "time.sleep(120)\n")
+
+
+def test_stop_by_port_never_touches_a_listener_that_only_looks_like_ours(tmp_path: Path) -> None:
+    """A python process on the port whose command line mimics our gunicorn, but that `start` did not launch."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MINDINSIGHT_")}
+    proc = subprocess.Popen([sys.executable, "-c", LISTENER, str(port), "gunicorn", lifecycle.APP_SPEC],
+                            stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "up"
+        result = run_cli("stop", "--port", str(port), "--workspace", str(tmp_path / "ws"))
+        assert result.returncode == 1
+        assert "did not start" in result.stderr
+        assert proc.poll() is None  # still running
+    finally:
+        proc.kill()
+        proc.wait()

@@ -22,7 +22,7 @@ from mindinsight_clone.errors import (
     ProfilerParamValueError,
     TrainJobNotExistError,
 )
-from mindinsight_clone.ingest.train_id import InvalidTrainId, normalize_train_id, resolve_train_dir
+from mindinsight_clone.ingest.train_id import InvalidTrainId, fits_name_max, normalize_train_id, resolve_train_dir
 
 
 def _display(train_id: str, name: str) -> str:
@@ -31,7 +31,8 @@ def _display(train_id: str, name: str) -> str:
 
 
 def _plain_component(name: str) -> bool:
-    return bool(name) and name not in (".", "..") and not any(c in name for c in "/\\\x00") and ":" not in name[:2]
+    return (bool(name) and name not in (".", "..") and not any(c in name for c in "/\\\x00") and ":" not in name[:2]
+            and fits_name_max(name))
 
 
 def _inside(child: Path, parent: Path) -> bool:
@@ -54,7 +55,11 @@ def style_a(base_dir: str | Path, train_id: str | None, profile: str | None, *, 
     except TrainJobNotExistError:
         raise ProfilerDirNotFoundError(display) from None
     candidate = job_dir / profile
-    if candidate.is_symlink() or not candidate.is_dir() or not _inside(candidate, job_dir):
+    try:
+        found = not candidate.is_symlink() and candidate.is_dir() and _inside(candidate, job_dir)
+    except OSError:  # e.g. ELOOP, EACCES: as good as missing
+        found = False
+    if not found:
         raise ProfilerDirNotFoundError(display)
     return scan_profiler_dir(candidate, _display(train_id, profile))
 

@@ -14,6 +14,7 @@ from crc32c import crc32c
 
 from mindinsight_clone.ingest.record_reader import (
     FRAME_BYTES,
+    RESYNC_SCAN_BYTES,
     RecordReader,
     frame_record,
     masked_crc32c,
@@ -111,21 +112,99 @@ def test_footer_crc_damage_also_skips_only_that_record(tmp_path: Path) -> None:
     assert [p.kind for p in result.problems] == ["payload_crc"]
 
 
-def test_length_crc_mismatch_stops_the_file_for_good(tmp_path: Path) -> None:
-    payloads = [scalar_event(i, loss=float(i)) for i in range(4)]
+@pytest.mark.parametrize("byte", [0, 3, 9])  # in the length, in its high bytes, in the length CRC
+def test_damaged_length_header_resynchronises_at_the_next_record(tmp_path: Path, byte: int) -> None:
+    payloads = [scalar_event(i, loss=float(i)) for i in range(20)]
     offsets = write_records(tmp_path / "f", payloads)
     data = bytearray((tmp_path / "f").read_bytes())
-    data[offsets[2] + 9] ^= 0x10  # inside the length CRC of record 2
+    data[offsets[7] + byte] ^= 0x10
     (tmp_path / "f").write_bytes(bytes(data))
     reader = RecordReader(tmp_path / "f")
     result = reader.read()
-    assert result.records == payloads[:2]
-    assert [(p.kind, p.offset) for p in result.problems] == [("length_crc", offsets[2])]
-    assert result.stopped and result.offset == offsets[2] and result.pending_bytes == 0
-    with (tmp_path / "f").open("ab") as f:  # more data later does not resurrect the file
-        f.write(frame_record(scalar_event(9, loss=9.0)))
+    assert result.records == payloads[:7] + payloads[8:]  # only the damaged record is lost
+    assert result.offsets == offsets[:7] + offsets[8:]
+    assert [(p.kind, p.offset) for p in result.problems] == [("length_crc", offsets[7])]
+    skipped = offsets[8] - offsets[7]
+    assert f"skipped {skipped} bytes to the next valid record at byte {offsets[8]}" in result.problems[0].message
+    assert not result.stopped and result.offset == len(data) and result.pending_bytes == 0
+    with (tmp_path / "f").open("ab") as f:  # and it keeps following the file
+        f.write(frame_record(scalar_event(99, loss=9.0)))
     again = reader.read()
-    assert again.records == [] and again.stopped and again.problems == []
+    assert again.records == [scalar_event(99, loss=9.0)] and again.problems == []
+
+
+def test_damage_in_the_last_record_waits_for_the_next_one(tmp_path: Path) -> None:
+    payloads = [scalar_event(i, loss=float(i)) for i in range(5)]
+    offsets = write_records(tmp_path / "f", payloads)
+    data = bytearray((tmp_path / "f").read_bytes())
+    data[offsets[4] + 9] ^= 0x01
+    (tmp_path / "f").write_bytes(bytes(data))
+    reader = RecordReader(tmp_path / "f")
+    first = reader.read()
+    assert first.records == payloads[:4]
+    assert [(p.kind, p.offset) for p in first.problems] == [("length_crc", offsets[4])]
+    assert "yet" in first.problems[0].message
+    assert reader.resyncing and not first.stopped and first.pending_bytes == 0
+    assert reader.read().problems == []  # reported once, not on every call
+    later = [scalar_event(i, loss=float(i)) for i in range(5, 8)]
+    with (tmp_path / "f").open("ab") as f:
+        f.write(frame_record(later[0])[:7])  # a partial header is not a record yet
+    assert reader.read().records == []
+    with (tmp_path / "f").open("ab") as f:
+        f.write(frame_record(later[0])[7:] + b"".join(frame_record(p) for p in later[1:]))
+    result = reader.read()
+    assert result.records == later and not reader.resyncing
+    assert [p.kind for p in result.problems] == ["length_crc"]
+    assert f"next valid record at byte {len(data)}" in result.problems[0].message
+
+
+def test_resync_scan_is_bounded(tmp_path: Path) -> None:
+    path = tmp_path / "f"
+    good = frame_record(scalar_event(1, loss=1.0))
+    with path.open("wb") as f:
+        f.write(good + header(10, good_crc=False))
+        f.write(b"\xab" * (RESYNC_SCAN_BYTES + 1024))  # no plausible header anywhere in it
+        f.write(frame_record(scalar_event(2, loss=2.0)))  # beyond the bound: never looked for
+    result = read_all(path)
+    assert result.records == [good[12:-4]]
+    assert result.stopped and [p.kind for p in result.problems] == ["length_crc"]
+    assert "file not read further" in result.problems[0].message
+
+
+def test_bogus_length_just_under_the_cap_is_checked_in_bounded_chunks(tmp_path: Path) -> None:
+    """A header announcing ~100 MB (valid length CRC, under the cap) over 100 MB of zeros with a wrong
+    payload CRC: found bad while reading it chunk by chunk, never allocated (was ~3x the length)."""
+    path = tmp_path / "sparse"
+    length = 100_000_000
+    good = frame_record(scalar_event(1, loss=1.0))
+    with path.open("wb") as f:
+        f.write(good + header(length))
+        f.truncate(len(good) + 12 + length + 4)  # sparse payload and a zero (wrong) payload CRC
+    after = frame_record(scalar_event(2, loss=2.0))
+    with path.open("ab") as f:
+        f.write(after)
+    tracemalloc.start()
+    try:
+        result = read_all(path, max_record_bytes=length + 1)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert result.records == [good[12:-4], after[12:-4]]
+    assert [(p.kind, p.offset) for p in result.problems] == [("payload_crc", len(good))]
+    assert peak < 8 * 1024 * 1024
+
+
+def test_a_large_valid_record_is_allocated_once(tmp_path: Path) -> None:
+    payload = os.urandom(20 * 1024 * 1024)
+    write_records(tmp_path / "f", [payload])
+    tracemalloc.start()
+    try:
+        result = RecordReader(tmp_path / "f").read()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert result.records == [payload]
+    assert peak < len(payload) + 4 * 1024 * 1024
 
 
 def test_length_beyond_the_cap_stops_without_allocating(tmp_path: Path) -> None:
@@ -183,8 +262,9 @@ def test_large_partial_record_within_the_cap_waits_without_reading_past_eof(tmp_
 def test_garbage_file_is_rejected_at_offset_zero(tmp_path: Path) -> None:
     path = tmp_path / "events.out.events.summary.1.0.x"
     path.write_bytes(b"this is not a summary file\n" * 100)
-    result = RecordReader(path).read()
-    assert result.records == [] and result.stopped
+    reader = RecordReader(path)
+    result = reader.read()
+    assert result.records == [] and reader.resyncing  # nothing valid in it (yet)
     assert [(p.kind, p.offset) for p in result.problems] == [("length_crc", 0)]
 
 

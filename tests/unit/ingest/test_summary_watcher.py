@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -137,6 +139,14 @@ class _Recorder:
         self.event.clear()
         return ok
 
+    def wait_for(self, match: Callable[[str], bool], timeout: float = 5.0) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if any(match(p) for p in list(self.paths)):
+                return True
+            time.sleep(0.05)
+        return False
+
 
 @pytest.fixture
 def recorder() -> _Recorder:
@@ -196,3 +206,51 @@ def test_notifier_without_parent_does_not_raise(tmp_path: Path, recorder: _Recor
     notifier.start()
     notifier.stop()
     notifier.stop()  # idempotent
+
+
+def test_thousands_of_dirs_watch_only_the_base_dir_and_never_overflow(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """10,000 run dirs: a recursive watch (10,000 inotify watches) overflowed the queue and watchdog
+    re-added every watch in a loop, spinning a core while idle. Past the bound only the base dir is
+    watched: idle means no overflow, and a new run still wakes the loader at once."""
+    for i in range(10_000):
+        (tmp_path / f"run_{i:05d}").mkdir()
+    recorder = _Recorder()
+    caplog.set_level(logging.INFO, logger="watchdog")
+    notifier = ChangeNotifier(tmp_path, recorder)
+    notifier.start()
+    try:
+        time.sleep(5.0)  # idle (watchdog overflowed and re-added every watch about every 3 s)
+        overflow = [r.getMessage() for r in caplog.records if "overflow" in r.getMessage().lower()]
+        assert overflow == []
+        assert notifier.watching and not notifier.recursive
+        assert "holds more than 1000 directories" in caplog.text
+        (tmp_path / "run_new").mkdir()
+        assert recorder.wait_for(lambda p: p.endswith("run_new"))
+    finally:
+        notifier.stop()
+
+
+def test_watch_mode_follows_the_number_of_dirs(tmp_path: Path) -> None:
+    for i in range(5):
+        (tmp_path / f"run_{i}").mkdir()
+    recorder = _Recorder()
+    notifier = ChangeNotifier(tmp_path, recorder, max_watched_dirs=10)
+    notifier.start()
+    try:
+        assert notifier.recursive
+        _touch(tmp_path / "run_0" / "events.out.events.summary.1.0.x")  # inside a run: seen at once
+        assert recorder.wait_for(lambda p: p.endswith("summary.1.0.x"))
+        for i in range(5, 12):
+            (tmp_path / f"run_{i}").mkdir()
+        notifier.refresh()
+        assert not notifier.recursive  # 12 > 10: the base dir only
+        for i in range(3, 12):
+            (tmp_path / f"run_{i}").rmdir()
+        notifier.refresh()
+        assert notifier.recursive  # 3 <= 10 // 2: the whole tree again
+        recorder.paths.clear()
+        _touch(tmp_path / "run_1" / "events.out.events.summary.2.0.x")
+        assert recorder.wait_for(lambda p: p.endswith("summary.2.0.x"))
+    finally:
+        notifier.stop()
