@@ -28,6 +28,7 @@ from mindinsight_clone.ingest.values import SummaryValue
 from mindinsight_clone.store import discovery
 from mindinsight_clone.store.discovery import RunInfo
 from mindinsight_clone.store.loader import CacheStatus, Problem, RunLoader
+from mindinsight_clone.store.point_store import PointRoot
 from mindinsight_clone.store.run_cache import RunCache
 
 log = logging.getLogger(__name__)
@@ -77,6 +78,7 @@ class DataManager:
         self._thread: threading.Thread | None = None
         self._notifier: Any = None
         self._load_lock = threading.Lock()  # one reload at a time
+        self._points: PointRoot | None = None  # every scalar point on disk, made on first use
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> None:
@@ -98,6 +100,19 @@ class DataManager:
         if self._thread is not None:
             self._thread.join(timeout=10)
             self._thread = None
+        with self._lock:
+            loaders, self._loaders = list(self._loaders.values()), {}
+            points, self._points = self._points, None
+        for loader in loaders:
+            loader.close()
+        if points is not None:
+            points.close()
+
+    def _new_loader(self, run: RunInfo) -> RunLoader:
+        if self._points is None:
+            self._points = PointRoot(self.settings.workspace)
+        return RunLoader(run.train_id, run.path, self.settings, parse_event, parse_pb, parse_records=parse_records,
+                         points_root=self._points)
 
     def wake(self) -> None:
         self._wake.set()
@@ -149,12 +164,10 @@ class DataManager:
         for tid in list(self._loaders):
             if tid not in keep:
                 log.info("run %s leaves the cache", tid)
-                del self._loaders[tid]
+                self._loaders.pop(tid).close()
         for tid in cacheable[: self.settings.max_cached_runs]:
             if tid not in self._loaders:
-                run = self._runs[tid]
-                self._loaders[tid] = RunLoader(tid, run.path, self.settings, parse_event, parse_pb,
-                                               parse_records=parse_records)
+                self._loaders[tid] = self._new_loader(self._runs[tid])
 
     def _load(self, loader: RunLoader) -> None:
         run = self._runs.get(loader.train_id)
@@ -220,8 +233,7 @@ class DataManager:
                 self._stamps[tid] = now
                 run = self._runs[tid]
                 if (run.summary_files or run.pb_files) and tid not in self._loaders:
-                    self._loaders[tid] = RunLoader(tid, run.path, self.settings, parse_event, parse_pb,
-                                                   parse_records=parse_records)
+                    self._loaders[tid] = self._new_loader(run)
                     self._evict_over_limit()
         if result:
             self.wake()
@@ -231,7 +243,7 @@ class DataManager:
         while len(self._loaders) > self.settings.max_cached_runs:
             victim = min(self._loaders, key=self._recency)
             log.info("run %s evicted from the cache (LRU)", victim)
-            del self._loaders[victim]
+            self._loaders.pop(victim).close()
 
     def wait_until_loaded(self, timeout: float = 30.0) -> bool:
         """Block until load_status is loaded and every cached run is CACHED (tests, benchmarks)."""

@@ -21,6 +21,7 @@ from typing import Any, Literal
 from mindinsight_clone.config import Settings
 from mindinsight_clone.ingest.record_reader import ReadProblem, RecordReader
 from mindinsight_clone.ingest.values import SummaryValue
+from mindinsight_clone.store.point_store import PointRoot
 from mindinsight_clone.store.run_cache import RunCache
 
 log = logging.getLogger(__name__)
@@ -80,6 +81,7 @@ class RunLoader:
     parse_event: EventParser
     parse_pb: PbParser | None = None
     parse_records: RecordsParser | None = None
+    points_root: PointRoot | None = None  # where every scalar point is kept on disk (None: sample only)
     cache: RunCache = field(init=False)
     status: CacheStatus = "CACHING"
     generation: int = 0  # grows when the run is reset (cache replaced)
@@ -91,7 +93,15 @@ class RunLoader:
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
-        self.cache = RunCache(self.train_id, self.settings)
+        self.cache = self._new_cache()
+
+    def _new_cache(self) -> RunCache:
+        points = self.points_root.run_store(self.train_id) if self.points_root is not None else None
+        return RunCache(self.train_id, self.settings, points)
+
+    def close(self) -> None:
+        """The run left the cache: delete what it kept on disk."""
+        self.cache.close()
 
     # ------------------------------------------------------------------ state
     @property
@@ -111,7 +121,8 @@ class RunLoader:
             self._pb_mtimes.clear()
             self._problems.clear()
             self._tails.clear()
-            self.cache = RunCache(self.train_id, self.settings)
+            old, self.cache = self.cache, self._new_cache()
+            old.close()
             self.generation += 1
             self.progress = LoadProgress()
 
