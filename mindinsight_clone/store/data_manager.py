@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from mindinsight_clone.config import Settings
 from mindinsight_clone.errors import MindInsightError, TrainJobNotExistError
-from mindinsight_clone.ingest import event_parser
+from mindinsight_clone.ingest import event_parser, scalar_batch
 from mindinsight_clone.ingest.train_id import check_train_id_syntax, normalize_train_id
 from mindinsight_clone.ingest.values import SummaryValue
 from mindinsight_clone.store import discovery
@@ -112,7 +112,7 @@ class DataManager:
         if self._points is None:
             self._points = PointRoot(self.settings.workspace)
         return RunLoader(run.train_id, run.path, self.settings, parse_event, parse_pb, parse_records=parse_records,
-                         points_root=self._points)
+                         points_root=self._points, read_scalars=scalar_batch.read_scalar_records)
 
     def wake(self) -> None:
         self._wake.set()
