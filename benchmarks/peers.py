@@ -73,8 +73,9 @@ PEER_ENVS: dict[str, PeerEnv] = {
     "mindinsight": PeerEnv("MindInsight 2.3.1", "mindinsight-2.3.1",
                            ("mindinsight==2.3.1", "numpy<2", "pandas<2", "marshmallow<4"), "mindinsight"),
     # the Rust data server (--load_fast=true) comes as tensorboard-data-server; tensorboardX writes the corpus
+    # (with the crc32c package it uses the native CRC: without it, writing corpus L takes an hour)
     "tensorboard": PeerEnv("TensorBoard 2.21", "tensorboard-2.21",
-                           ("tensorboard==2.21.*", "tensorboard-data-server", "tensorboardX", "pillow"),
+                           ("tensorboard==2.21.*", "tensorboard-data-server", "tensorboardX", "pillow", "crc32c"),
                            "tensorboard"),
 }
 

@@ -16,6 +16,7 @@ import logging
 import threading
 import time
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -36,6 +37,7 @@ log = logging.getLogger(__name__)
 LoadStatus = Literal["init", "loading", "loaded"]
 NOT_IN_CACHE: CacheStatus = "NOT_IN_CACHE"
 WAKE_DEBOUNCE_S = 0.05
+LOAD_THREADS = 2  # runs loaded at the same time (one loader per run, each used by one thread at a time)
 
 
 def parse_event(payload: bytes, file_name: str) -> list[SummaryValue]:
@@ -146,11 +148,21 @@ class DataManager:
                 self._order = [r.train_id for r in runs]
                 self._choose_pool()
                 loaders = list(self._loaders.values())
-            for loader in sorted(loaders, key=lambda ld: -self._recency(ld.train_id)):
-                if self._stop.is_set():
-                    return
-                self._load(loader)
+            ordered = sorted(loaders, key=lambda ld: -self._recency(ld.train_id))
+            if LOAD_THREADS > 1 and len(ordered) > 1:
+                # runs load side by side: decoding (numpy), reads and writes release the GIL
+                with ThreadPoolExecutor(max_workers=LOAD_THREADS, thread_name_prefix="mi-load") as pool:
+                    list(pool.map(self._load_unless_stopping, ordered))
+            else:
+                for loader in ordered:
+                    self._load_unless_stopping(loader)
+            if self._stop.is_set():
+                return
             self.load_status = "loaded"
+
+    def _load_unless_stopping(self, loader: RunLoader) -> None:
+        if not self._stop.is_set():
+            self._load(loader)
 
     def _recency(self, train_id: str) -> float:
         run = self._runs.get(train_id)
