@@ -12,6 +12,7 @@ from mindinsight_clone.ingest import event_parser, scalar_batch
 from mindinsight_clone.ingest.record_reader import frame_record
 from mindinsight_clone.store.loader import RunLoader
 from mindinsight_clone.store.point_store import PointRoot
+from tests.conftest import FIXTURES, require_shared
 from tests.unit.store.summary_files import histogram_event, scalar_event, summary_name, version_event, write_records
 
 
@@ -92,3 +93,41 @@ def test_rows_that_differ_in_structure_are_not_misread(tmp_path: Path, layout_br
         payloads = _events(range(1, 200), tags=("abcd",)) + _events(range(200, 400), tags=("abce",))
     write_records(run / summary_name(1), [version_event(), *payloads])
     _same(run, tmp_path)
+
+
+def test_mindspore_written_runs_read_the_same_both_ways(tmp_path: Path) -> None:
+    """Every MindSpore-written run of ../shared: the loader with the vectorised path equals the general one."""
+    fixtures = require_shared(FIXTURES)
+    runs = [p for p in sorted(fixtures.iterdir()) if p.is_dir() and any(p.glob("*summary.*_MS"))]
+    assert runs
+    for run in runs:
+        _same(run, tmp_path / run.name)
+
+
+def test_our_writer_reads_back_like_mindspore(tmp_path: Path) -> None:
+    """The benchmark corpora come from our writer: its scalar events decode (vectorised) to what MindSpore's
+    summary_ops run wrote, value for value, when it writes the same steps, tags and values."""
+    fixtures = require_shared(FIXTURES)
+    real = _load(fixtures / "summary_ops", False, tmp_path / "real")
+    tags = real.cache.tags("scalar")
+    assert tags
+    from mindinsight_clone.summary import SummaryWriter
+
+    run = tmp_path / "base" / "ours"
+    points = {t: real.cache.scalar_window(t, None, None, 10**6) for t in tags}
+    by_step: dict[int, list[tuple[str, float]]] = {}
+    for t, w in points.items():
+        assert w is not None
+        for s, v in zip(w.steps.tolist(), w.values.tolist(), strict=True):
+            by_step.setdefault(s, []).append((t.removesuffix("/scalar"), v))
+    with SummaryWriter(run, timestamp=1_795_000_000) as writer:
+        for s in sorted(by_step):
+            for tag, v in by_step[s]:
+                writer.add_scalar(tag, v, s)
+    ours = _same(run, tmp_path / "ours")
+    assert ours.cache.tags("scalar") == tags
+    for t, w in points.items():
+        mine = ours.cache.scalar_window(t, None, None, 10**6)
+        assert w is not None and mine is not None
+        assert mine.steps.tolist() == w.steps.tolist()
+        assert np.array_equal(mine.values, w.values, equal_nan=True)
