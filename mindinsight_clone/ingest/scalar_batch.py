@@ -35,7 +35,7 @@ from crc32c import crc32c
 from mindinsight_clone.ingest.record_reader import FOOTER_BYTES, HEADER_BYTES, masked_crc32c
 
 SCALAR_SUFFIX = "/scalar"
-BLOCK_BYTES = 16 * 1024 * 1024  # bytes read and decoded at a time
+BLOCK_BYTES = 4 * 1024 * 1024  # bytes read and decoded at a time (transient memory is a few times this)
 MIN_RUN = 64  # fewer equal records than this: not worth the vectorised path, let the general one take them
 _MASK_DELTA = np.uint32(0xA282EAD8)
 _HEADER = struct.Struct("<QI")

@@ -32,7 +32,7 @@ from mindinsight_clone.config import Settings
 from mindinsight_clone.errors import TrainJobNotExistError
 from mindinsight_clone.ingest.values import PLUGIN_NAMES, SummaryValue
 from mindinsight_clone.store.envelope import ScalarStats
-from mindinsight_clone.store.point_store import PointStore, Window
+from mindinsight_clone.store.point_store import PointStore, ScalarSeries, Window
 from mindinsight_clone.store.reservoir import Reservoir, Sample
 
 T = TypeVar("T")
@@ -44,6 +44,7 @@ _SUMMARY_FILE = re.compile(r"summary\.\d+")
 _PINNED_GRAPH_TAGS = frozenset({"ms_output_optimize.pb", "ms_output_optimize.pb (optimized)"})
 MAX_DELETED_TAGS_FACTOR = 100
 MAX_ORIGINAL_HISTOGRAM_BUCKETS = 90  # MindInsight: deleted-tags set capacity = 100 x tag limit
+SETTLE_CHUNK_ROWS = 32_768  # stored rows read at a time when a deferred reservoir catches up
 
 
 def reservoir_sizes(settings: Settings) -> dict[str, int]:
@@ -161,20 +162,14 @@ class RunCache:
         if series is None or res is None:
             return
         fed = self._fed.get(tag, 0)
-        if fed >= series.count:
-            return
-        rows = series.rows(fed, series.count)
-        n = int(rows.size)
-        if n:
-            steps, walls, values = rows["step"], rows["wall_time"], rows["value"]
-            source_of = series.source_of
-            new = tuple.__new__
-
-            def make(i: int) -> Sample:
-                return new(Sample, (int(steps[i]), float(walls[i]), float(values[i]), source_of(fed + i)))
-
-            res.extend_increasing_lazy(n, make)
-        self._fed[tag] = fed + n
+        while fed < series.count:  # in chunks: the same draws as one call, bounded memory
+            rows = series.rows(fed, min(series.count, fed + SETTLE_CHUNK_ROWS))
+            n = int(rows.size)
+            if not n:
+                break
+            res.extend_increasing_lazy(n, _row_samples(rows, series, fed))
+            fed += n
+            self._fed[tag] = fed
 
     def tag_stamp(self, plugin: str, tag: str) -> int:
         with self._lock:
@@ -383,6 +378,18 @@ class RunCache:
         if series is not None:
             self._fed[tag] = series.count
         self._update_stats(tag, steps, values)
+
+
+def _row_samples(rows: np.ndarray, series: ScalarSeries, first: int) -> Callable[[int], Sample]:
+    """`make(i)` for `Reservoir.extend_increasing_lazy`: stored row `first + i` as a Sample."""
+    steps, walls, values = rows["step"], rows["wall_time"], rows["value"]
+    source_of = series.source_of
+    new = tuple.__new__
+
+    def make(i: int) -> Sample:
+        return new(Sample, (int(steps[i]), float(walls[i]), float(values[i]), source_of(first + i)))  # type: ignore[no-any-return]
+
+    return make
 
 
 def _increasing_segments(steps: np.ndarray, walls: np.ndarray,
