@@ -23,6 +23,7 @@ only how fast (tests/unit/ingest/test_scalar_batch.py compares both on the same 
 
 from __future__ import annotations
 
+import functools
 import os
 import struct
 from dataclasses import dataclass, field
@@ -36,7 +37,7 @@ from mindinsight_clone.ingest.record_reader import FOOTER_BYTES, HEADER_BYTES, m
 
 SCALAR_SUFFIX = "/scalar"
 BLOCK_BYTES = 4 * 1024 * 1024  # bytes read and decoded at a time (transient memory is a few times this)
-MIN_RUN = 64  # fewer equal records than this: not worth the vectorised path, let the general one take them
+MIN_RUN = 16  # fewer equal records than this: not worth the vectorised path, let the general one take them
 _MASK_DELTA = np.uint32(0xA282EAD8)
 _HEADER = struct.Struct("<QI")
 
@@ -140,21 +141,29 @@ def _varint_ok(rows: np.ndarray, layout: _Layout) -> np.ndarray:
     return ok
 
 
-def _row_crcs(rows: np.ndarray, layout: _Layout) -> np.ndarray:
-    """CRC32C (unmasked) of each row; rows equal the first one outside the layout's variable bytes."""
-    length = rows.shape[1]
-    first = rows[0].tobytes()
-    variable = np.setdiff1d(np.arange(length), layout.fixed)
+@functools.lru_cache(maxsize=64)
+def _crc_table(length: int, variable: tuple[int, ...]) -> np.ndarray:
+    """table[j, v]: what byte value v at position variable[j] adds (XOR) to the CRC32C of `length` bytes."""
     zero_crc = crc32c(bytes(length))
-    basis = np.empty((variable.size, 8), dtype=np.uint32)  # crc contribution of each single bit
+    basis = np.empty((len(variable), 8), dtype=np.uint32)  # crc contribution of each single bit
     probe = bytearray(length)
-    for j, p in enumerate(variable.tolist()):
+    for j, p in enumerate(variable):
         for b in range(8):
             probe[p] = 1 << b
             basis[j, b] = crc32c(probe) ^ zero_crc
         probe[p] = 0
     bits = ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(bool)  # byte value -> its set bits
     table = np.bitwise_xor.reduce(np.where(bits[None, :, :], basis[:, None, :], np.uint32(0)), axis=2)
+    table.setflags(write=False)
+    return table
+
+
+def _row_crcs(rows: np.ndarray, layout: _Layout) -> np.ndarray:
+    """CRC32C (unmasked) of each row; rows equal the first one outside the layout's variable bytes."""
+    length = rows.shape[1]
+    first = rows[0].tobytes()
+    variable = np.setdiff1d(np.arange(length), layout.fixed)
+    table = _crc_table(length, tuple(variable.tolist()))  # the same for every file of a layout
     diff = rows[:, variable] ^ rows[0, variable]
     contrib = table[np.arange(variable.size)[None, :], diff]
     return np.bitwise_xor.reduce(contrib, axis=1).astype(np.uint32) ^ np.uint32(crc32c(first))

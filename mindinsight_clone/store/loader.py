@@ -40,7 +40,7 @@ PbParser = Callable[[Path], list[SummaryValue]]
 ScalarReader = Callable[[Path, int, int, int, int], tuple[int, Any]]
 # With a scalar reader, the general reader takes small steps (it returns after about this much) while the
 # scalar reader takes the bulk; each time the scalar reader takes nothing, the general one's step grows 4x.
-SLOW_CHUNK_BYTES = 16 * 1024
+SLOW_CHUNK_BYTES = 1024
 FAST_PROBE_BYTES = 64 * 1024  # the scalar reader's first read; doubles while it takes what it reads
 FAST_MAX_BYTES = 4 * 1024 * 1024  # bounds the transient memory of a decode (a few times this)
 

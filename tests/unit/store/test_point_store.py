@@ -11,7 +11,7 @@ import pytest
 from mindinsight_clone.config import settings_for_tests
 from mindinsight_clone.ingest.values import SummaryValue
 from mindinsight_clone.store.downsample import m4_indices
-from mindinsight_clone.store.point_store import PointRoot, PointStore
+from mindinsight_clone.store.point_store import SPILL_ROWS, PointRoot, PointStore
 from mindinsight_clone.store.run_cache import RunCache
 
 
@@ -115,6 +115,7 @@ def test_deferred_reservoir_equals_the_eager_one(tmp_path: Path) -> None:
         without.add_values(batch)
         assert with_store.samples("scalar", "a/scalar") == without.samples("scalar", "a/scalar")
     # and when the reads come only at the end
+    used_before = root.budget.used
     late = RunCache("./r", settings, root.run_store("./r2"))
     for batch in batches:
         late.add_values(batch)
@@ -122,10 +123,11 @@ def test_deferred_reservoir_equals_the_eager_one(tmp_path: Path) -> None:
     window = late.scalar_window("a/scalar", None, None, 100_000)
     assert window is not None and window.steps.tolist() == [*range(1, 700), *range(700, 3000, 3)]
     assert window.values[300:305].tolist() == [float(np.sin(s)) + 5.0 for s in range(301, 306)]
-    directory = late.points.directory
-    assert directory is not None and any(directory.glob("*.pts"))
+    series = late.points.get("a/scalar")
+    assert series is not None and series.count == 699 + len(range(700, 3000, 3))
     late.close()
-    assert not directory.exists()
+    assert series.count == 0 and not series.path.exists()
+    assert root.budget.used == used_before  # `late`'s in-memory rows were given back
 
 
 def test_unwritable_workspace_disables_the_store(tmp_path: Path) -> None:
@@ -138,3 +140,23 @@ def test_unwritable_workspace_disables_the_store(tmp_path: Path) -> None:
     cache.add_values(_values("a/scalar", range(1, 20), "f"))
     assert cache.scalar_window("a/scalar", None, None, 100) is None
     assert [s.step for s in cache.samples("scalar", "a/scalar")] == list(range(1, 20))
+
+
+@pytest.mark.parametrize("budget", [0, 10_000, 10**9])
+def test_short_series_in_memory_spill_to_disk_with_the_same_answers(tmp_path: Path, budget: int) -> None:
+    """Within the budget a short series stays in memory; past SPILL_ROWS or the budget it moves to its file."""
+    root = PointRoot(tmp_path / str(budget), memory_budget=budget)
+    series = root.run_store("./r").series("t")
+    assert series is not None
+    steps, values = spiky(SPILL_ROWS + 500, seed=9)
+    walls = steps.astype(float)
+    series.append(steps[:100], walls[:100], values[:100], "f")
+    assert series.on_disk == (budget < 100 * 24)
+    assert series.window(None, None, 10**6).steps.tolist() == steps[:100].tolist()
+    series.append(steps[100:], walls[100:], values[100:], "f")  # past SPILL_ROWS: on disk now
+    assert series.on_disk and series.path.exists() and root.budget.used == 0
+    w = series.window(None, None, 400)
+    ref = brute_m4(steps.tolist(), values.tolist(), 400)
+    assert w.steps.tolist() == steps[ref].tolist()
+    series.append(np.array([int(steps[50])]), np.array([0.0]), np.array([7.0]), "g")  # a restart
+    assert series.count == 51 and series.window(None, None, 100).values.tolist()[-1] == 7.0
