@@ -9,6 +9,8 @@ Three stages over every summary file, one process, warm page cache (best of --re
   frame    our record reader: read, frame, CRC32C-check every record   (mindinsight_clone.ingest.record_reader)
   decode   + protobuf decode of each record into an Event                (summary_pb2.Event.FromString)
   values   + our event parser to typed values                           (mindinsight_clone.ingest.event_parser)
+  vector   read + frame + CRC + decode to numpy columns by the vectorised scalar path, the general path for
+           the records it leaves (mindinsight_clone.ingest.scalar_batch, as the loader alternates them)
 A server cannot ingest faster than `values` on this machine; `start -> last step served` in peers.py
 should be compared with it.
 """
@@ -25,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import common
 import corpus as corpus_mod
 
-from mindinsight_clone.ingest import event_parser
-from mindinsight_clone.ingest.record_reader import read_all
+from mindinsight_clone.ingest import event_parser, scalar_batch
+from mindinsight_clone.ingest.record_reader import DEFAULT_MAX_RECORD_BYTES, RecordReader, read_all
 from mindinsight_clone.proto import summary_pb2
 
 
@@ -39,11 +41,37 @@ def summary_files(base: Path) -> list[Path]:
     return out
 
 
+def _vector_file(path: Path) -> tuple[int, int]:
+    """(records, values) of one file read the way the loader does with its scalar reader."""
+    size = path.stat().st_size
+    reader = RecordReader(path, chunk_bytes=16 * 1024)
+    records = values = 0
+    while True:
+        result = reader.read()
+        records += len(result.records)
+        parsed = event_parser.parse_summary_columns(result.records, path.name)
+        values += sum(len(c) // 3 for c in parsed.scalars.values())
+        took = False
+        while reader.offset < size:
+            end, arrays = scalar_batch.read_scalar_records(path, reader.offset, size, DEFAULT_MAX_RECORD_BYTES)
+            if end <= reader.offset:
+                break
+            reader.offset, took = end, True
+            records += arrays.records
+            values += sum(int(a[0].size) for a in arrays.arrays.values())
+        if result.stopped or not (took or result.more):
+            return records, values
+
+
 def _pass(files: list[Path], stage: str) -> tuple[float, int, int]:
     """(seconds, records, values) of one pass of `stage` over `files`."""
     t0 = time.perf_counter()
     records = values = 0
     for path in files:
+        if stage == "vector":
+            r, v = _vector_file(path)
+            records, values = records + r, values + v
+            continue
         result = read_all(path)
         records += len(result.records)
         if stage == "decode":
@@ -64,7 +92,7 @@ def measure(base: Path, repeats: int = 3) -> dict[str, float]:
     nbytes = sum(p.stat().st_size for p in files)
     _pass(files, "frame")  # warm the page cache
     out: dict[str, float] = {"files": len(files), "mb": nbytes / 1e6}
-    for stage in ("frame", "decode", "values"):
+    for stage in ("frame", "decode", "values", "vector"):
         best = min((_pass(files, stage) for _ in range(max(1, repeats))), key=lambda r: r[0])
         seconds, records, values = best
         out[f"{stage}_s"] = seconds
@@ -79,7 +107,7 @@ def measure(base: Path, repeats: int = 3) -> dict[str, float]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dir", type=Path, help="a summary base dir (default: the generated corpus)")
-    parser.add_argument("--kind", choices=["S", "M"], default="S")
+    parser.add_argument("--kind", choices=list(corpus_mod.KINDS), default="S")
     parser.add_argument("--scale", type=int, default=1)
     parser.add_argument("--smoke", action="store_true", help="tiny corpus, one repeat")
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "mindinsight-clone-bench")
@@ -99,7 +127,8 @@ def main(argv: list[str] | None = None) -> int:
     print("| stage | seconds | MB/s | records/s |")
     print("|---|---|---|---|")
     for stage, label in (("frame", "read + frame + CRC"), ("decode", "+ protobuf Event decode"),
-                         ("values", "+ our event parser (typed values)")):
+                         ("values", "+ our event parser (typed values)"),
+                         ("vector", "vectorised scalar path (numpy columns), general path for the rest")):
         print(f"| {label} | {res[f'{stage}_s']:.3f} | {res[f'{stage}_mb_s']:.1f} | "
               f"{res[f'{stage}_records_s']:,.0f} |")
     print(f"load average: {common.load_average()}")

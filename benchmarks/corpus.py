@@ -7,7 +7,10 @@ Corpora (steps are multiplied by --scale; the run count stays, so MindInsight ca
   S      12 runs x 2,500 steps x 20 scalar tags
   M       8 runs x 1,000 steps x 10 scalar tags, and every 10 steps 4 histograms of 10,000 values
          and one 64x64 RGB image
-  smoke-S / smoke-M: tiny versions of the same shapes, for CI.
+  L4, L2, L  8 ranks x 50,000 / 100,000 / 200,000 steps x 8 scalar tags, as `rank_0` .. `rank_7` of one
+         job (the corpus directory is the job; point the summary base dir at it): issue 13's LLM-scale runs
+  W      1,000 runs x 500 steps x 4 scalar tags (many runs)
+  smoke-S / smoke-M / smoke-L / smoke-W: tiny versions of the same shapes, for CI.
 
 Values, steps and tags are a pure function of (run, step, tag), seeded, so both formats carry the
 same data (wall times are the writing time: our writer, like MindSpore, stamps events itself).
@@ -49,6 +52,7 @@ class CorpusSpec:
     images: int = 0
     image_size: int = 64
     every: int = 10  # histograms and images are written every `every` steps (and at step 1)
+    run_format: str = "run_{:02d}"  # run directory names (`rank_{}` for the ranks of one job)
 
     def scaled(self, scale: int) -> CorpusSpec:
         name = self.name if scale == 1 else f"{self.name}x{scale}"
@@ -68,22 +72,33 @@ class CorpusSpec:
 
     @property
     def run_names(self) -> list[str]:
-        return [f"run_{i:02d}" for i in range(self.runs)]
+        return [self.run_format.format(i) for i in range(self.runs)]
 
 
 SPECS: dict[str, CorpusSpec] = {
     "S": CorpusSpec("S", runs=12, steps=2500, scalars=20),
     "M": CorpusSpec("M", runs=8, steps=1000, scalars=10, histograms=4, hist_values=10_000, images=1),
+    "L4": CorpusSpec("L4", runs=8, steps=50_000, scalars=8, run_format="rank_{}"),
+    "L2": CorpusSpec("L2", runs=8, steps=100_000, scalars=8, run_format="rank_{}"),
+    "L": CorpusSpec("L", runs=8, steps=200_000, scalars=8, run_format="rank_{}"),
+    "W": CorpusSpec("W", runs=1000, steps=500, scalars=4, run_format="run_{:03d}"),
     "smoke-S": CorpusSpec("smoke-S", runs=3, steps=60, scalars=5),
+    "smoke-L": CorpusSpec("smoke-L", runs=2, steps=3000, scalars=4, run_format="rank_{}"),
+    "smoke-W": CorpusSpec("smoke-W", runs=20, steps=50, scalars=2, run_format="run_{:03d}"),
     "smoke-M": CorpusSpec("smoke-M", runs=2, steps=40, scalars=3, histograms=1, hist_values=1000, images=1,
                           image_size=16),
 }
 
 
+KINDS = ("S", "M", "L4", "L2", "L", "W")
+
+
 def spec_for(kind: str, scale: int = 1, smoke: bool = False) -> CorpusSpec:
     key = f"smoke-{kind}" if smoke else kind
+    if smoke and kind in ("L4", "L2"):
+        key = "smoke-L"
     if key not in SPECS:
-        raise SystemExit(f"unknown corpus kind {kind!r}; choose from S, M")
+        raise SystemExit(f"unknown corpus kind {kind!r}; choose from {', '.join(KINDS)}")
     return SPECS[key].scaled(scale)
 
 
@@ -112,7 +127,7 @@ def run_steps(spec: CorpusSpec, run_index: int) -> Iterator[StepData]:
         heavy = spec.every > 0 and (step == 1 or step % spec.every == 0)
         hists: list[tuple[str, np.ndarray]] = []
         imgs: list[tuple[str, np.ndarray]] = []
-        if heavy:
+        if heavy and (spec.hist_tags or spec.image_tags):
             srng = np.random.default_rng((run_index, step))
             for h, tag in enumerate(spec.hist_tags):
                 vals = srng.normal(loc=h * 0.5, scale=1.0 + step / spec.steps, size=spec.hist_values)
@@ -253,7 +268,7 @@ def live_file(run_dir: Path, fmt: str) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--kind", choices=["S", "M"], default="S")
+    parser.add_argument("--kind", choices=list(KINDS), default="S")
     parser.add_argument("--format", dest="fmt", choices=["ms", "tb"], default="ms")
     parser.add_argument("--scale", type=int, default=1, help="multiply the steps per run (default 1)")
     parser.add_argument("--smoke", action="store_true", help="tiny corpus of the same shape, for CI")

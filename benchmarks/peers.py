@@ -73,8 +73,9 @@ PEER_ENVS: dict[str, PeerEnv] = {
     "mindinsight": PeerEnv("MindInsight 2.3.1", "mindinsight-2.3.1",
                            ("mindinsight==2.3.1", "numpy<2", "pandas<2", "marshmallow<4"), "mindinsight"),
     # the Rust data server (--load_fast=true) comes as tensorboard-data-server; tensorboardX writes the corpus
+    # (with the crc32c package it uses the native CRC: without it, writing corpus L takes an hour)
     "tensorboard": PeerEnv("TensorBoard 2.21", "tensorboard-2.21",
-                           ("tensorboard==2.21.*", "tensorboard-data-server", "tensorboardX", "pillow"),
+                           ("tensorboard==2.21.*", "tensorboard-data-server", "tensorboardX", "pillow", "crc32c"),
                            "tensorboard"),
 }
 
@@ -182,7 +183,7 @@ class MindInsightAPI(Tool):
         return "/v1/mindinsight/datavisual/train-jobs?limit=1"
 
     def prepare(self, runs: list[str]) -> bool:
-        listing = common.get_json(self.base, "/v1/mindinsight/datavisual/train-jobs?limit=999")
+        listing = common.get_json(self.base, "/v1/mindinsight/datavisual/train-jobs?limit=1")
         if not listing or int(listing.get("total", 0)) < len(runs):
             return False
         status, _ = common.http_request(self.base, "/v1/mindinsight/datavisual/train-job-caches", "POST",
@@ -199,18 +200,24 @@ class MindInsightAPI(Tool):
             return None
 
 
+# Corpus W has 1,000 runs: MindInsight's defaults list 999 and cache 15. Until the memory-budget cache (branch
+# runs-scale) lands, ours is started with these flags for W (printed with the results).
+OURS_CORPUS_ARGS: dict[str, list[str]] = {"W": ["--max-cached-runs", "1000", "--max-run-count", "1000"]}
+
+
 class Ours(MindInsightAPI):
     key, label = "ours", "ours"
 
     def __init__(self, cache: Path, log_dir: Path, extra_args: list[str] | None = None) -> None:
         super().__init__(cache, log_dir)
         self.extra = extra_args or []
+        self.per_corpus: list[str] = []
         self.workspace: Path | None = None
 
     def command(self, base_dir: Path, workspace: Path) -> list[str]:
         self.workspace = workspace
         return [sys.executable, "-m", "mindinsight_clone", "start", "--port", str(self.port), "--summary-base-dir",
-                str(base_dir), "--workspace", str(workspace), *self.extra]
+                str(base_dir), "--workspace", str(workspace), *self.per_corpus, *self.extra]
 
     def health_path(self) -> str:
         return "/v1/mindinsight/health"
@@ -511,6 +518,8 @@ def raw_lines(results: list[Measurement]) -> list[str]:
 def describe(manifest: dict[str, Any]) -> str:
     spec = manifest["spec"]
     text = f"{spec['runs']} runs × {spec['steps']:,} steps × {spec['scalars']} scalar tags"
+    if str(spec.get("run_format", "")).startswith("rank"):
+        text += " (`rank_N/` of one job)"
     if spec["histograms"]:
         text += (f", every {spec['every']} steps {spec['histograms']} histograms of {spec['hist_values']:,} values"
                  f" and {spec['images']} {spec['image_size']}×{spec['image_size']} RGB image")
@@ -556,7 +565,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--setup-only", action="store_true", help="create the peers' venvs and exit")
     parser.add_argument("--peers", default="auto",
                         help="auto (installed ones), all, none, or a list: mindinsight,tensorboard")
-    parser.add_argument("--corpus", default="S,M", help="corpora to run (default S,M)")
+    parser.add_argument("--corpus", default="S,M", help="corpora to run (default S,M; also L4, L2, L, W: issue 13)")
     parser.add_argument("--scale", default="1", help="comma-separated step multipliers, e.g. 1,2,4")
     parser.add_argument("-n", "--reps", type=int, default=3, help="repetitions; medians are reported (default 3)")
     parser.add_argument("--timeout", type=float, default=900, help="most seconds to wait for a load (default 900)")
@@ -605,6 +614,8 @@ def main(argv: list[str] | None = None) -> int:
                 for rep in range(opts.reps):
                     order = tools[rep % len(tools):] + tools[: rep % len(tools)]
                     for tool in order:
+                        if isinstance(tool, Ours):
+                            tool.per_corpus = OURS_CORPUS_ARGS.get(kind, [])
                         manifest = manifests[tool.fmt]
                         corpus_dir = corpus_root / f"{spec.name}-{tool.fmt}"
                         print(f"[{spec.name} rep {rep + 1}/{opts.reps}] {tool.label} ... "
@@ -616,8 +627,11 @@ def main(argv: list[str] | None = None) -> int:
                               f"(p95 {common.fmt(m.p95_ms, 1)} ms, {m.errors} errors), visible "
                               f"{common.fmt(m.visible_s, 2)} s {m.note}", flush=True)
                 ms = manifests["ms"]
+                flags = " ".join(OURS_CORPUS_ARGS.get(kind, []))
                 title = (f"### Corpus {spec.name}: {describe(ms)}\n\n"
-                         f"MindSpore format {ms['bytes'] / 1e6:.2f} MB"
+                         + (f"Ours started with `{flags}` (1,000 runs; MindInsight's defaults list 999 and cache 15 "
+                            "until the runs-scale branch's memory budget lands).\n\n" if flags else "")
+                         + f"MindSpore format {ms['bytes'] / 1e6:.2f} MB"
                          + (f", TensorBoard format {manifests['tb']['bytes'] / 1e6:.2f} MB" if "tb" in manifests
                             else "") + f"; medians of {opts.reps}.")
                 lines = table(results, tools, targets=(kind == "S" and scale == 1 and not args.smoke))
@@ -627,7 +641,8 @@ def main(argv: list[str] | None = None) -> int:
                     extra = (f"\nCeiling on this machine (`benchmarks/ceiling.py`, same files, one process, no store"
                              f" or server): read + CRC + protobuf decode {ceil['decode_mb_s']:.1f} MB/s "
                              f"({ceil['decode_s']:.2f} s); + our event parser {ceil['values_mb_s']:.1f} MB/s "
-                             f"({ceil['values_s']:.2f} s).\n")
+                             f"({ceil['values_s']:.2f} s); our vectorised scalar path (numpy columns) "
+                             f"{ceil['vector_mb_s']:.1f} MB/s ({ceil['vector_s']:.2f} s).\n")
                 section = "\n".join([title, "", *lines, extra, "<details><summary>each repetition</summary>\n",
                                      *raw_lines(results), "\n</details>\n"])
                 print("\n" + section)

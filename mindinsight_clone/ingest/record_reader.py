@@ -189,7 +189,7 @@ class RecordReader:
                     break
                 on_disk = size - pos - len(data)  # never ask for more than the file holds
                 need = self._bytes_needed(data) - len(data)
-                chunk = f.read(min(on_disk, max(READ_CHUNK_BYTES, need)))
+                chunk = f.read(min(on_disk, max(min(READ_CHUNK_BYTES, self.chunk_bytes), need)))
                 if not chunk:
                     break  # the file shrank meanwhile; the next call notices
                 data = data + chunk if data else chunk

@@ -2,7 +2,9 @@
 
 Additive (documented in docs/api.md): `downsample=N` adds `summary` (count, exact min/max, last value and a
 min/max envelope of at most N buckets over every step seen, so spikes the sample dropped still show), and
-`format=csv` returns the points as CSV.
+`format=csv` returns the points as CSV. `start_step`/`end_step`/`points` ask for a step window at full
+resolution (`scalar_window`): every real point when the window holds at most `points`, else the first, last,
+min and max real point of each of `points // 4` equal step buckets (M4) from the run's point store.
 """
 
 from __future__ import annotations
@@ -12,15 +14,19 @@ import io
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
 import orjson
 
 from mindinsight_clone.errors import ScalarNotExistError
 from mindinsight_clone.plugins.common import tag_samples
+from mindinsight_clone.store.downsample import m4_indices
 from mindinsight_clone.store.reservoir import Sample
 from mindinsight_clone.store.run_cache import RunCache
 
 NAME = "scalar"
 SAMPLE_SETTING = "scalar_samples"
+WINDOW_DEFAULT_POINTS = 1000
+WINDOW_MAX_POINTS = 100_000
 
 
 def _points(samples: list[Sample]) -> list[dict[str, Any]]:
@@ -92,3 +98,34 @@ def to_csv(rows: Iterable[tuple[str, str, dict[str, Any]]]) -> str:
         cell = "" if value != value or value in (float("inf"), float("-inf")) else repr(value)
         writer.writerow([train_id, tag, p["step"], repr(p["wall_time"]), cell])
     return buf.getvalue()
+
+
+def scalar_window(cache: RunCache, tag: str, start_step: int | None, end_step: int | None,
+                  points: int) -> dict[str, Any]:
+    """`{"metadatas": [...], "window": {...}}`: real points of the step window, at most `points` (M4).
+
+    `window.exact` is false when the run has no full-resolution series for the tag (no writable
+    workspace, or a write failed; the log says which): the answer then comes from the kept sample.
+    """
+    samples = tag_samples(cache, NAME, tag, ScalarNotExistError)
+    window = cache.scalar_window(tag, start_step, end_step, points)
+    if window is not None:
+        steps, walls, values, total = window.steps.tolist(), window.wall_times.tolist(), window.values.tolist(), \
+            window.total
+        exact = True
+    else:
+        inside = [s for s in samples if (start_step is None or s.step >= start_step)
+                  and (end_step is None or s.step <= end_step)]
+        total = len(inside)
+        vals = np.array([float(s.value) for s in inside], dtype=np.float64)
+        keep = m4_indices(np.array([s.step for s in inside], dtype=np.int64), vals, points).tolist()
+        steps = [inside[i].step for i in keep]
+        walls = [inside[i].wall_time for i in keep]
+        values = [float(inside[i].value) for i in keep]
+        exact = False
+    rows = [{"step": st, "value": v, "wall_time": w} for st, w, v in zip(steps, walls, values, strict=True)]
+    return {
+        "metadatas": orjson.Fragment(orjson.dumps(rows)),
+        "window": {"start_step": start_step, "end_step": end_step, "points": points, "total": total,
+                   "exact": exact},
+    }

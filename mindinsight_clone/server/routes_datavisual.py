@@ -17,6 +17,7 @@ from mindinsight_clone.errors import (
     MindInsightError,
     ParamMissError,
     ParamTypeError,
+    ParamValueError,
     QueryStringContainsNullByteError,
     TrainJobNotExistError,
 )
@@ -27,6 +28,7 @@ from mindinsight_clone.plugins.registry import check_plugin_name, plugins_dict
 from mindinsight_clone.server import params
 from mindinsight_clone.server.services import services
 from mindinsight_clone.store.data_manager import DataManager
+from mindinsight_clone.store.downsample import MIN_POINTS
 from mindinsight_clone.store.run_cache import RunCache
 
 bp = Blueprint("datavisual", __name__, url_prefix="/v1/mindinsight")
@@ -135,11 +137,24 @@ def scalar_metadata() -> Any:
     _, cache = _cached(raw_id)
     if params.arg("format") == "csv":
         return _csv(scalars.to_csv((raw_id, tag, p) for p in scalars.points(cache, tag)))
+    if any(name in request.args for name in ("start_step", "end_step", "points")):
+        return _scalar_window(cache, tag)
     body = scalars.scalar_metadata(cache, tag)
     downsample = params.int_arg("downsample", default=None, minimum=1)
     if downsample is not None:
         body = {**body, "summary": scalars.scalar_summary(cache, tag, downsample)}
     return body
+
+
+def _scalar_window(cache: RunCache, tag: str) -> Any:
+    """Additive: `start_step`/`end_step`/`points` (docs/api.md, "Scalar windows at full resolution")."""
+    start = params.int_arg("start_step", default=None)
+    end = params.int_arg("end_step", default=None)
+    points = params.int_arg("points", default=scalars.WINDOW_DEFAULT_POINTS, minimum=MIN_POINTS,
+                            maximum=scalars.WINDOW_MAX_POINTS)
+    if start is not None and end is not None and start > end:
+        raise ParamValueError("'start_step' should be less than or equal to 'end_step'.")
+    return scalars.scalar_window(cache, tag, start, end, points or scalars.WINDOW_DEFAULT_POINTS)
 
 
 @bp.get(f"{P}/scalars")

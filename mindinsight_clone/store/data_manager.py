@@ -16,18 +16,20 @@ import logging
 import threading
 import time
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from mindinsight_clone.config import Settings
 from mindinsight_clone.errors import MindInsightError, TrainJobNotExistError
-from mindinsight_clone.ingest import event_parser, formats
+from mindinsight_clone.ingest import event_parser, formats, scalar_batch
 from mindinsight_clone.ingest.train_id import check_train_id_syntax, normalize_train_id
 from mindinsight_clone.ingest.values import SummaryValue
 from mindinsight_clone.store import discovery
 from mindinsight_clone.store.discovery import RunInfo
 from mindinsight_clone.store.loader import CacheStatus, Problem, RunLoader
+from mindinsight_clone.store.point_store import PointRoot
 from mindinsight_clone.store.run_cache import RunCache
 
 log = logging.getLogger(__name__)
@@ -35,6 +37,7 @@ log = logging.getLogger(__name__)
 LoadStatus = Literal["init", "loading", "loaded"]
 NOT_IN_CACHE: CacheStatus = "NOT_IN_CACHE"
 WAKE_DEBOUNCE_S = 0.05
+LOAD_THREADS = 2  # runs loaded at the same time (one loader per run, each used by one thread at a time)
 
 
 def parse_event(payload: bytes, file_name: str) -> list[SummaryValue]:
@@ -80,6 +83,7 @@ class DataManager:
         self._notifier: Any = None
         self._load_lock = threading.Lock()  # one reload at a time
         self._scanned = False  # the base dir has been listed at least once
+        self._points: PointRoot | None = None  # every scalar point on disk, made on first use
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> None:
@@ -101,6 +105,20 @@ class DataManager:
         if self._thread is not None:
             self._thread.join(timeout=10)
             self._thread = None
+        with self._lock:
+            loaders, self._loaders = list(self._loaders.values()), {}
+            points, self._points = self._points, None
+        for loader in loaders:
+            loader.close()
+        if points is not None:
+            points.close()
+
+    def _new_loader(self, run: RunInfo) -> RunLoader:
+        if self._points is None:
+            self._points = PointRoot(self.settings.workspace)
+        return RunLoader(run.train_id, run.path, self.settings, parse_event, parse_pb,
+                         parse_records=formats.RecordsParser(parse_records), points_root=self._points,
+                         read_scalars=scalar_batch.read_scalar_records)
 
     def wake(self) -> None:
         self._wake.set()
@@ -135,13 +153,23 @@ class DataManager:
                 self._scanned = True
                 self._choose_pool()
                 loaders = list(self._loaders.values())
-            for loader in sorted(loaders, key=lambda ld: -self._recency(ld.train_id)):
-                if self._stop.is_set():
-                    return
-                self._load(loader)
+            ordered = sorted(loaders, key=lambda ld: -self._recency(ld.train_id))
+            if LOAD_THREADS > 1 and len(ordered) > 1:
+                # runs load side by side: decoding (numpy), reads and writes release the GIL
+                with ThreadPoolExecutor(max_workers=LOAD_THREADS, thread_name_prefix="mi-load") as pool:
+                    list(pool.map(self._load_unless_stopping, ordered))
+            else:
+                for loader in ordered:
+                    self._load_unless_stopping(loader)
+            if self._stop.is_set():
+                return
             self.load_status = "loaded"
             if self._notifier is not None:
                 self._notifier.refresh()  # bounded watches: follow the number of directories
+
+    def _load_unless_stopping(self, loader: RunLoader) -> None:
+        if not self._stop.is_set():
+            self._load(loader)
 
     def _recency(self, train_id: str) -> float:
         run = self._runs.get(train_id)
@@ -155,12 +183,10 @@ class DataManager:
         for tid in list(self._loaders):
             if tid not in keep:
                 log.info("run %s leaves the cache", tid)
-                del self._loaders[tid]
+                self._loaders.pop(tid).close()
         for tid in cacheable[: self.settings.max_cached_runs]:
             if tid not in self._loaders:
-                run = self._runs[tid]
-                self._loaders[tid] = RunLoader(tid, run.path, self.settings, parse_event, parse_pb,
-                                               parse_records=formats.RecordsParser(parse_records))
+                self._loaders[tid] = self._new_loader(self._runs[tid])
 
     def _load(self, loader: RunLoader) -> None:
         run = self._runs.get(loader.train_id)
@@ -250,8 +276,7 @@ class DataManager:
                 self._stamps[tid] = now
                 run = self._runs[tid]
                 if (run.summary_files or run.pb_files) and tid not in self._loaders:
-                    self._loaders[tid] = RunLoader(tid, run.path, self.settings, parse_event, parse_pb,
-                                                   parse_records=formats.RecordsParser(parse_records))
+                    self._loaders[tid] = self._new_loader(run)
                     self._evict_over_limit()
         if result:
             self.wake()
@@ -261,7 +286,7 @@ class DataManager:
         while len(self._loaders) > self.settings.max_cached_runs:
             victim = min(self._loaders, key=self._recency)
             log.info("run %s evicted from the cache (LRU)", victim)
-            del self._loaders[victim]
+            self._loaders.pop(victim).close()
 
     def wait_until_loaded(self, timeout: float = 30.0) -> bool:
         """Block until load_status is loaded and every cached run is CACHED (tests, benchmarks)."""

@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from mindinsight_clone.config import Settings
-from mindinsight_clone.ingest.record_reader import ReadProblem, RecordReader
+from mindinsight_clone.ingest.record_reader import DEFAULT_CHUNK_BYTES, ReadProblem, RecordReader
 from mindinsight_clone.ingest.tfevents_parser import tfevents_timestamp
 from mindinsight_clone.ingest.values import SummaryValue
+from mindinsight_clone.store.point_store import PointRoot
 from mindinsight_clone.store.run_cache import RunCache
 
 log = logging.getLogger(__name__)
@@ -36,6 +37,13 @@ EventParser = Callable[[bytes, str], list[SummaryValue]]
 RecordsParser = Callable[[Sequence[bytes], str, Sequence[int]], Any]
 # .pb file path -> values (a graph file is one tag of its own)
 PbParser = Callable[[Path], list[SummaryValue]]
+# (path, offset, size, max record bytes, max bytes) -> (new offset, scalar columns) (ingest.scalar_batch)
+ScalarReader = Callable[[Path, int, int, int, int], tuple[int, Any]]
+# With a scalar reader, the general reader takes small steps (it returns after about this much) while the
+# scalar reader takes the bulk; each time the scalar reader takes nothing, the general one's step grows 4x.
+SLOW_CHUNK_BYTES = 1024
+FAST_PROBE_BYTES = 64 * 1024  # the scalar reader's first read; doubles while it takes what it reads
+FAST_MAX_BYTES = 4 * 1024 * 1024  # bounds the transient memory of a decode (a few times this)
 
 
 def summary_file_order(names: Sequence[str]) -> list[str]:
@@ -84,6 +92,8 @@ class RunLoader:
     parse_event: EventParser
     parse_pb: PbParser | None = None
     parse_records: RecordsParser | None = None
+    points_root: PointRoot | None = None  # where every scalar point is kept on disk (None: sample only)
+    read_scalars: ScalarReader | None = None  # vectorised scalar-only records (None: general path only)
     cache: RunCache = field(init=False)
     status: CacheStatus = "CACHING"
     generation: int = 0  # grows when the run is reset (cache replaced)
@@ -98,7 +108,15 @@ class RunLoader:
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
-        self.cache = RunCache(self.train_id, self.settings)
+        self.cache = self._new_cache()
+
+    def _new_cache(self) -> RunCache:
+        points = self.points_root.run_store(self.train_id) if self.points_root is not None else None
+        return RunCache(self.train_id, self.settings, points)
+
+    def close(self) -> None:
+        """The run left the cache: delete what it kept on disk."""
+        self.cache.close()
 
     # ------------------------------------------------------------------ state
     @property
@@ -120,7 +138,8 @@ class RunLoader:
             self._pb_problems.clear()
             self._problems.clear()
             self._tails.clear()
-            self.cache = RunCache(self.train_id, self.settings)
+            old, self.cache = self.cache, self._new_cache()
+            old.close()
             self.generation += 1
             self._dropped_logged = 0
             self.progress = LoadProgress()
@@ -176,8 +195,9 @@ class RunLoader:
     def _read_file(self, name: str, before: os.stat_result) -> bool:
         state = self._files.get(name)
         if state is None:
+            chunk = {"chunk_bytes": SLOW_CHUNK_BYTES} if self.read_scalars is not None else {}
             state = self._files[name] = _FileState(
-                RecordReader(self.path / name, max_record_bytes=self.settings.max_record_bytes))
+                RecordReader(self.path / name, max_record_bytes=self.settings.max_record_bytes, **chunk))
         changed = False
         while True:
             result = state.reader.read()
@@ -206,11 +226,37 @@ class RunLoader:
             if values:
                 self.cache.add_values(values)
                 changed = True
-            if not result.more or result.stopped:
+            if result.stopped:
+                break
+            if self.read_scalars is not None:
+                if self._read_fast(state.reader, before.st_size):
+                    state.reader.chunk_bytes = SLOW_CHUNK_BYTES
+                    changed = True
+                    continue
+                state.reader.chunk_bytes = min(state.reader.chunk_bytes * 4, DEFAULT_CHUNK_BYTES)
+            if not result.more:
                 break
         # the stat taken before reading: if the file grew meanwhile, the next pass reads the rest
         state.size, state.mtime = before.st_size, before.st_mtime
         return changed
+
+    def _read_fast(self, reader: RecordReader, size: int) -> bool:
+        """Take what the vectorised scalar reader can from the reader's offset on; True if it took any."""
+        assert self.read_scalars is not None
+        took = False
+        budget = FAST_PROBE_BYTES
+        while reader.offset < size:
+            start = reader.offset
+            end, parsed = self.read_scalars(reader.path, start, size, self.settings.max_record_bytes, budget)
+            if end <= start:
+                break
+            reader.offset = end
+            if parsed.items:
+                self.cache.add_parsed(parsed)
+            took = True
+            if end - start >= budget // 2:
+                budget = min(budget * 2, FAST_MAX_BYTES)
+        return took
 
     def _read_pb_files(self, pb_files: Sequence[str]) -> bool:
         if self.parse_pb is None:

@@ -8,11 +8,19 @@ files (only one summary-file graph is shown); `.pb` graph files are tags of thei
 
 Writers: only the loader (one thread at a time per run). Readers: any request thread; they get copies.
 `version` grows on every change; other areas key their derived caches on it.
+
+Scalars with a point store (`point_store.PointStore`, every point on disk): a batch of steps that strictly
+increase past the newest stored one is only appended to the store; the tag's reservoir is brought up to
+date when somebody reads it (`_settle`: the same seeded draws over the stored rows, so the same sample as
+feeding them one by one), which keeps per-point Python work off the loading path. A batch that goes back
+in steps settles the reservoir first and is then added the careful way (purge), as without a store.
 """
 
 from __future__ import annotations
 
 import gc
+import itertools
+import logging
 import re
 import threading
 from collections.abc import Callable, Iterable
@@ -24,9 +32,11 @@ from mindinsight_clone.config import Settings
 from mindinsight_clone.errors import TrainJobNotExistError
 from mindinsight_clone.ingest.values import PLUGIN_NAMES, SummaryValue
 from mindinsight_clone.store.envelope import ScalarStats
+from mindinsight_clone.store.point_store import PointStore, ScalarSeries, Window
 from mindinsight_clone.store.reservoir import Reservoir, Sample
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 GRAPH_PLUGINS = ("graph", "optimized_graph")
 OPTIMIZED_SUFFIX = " (optimized)"
@@ -34,6 +44,7 @@ _SUMMARY_FILE = re.compile(r"summary\.\d+")
 _PINNED_GRAPH_TAGS = frozenset({"ms_output_optimize.pb", "ms_output_optimize.pb (optimized)"})
 MAX_DELETED_TAGS_FACTOR = 100
 MAX_ORIGINAL_HISTOGRAM_BUCKETS = 90  # MindInsight: deleted-tags set capacity = 100 x tag limit
+SETTLE_CHUNK_ROWS = 32_768  # stored rows read at a time when a deferred reservoir catches up
 
 
 def reservoir_sizes(settings: Settings) -> dict[str, int]:
@@ -56,8 +67,10 @@ def is_summary_graph_tag(tag: str) -> bool:
 class RunCache:
     """Samples of one run. Thread-safe: one writer lock, readers get snapshots."""
 
-    def __init__(self, train_id: str, settings: Settings) -> None:
+    def __init__(self, train_id: str, settings: Settings, points: PointStore | None = None) -> None:
         self.train_id = train_id
+        self.points = points if points is not None else PointStore(None)
+        self._fed: dict[str, int] = {}  # scalar tag -> stored rows already fed to its reservoir
         self._sizes = reservoir_sizes(settings)
         self._max_tags = settings.max_tags_per_run
         self._max_per_plugin = {
@@ -95,6 +108,7 @@ class RunCache:
     def samples(self, plugin: str, tag: str) -> list[Sample]:
         """Kept samples in ascending step order; [] if the tag is unknown for this plugin."""
         with self._lock:
+            self._settle(plugin, tag)
             res = self._reservoirs.get((plugin, tag))
             return res.snapshot() if res is not None else []
 
@@ -113,6 +127,9 @@ class RunCache:
             res = self._reservoirs.get((plugin, tag))
             stamp = res.mutations if res is not None else -1
             hit = self._memo.get((plugin, tag, key))
+            if hit is None or hit[0] != stamp:
+                self._settle(plugin, tag)
+                stamp = res.mutations if res is not None else -1
             if hit is not None and hit[0] == stamp:
                 return hit[1]  # type: ignore[no-any-return]
             samples = res.snapshot() if res is not None else []
@@ -120,6 +137,40 @@ class RunCache:
         with self._lock:
             self._memo[(plugin, tag, key)] = (stamp, value)
         return value
+
+    def scalar_window(self, tag: str, start_step: int | None, end_step: int | None,
+                      points: int) -> Window | None:
+        """Every stored point of scalar `tag` in the step window, M4-reduced to at most `points`;
+        None when the tag has no full-resolution series (no store, or a write failed)."""
+        with self._lock:
+            if ("scalar", tag) not in self._reservoirs:
+                return None
+            series = self.points.get(tag)
+        if series is None or series.broken:
+            return None
+        return series.window(start_step, end_step, points)
+
+    def close(self) -> None:
+        """Delete this run's point store (the run left the cache or was reset)."""
+        self.points.close()
+
+    def _settle(self, plugin: str, tag: str) -> None:
+        """Feed the reservoir of scalar `tag` the stored rows it has not seen (caller holds the lock)."""
+        if plugin != "scalar":
+            return
+        series = self.points.get(tag)
+        res = self._reservoirs.get(("scalar", tag))
+        if series is None or res is None:
+            return
+        fed = self._fed.get(tag, 0)
+        while fed < series.count:  # in chunks: the same draws as one call, bounded memory
+            rows = series.rows(fed, min(series.count, fed + SETTLE_CHUNK_ROWS))
+            n = int(rows.size)
+            if not n:
+                break
+            res.extend_increasing_lazy(n, _row_samples(rows, series, fed))
+            fed += n
+            self._fed[tag] = fed
 
     def tag_stamp(self, plugin: str, tag: str) -> int:
         with self._lock:
@@ -190,6 +241,9 @@ class RunCache:
         self._tags_by_plugin.get(plugin, {}).pop(tag, None)
         self._reservoirs.pop((plugin, tag), None)
         self._scalar_stats.pop(tag, None)
+        if plugin == "scalar":
+            self._fed.pop(tag, None)
+            self.points.drop(tag)
 
     def _add_one(self, sv: SummaryValue) -> None:
         if sv.plugin == "histogram" and len(sv.value.left) > MAX_ORIGINAL_HISTOGRAM_BUCKETS:
@@ -228,9 +282,16 @@ class RunCache:
                 else:
                     self._add_one(item)
             cols = batch.scalars
+            arrays = getattr(batch, "arrays", None) or {}  # numpy columns (ingest.scalar_batch)
             for tag, start in pending.items():
                 res = self._reservoirs.get(("scalar", tag))
-                if res is not None:  # still admitted
+                if res is None:  # evicted later in the batch
+                    continue
+                if tag in arrays:
+                    steps, walls, vals = arrays[tag]
+                    self._add_scalar_arrays(tag, res, steps[start:], walls[start:], vals[start:],
+                                            batch.source_file)
+                else:
                     col = cols[tag]
                     i = 3 * start
                     self._add_scalar_columns(tag, res, col[i::3], col[i + 1::3], col[i + 2::3],
@@ -245,6 +306,46 @@ class RunCache:
                                  [sv.value for sv in svs], sources[0],
                                  None if sources.count(sources[0]) == len(sources) else sources)
 
+    def _add_scalar_arrays(self, tag: str, res: Reservoir, steps: np.ndarray, walls: np.ndarray,
+                           values: np.ndarray, source: str) -> None:
+        """Columns as numpy arrays (the vectorised decoder's output)."""
+        if not steps.size:
+            return
+        if not self._store_increasing(tag, res, steps, walls, values, source):
+            self._add_scalar_columns(tag, res, steps.tolist(), walls.tolist(), values.tolist(), source)
+            return
+        self._update_stats(tag, steps, values)
+
+    def _store_increasing(self, tag: str, res: Reservoir, steps: np.ndarray, walls: np.ndarray,
+                          values: np.ndarray, source: str) -> bool:
+        """Append a strictly increasing batch past the stored steps to the point store only (the
+        reservoir settles when read); False if the careful path must take it."""
+        series = self.points.series(tag)
+        if series is None or series.broken:
+            return False
+        last = series.last_step
+        if res.samples and (last is None or res.samples[-1].step > last):
+            last = res.samples[-1].step  # a purge kept higher steps of the same file (MindInsight's rule)
+        if last is not None and int(steps[0]) <= last:
+            return False
+        if steps.size > 1 and not bool(np.all(steps[1:] > steps[:-1])):
+            return False
+        try:
+            series.append(steps, walls, values, source)
+        except OSError as exc:
+            log.warning("run %s tag %s: point store write failed (%s); full-resolution windows of this tag "
+                        "are no longer served, the sample is", self.train_id, tag, exc)
+            self._settle("scalar", tag)
+            return False
+        res.mutations += 1
+        return True
+
+    def _update_stats(self, tag: str, steps: np.ndarray, values: np.ndarray) -> None:
+        stats = self._scalar_stats.get(tag)
+        if stats is None:
+            stats = self._scalar_stats[tag] = ScalarStats()
+        stats.update(steps, values)
+
     def _add_scalar_columns(self, tag: str, res: Reservoir, step_list: list[int], walls: list[float],
                             vals: list[float], source: str, sources: list[str] | None = None) -> None:
         n = len(step_list)
@@ -252,6 +353,19 @@ class RunCache:
             return
         steps = np.array(step_list, dtype=np.int64)
         values = np.array(vals, dtype=np.float64)
+        if sources is None and self._store_increasing(tag, res, steps, np.array(walls, dtype=np.float64),
+                                                      values, source):
+            self._update_stats(tag, steps, values)
+            return
+        self._settle("scalar", tag)
+        series = self.points.get(tag)
+        if series is not None and not series.broken:
+            try:  # the store follows the files: a restart truncates, then these points are appended
+                for seg_steps, seg_walls, seg_vals in _increasing_segments(steps, np.array(walls), values):
+                    series.append(seg_steps, seg_walls, seg_vals, source)
+            except OSError as exc:
+                log.warning("run %s tag %s: point store write failed (%s); full-resolution windows of this "
+                            "tag are no longer served, the sample is", self.train_id, tag, exc)
         last = res.last_step
         if (last is None or step_list[0] > last) and (n == 1 or bool(np.all(steps[1:] > steps[:-1]))):
             new = tuple.__new__
@@ -266,10 +380,29 @@ class RunCache:
         else:
             for i in range(n):
                 res.add(Sample(step_list[i], walls[i], vals[i], sources[i] if sources is not None else source))
-        stats = self._scalar_stats.get(tag)
-        if stats is None:
-            stats = self._scalar_stats[tag] = ScalarStats()
-        stats.update(steps, values)
+        if series is not None:
+            self._fed[tag] = series.count
+        self._update_stats(tag, steps, values)
+
+
+def _row_samples(rows: np.ndarray, series: ScalarSeries, first: int) -> Callable[[int], Sample]:
+    """`make(i)` for `Reservoir.extend_increasing_lazy`: stored row `first + i` as a Sample."""
+    steps, walls, values = rows["step"], rows["wall_time"], rows["value"]
+    source_of = series.source_of
+    new = tuple.__new__
+
+    def make(i: int) -> Sample:
+        return new(Sample, (int(steps[i]), float(walls[i]), float(values[i]), source_of(first + i)))  # type: ignore[no-any-return]
+
+    return make
+
+
+def _increasing_segments(steps: np.ndarray, walls: np.ndarray,
+                         values: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Split at every step that is not above its predecessor (each segment then appends in order)."""
+    cuts = (np.flatnonzero(steps[1:] <= steps[:-1]) + 1).tolist()
+    bounds = [0, *cuts, int(steps.size)]
+    return [(steps[a:b], walls[a:b], values[a:b]) for a, b in itertools.pairwise(bounds)]
 
 
 class RunNotCached(TrainJobNotExistError):

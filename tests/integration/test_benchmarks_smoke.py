@@ -151,3 +151,23 @@ def test_ascend_benchmark_smoke(tmp_path: Path) -> None:
     assert number(table_row(out, "cluster-step-trace, 4 ranks, first answer")[0]) > 0
     assert "slow ranks found: [(3, 'computing')]" in out
     assert re.search(r"peak_rss_mb=\d+", out)
+
+
+def test_issue13_corpora_smoke(tmp_path: Path) -> None:
+    """The LLM-scale (ranks of one job) and many-runs corpora, tiny: ours (and TensorBoard if set up)."""
+    mode = os.environ.get("MIC_BENCH_PEERS", "auto")
+    peers = "none" if mode == "none" else "tensorboard" if (PEER_CACHE / "tensorboard-2.21").exists() else "none"
+    out = run("peers.py", "--smoke", "--corpus", "L,W", "--peers", peers, "--cache", str(PEER_CACHE),
+              "--corpus-dir", str(tmp_path / "corpora"), timeout=600)
+    for corpus in ("smoke-L", "smoke-W"):
+        assert f"### Corpus {corpus}" in out
+    assert "`rank_N/` of one job" in out and "--max-cached-runs 1000" in out
+    assert number(table_row(out, "start → last step served (s)")[0]) > 0
+    assert number(table_row(out, "peak PSS, process tree (MB)")[0]) > 0
+    assert "our vectorised scalar path" in out
+
+
+def test_window_benchmark_smoke() -> None:
+    out = run("window.py", "--smoke")
+    assert "| 5,000 | 1000 | 5,000 |" in out
+    assert number(table_row(out, "5,000")[3]) > 0

@@ -14,6 +14,7 @@ import type {
   ScalarPoint,
   ScalarSeries,
   ScalarSummary,
+  ScalarWindowInfo,
   TensorDetail,
   TensorsResponse,
   TrainJobsResponse,
@@ -168,6 +169,17 @@ export const api = {
       'GET',
       DV + 'scalar/metadata',
       { train_id: trainId, tag, downsample },
+      undefined,
+      o,
+    ),
+
+  /** mindinsight-clone: the real points of a step window, at most `points` (every step, or per bucket the
+   * first/last/min/max real points); `window.exact` is false when the server answers from its sample. */
+  scalarWindow: (trainId: string, tag: string, startStep: number, endStep: number, points: number, o?: RequestOptions) =>
+    request<{ metadatas: ScalarPoint[]; window?: ScalarWindowInfo }>(
+      'GET',
+      DV + 'scalar/metadata',
+      { train_id: trainId, tag, start_step: startStep, end_step: endStep, points },
       undefined,
       o,
     ),

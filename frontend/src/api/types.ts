@@ -97,6 +97,17 @@ export interface ScalarPoint {
   wall_time: number
 }
 
+/** `window` of scalar/metadata?start_step=&end_step=&points= (mindinsight-clone). */
+export interface ScalarWindowInfo {
+  start_step: number | null
+  end_step: number | null
+  points: number
+  /** real points of the series inside the window (before the reduction to `points`) */
+  total: number
+  /** false: answered from the kept sample (no full-resolution store for this run) */
+  exact: boolean
+}
+
 export interface ScalarSeries {
   train_id: string
   tag: string

@@ -42,6 +42,13 @@ export interface PreparedLine {
   band: BandRect[]
 }
 
+/** The real points of a zoomed step window for one line (scalar/metadata?start_step=&end_step=&points=). */
+export interface WindowAnswer {
+  points: ScalarPoint[]
+  /** real points of the series inside the window, before the server's reduction */
+  total: number
+}
+
 export interface Zoom {
   x: [number, number]
   y: [number, number]

@@ -161,6 +161,8 @@ export const en = {
   'scalar.envelope': 'Min/max band',
   'scalar.envelopeHelp': 'Shaded band: the minimum and maximum of every recorded value per step range, so spikes the sampled points dropped stay visible.',
   'scalar.threshold': 'Current threshold: {v}',
+  'scalar.windowNote': 'Zoomed: {n} of the {total} real points in this window (first, last, min and max per pixel column)',
+  'scalar.windowAll': 'Zoomed: all {total} real points in this window',
   'scalar.setThreshold': 'Set threshold',
   'scalar.clearThreshold': 'Clear',
   'scalar.aboveThreshold': '{n} point(s) above',

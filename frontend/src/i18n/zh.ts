@@ -163,6 +163,8 @@ export const zh: Partial<Record<MessageKey, string>> = {
   'scalar.envelope': '最小/最大值带',
   'scalar.envelopeHelp': '阴影带：每个步骤区间内所有记录值的最小值和最大值，采样丢掉的尖峰也能看到。',
   'scalar.threshold': '当前阈值：{v}',
+  'scalar.windowNote': '已缩放：本窗口 {total} 个真实点中显示 {n} 个（每个像素列的首、末、最小、最大点）',
+  'scalar.windowAll': '已缩放：显示本窗口全部 {total} 个真实点',
   'scalar.setThreshold': '设置阈值',
   'scalar.clearThreshold': '清除',
   'scalar.aboveThreshold': '{n} 个点超过阈值',

@@ -1,0 +1,254 @@
+"""Vectorised reading of the records that dominate large training runs: scalar-only summary events.
+
+MindSpore's SummaryRecord writes one `Event{wall_time, step, summary{value{tag, scalar_value}...}}` per step.
+Consecutive such records have the same length and the same bytes except the wall time, the step and the
+float values. This module frames and decodes a run of them with numpy, no Python per value:
+
+1. Framing: from a record's header, assume the following records have the same length; one array compare
+   checks that their 12-byte headers (u64 length + its masked CRC32C) are identical to the first one.
+   The payload CRC32C of every record is checked too, vectorised: records of one layout differ from the
+   first only in a few bytes, and CRC32C is linear over GF(2) for a fixed length, so
+   crc(row) = crc(first) ^ XOR over the differing bytes of a per-(position, byte value) table, built from
+   a few hundred `crc32c` calls per layout.
+2. Decoding: the first payload is walked field by field (`_template`); it must be exactly that layout.
+   Every other row must equal it byte for byte outside the wall-time, step and value bytes, and its
+   step varint must have the same length (continuation bits checked), so each row parses exactly as the
+   template does; then wall times, steps and values are read as columns.
+
+It stops at the first record it cannot take this way (another length or layout, any other kind of event, a
+bad CRC, a partial record at the end) and says where: the loader hands the rest to the general
+`RecordReader` + protobuf path, which also reports any damage. So this path never changes what is read,
+only how fast (tests/unit/ingest/test_scalar_batch.py compares both on the same files).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import struct
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from crc32c import crc32c
+
+from mindinsight_clone.ingest.record_reader import FOOTER_BYTES, HEADER_BYTES, masked_crc32c
+
+SCALAR_SUFFIX = "/scalar"
+BLOCK_BYTES = 4 * 1024 * 1024  # bytes read and decoded at a time (transient memory is a few times this)
+MIN_RUN = 16  # fewer equal records than this: not worth the vectorised path, let the general one take them
+_MASK_DELTA = np.uint32(0xA282EAD8)
+_HEADER = struct.Struct("<QI")
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Where the variable bytes of a scalar-only Event payload sit (the rest is fixed)."""
+
+    step_at: int
+    step_len: int
+    tags: tuple[str, ...]  # disk tags, in record order (a tag may repeat)
+    value_at: tuple[int, ...]  # offset of each tag's 4-byte float
+    fixed: np.ndarray  # indices of the bytes that must equal the template's
+
+
+@dataclass(slots=True)
+class ScalarArrays:
+    """Scalar-only records of one file as numpy columns; duck-types `event_parser.ParsedColumns` for
+    `RunCache.add_parsed` (`items` holds one `(tag, 0)` marker per tag, in first-seen order)."""
+
+    source_file: str
+    items: list[Any] = field(default_factory=list)
+    scalars: dict[str, list[Any]] = field(default_factory=dict)  # always empty here
+    arrays: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
+    problems: list[Any] = field(default_factory=list)
+    records: int = 0
+
+
+def _varint(buf: bytes, pos: int) -> tuple[int, int]:
+    result = shift = 0
+    while True:
+        if pos >= len(buf) or shift > 63:
+            raise ValueError("bad varint")
+        b = buf[pos]
+        result |= (b & 0x7F) << shift
+        pos += 1
+        if not b & 0x80:
+            return result, pos
+        shift += 7
+
+
+def _template(payload: bytes) -> _Layout | None:
+    """The layout of a payload that is exactly Event{1: wall_time, 2: step, 5: Summary of scalar Values}."""
+    try:
+        if len(payload) < 12 or payload[0] != 0x09 or payload[9] != 0x10:
+            return None
+        _, pos = _varint(payload, 10)
+        step_len = pos - 10
+        if pos >= len(payload) or payload[pos] != 0x2A:
+            return None
+        size, pos = _varint(payload, pos + 1)
+        if pos + size != len(payload):
+            return None
+        tags: list[str] = []
+        value_at: list[int] = []
+        while pos < len(payload):
+            if payload[pos] != 0x0A:  # Summary.value (field 1, length-delimited)
+                return None
+            vlen, pos = _varint(payload, pos + 1)
+            end = pos + vlen
+            if payload[pos] != 0x0A:  # Value.tag
+                return None
+            tlen, pos = _varint(payload, pos + 1)
+            tag = payload[pos:pos + tlen].decode("utf-8")
+            pos += tlen
+            if pos + 5 != end or payload[pos] != 0x1D:  # Value.scalar_value (field 3, fixed32), nothing else
+                return None
+            tags.append(tag)
+            value_at.append(pos + 1)
+            pos = end
+        if not tags:
+            return None
+    except (ValueError, IndexError, UnicodeDecodeError):
+        return None
+    variable = np.zeros(len(payload), dtype=bool)
+    variable[1:9] = True
+    variable[10:10 + step_len] = True
+    for at in value_at:
+        variable[at:at + 4] = True
+    return _Layout(10, step_len, tuple(tags), tuple(value_at), np.flatnonzero(~variable))
+
+
+def _decode_rows(rows: np.ndarray, layout: _Layout) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(steps int64, wall times float64, values float32 of shape (rows, tags)) of matching rows."""
+    walls = np.ascontiguousarray(rows[:, 1:9]).view("<f8").ravel().astype(np.float64)
+    varint = rows[:, layout.step_at:layout.step_at + layout.step_len].astype(np.uint64)
+    steps = np.zeros(rows.shape[0], dtype=np.uint64)
+    for i in range(layout.step_len):
+        steps |= (varint[:, i] & np.uint64(0x7F)) << np.uint64(7 * i)
+    cols = np.concatenate([np.arange(at, at + 4) for at in layout.value_at])
+    values = np.ascontiguousarray(rows[:, cols]).view("<f4").reshape(rows.shape[0], len(layout.value_at))
+    return steps.view(np.int64), walls, values
+
+
+def _varint_ok(rows: np.ndarray, layout: _Layout) -> np.ndarray:
+    """Rows whose step varint has exactly the template's length (continuation bits)."""
+    ok = np.ones(rows.shape[0], dtype=bool)
+    for i in range(layout.step_len):
+        more = (rows[:, layout.step_at + i] & 0x80) != 0
+        ok &= more if i < layout.step_len - 1 else ~more
+    return ok
+
+
+@functools.lru_cache(maxsize=64)
+def _crc_table(length: int, variable: tuple[int, ...]) -> np.ndarray:
+    """table[j, v]: what byte value v at position variable[j] adds (XOR) to the CRC32C of `length` bytes."""
+    zero_crc = crc32c(bytes(length))
+    basis = np.empty((len(variable), 8), dtype=np.uint32)  # crc contribution of each single bit
+    probe = bytearray(length)
+    for j, p in enumerate(variable):
+        for b in range(8):
+            probe[p] = 1 << b
+            basis[j, b] = crc32c(probe) ^ zero_crc
+        probe[p] = 0
+    bits = ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(bool)  # byte value -> its set bits
+    table = np.bitwise_xor.reduce(np.where(bits[None, :, :], basis[:, None, :], np.uint32(0)), axis=2)
+    table.setflags(write=False)
+    return table
+
+
+def _row_crcs(rows: np.ndarray, layout: _Layout) -> np.ndarray:
+    """CRC32C (unmasked) of each row; rows equal the first one outside the layout's variable bytes."""
+    length = rows.shape[1]
+    first = rows[0].tobytes()
+    variable = np.setdiff1d(np.arange(length), layout.fixed)
+    table = _crc_table(length, tuple(variable.tolist()))  # the same for every file of a layout
+    diff = rows[:, variable] ^ rows[0, variable]
+    contrib = table[np.arange(variable.size)[None, :], diff]
+    return np.bitwise_xor.reduce(contrib, axis=1).astype(np.uint32) ^ np.uint32(crc32c(first))
+
+
+def _first_false(mask: np.ndarray) -> int:
+    return int(mask.size) if bool(mask.all()) else int(np.argmin(mask))
+
+
+def decode_block(data: bytes, max_record_bytes: int) -> tuple[int, list[tuple[_Layout, np.ndarray, np.ndarray,
+                                                                              np.ndarray]]]:
+    """Frame and decode the scalar-only records at the start of `data`.
+
+    Returns (bytes consumed, groups of (layout, steps, wall times, values)); stops at the first record it
+    does not take (see the module docstring), which may be the first one (0 consumed).
+    """
+    buf = np.frombuffer(data, dtype=np.uint8)
+    view = memoryview(data)
+    pos, end = 0, len(data)
+    groups: list[tuple[_Layout, np.ndarray, np.ndarray, np.ndarray]] = []
+    while end - pos >= HEADER_BYTES:
+        length, length_crc = _HEADER.unpack_from(data, pos)
+        if length > max_record_bytes or masked_crc32c(view[pos:pos + 8]) != length_crc:
+            break
+        stride = HEADER_BYTES + length + FOOTER_BYTES
+        count = (end - pos) // stride
+        if count < MIN_RUN:
+            break
+        block = buf[pos:pos + count * stride].reshape(count, stride)
+        count = _first_false((block[:, :HEADER_BYTES] == block[0, :HEADER_BYTES]).all(axis=1))
+        if count < MIN_RUN:
+            break
+        payload0 = bytes(view[pos + HEADER_BYTES:pos + HEADER_BYTES + length])
+        layout = _template(payload0)
+        if layout is None:
+            break
+        rows = block[:count, HEADER_BYTES:HEADER_BYTES + length]
+        same = (rows[:, layout.fixed] == rows[0, layout.fixed]).all(axis=1) & _varint_ok(rows, layout)
+        count = _first_false(same)
+        crcs = _row_crcs(rows[:count], layout)
+        masked = ((crcs >> np.uint32(15)) | (crcs << np.uint32(17))) + _MASK_DELTA
+        stored = np.ascontiguousarray(block[:count, HEADER_BYTES + length:]).view("<u4").ravel()
+        count = _first_false(masked == stored)
+        if count < MIN_RUN:
+            break
+        steps, walls, values = _decode_rows(rows[:count], layout)
+        groups.append((layout, steps, walls, values))
+        pos += count * stride
+    return pos, groups
+
+
+def read_scalar_records(path: str | os.PathLike[str], offset: int, size: int, max_record_bytes: int,
+                        max_bytes: int = BLOCK_BYTES) -> tuple[int, ScalarArrays]:
+    """Decode scalar-only records of the file from `offset` (up to `size`, at most `max_bytes` of it).
+
+    Returns the offset just past the last record taken (== `offset` if none) and the columns. Never raises on
+    file problems: an unreadable file or any irregularity simply takes nothing.
+    """
+    name = Path(path).name
+    out = ScalarArrays(name)
+    want = min(max(size - offset, 0), max_bytes)
+    if want < HEADER_BYTES:
+        return offset, out
+    try:
+        with open(path, "rb") as f:
+            f.seek(offset)
+            data = f.read(want)
+    except OSError:
+        return offset, out
+    consumed, groups = decode_block(data, max_record_bytes)
+    per_tag: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
+    for layout, steps, walls, values in groups:
+        out.records += int(steps.size)
+        positions: dict[str, list[int]] = {}
+        for k, tag in enumerate(layout.tags):
+            positions.setdefault(tag, []).append(k)
+        for tag, cols in positions.items():
+            if len(cols) == 1:
+                part = (steps, walls, values[:, cols[0]].astype(np.float64))
+            else:  # the same tag twice in one event: both values, in record order
+                part = (np.repeat(steps, len(cols)), np.repeat(walls, len(cols)),
+                        values[:, cols].ravel().astype(np.float64))
+            per_tag.setdefault(tag + SCALAR_SUFFIX, []).append(part)
+    for tag, parts in per_tag.items():
+        out.items.append((tag, 0))
+        out.arrays[tag] = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
+                           np.concatenate([p[2] for p in parts]))
+    return offset + consumed, out

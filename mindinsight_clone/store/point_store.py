@@ -1,0 +1,286 @@
+"""Full-resolution scalar points on disk: one columnar file per (run, scalar tag), read by window.
+
+What it is for: the reservoir keeps 1,000 points per tag (MindInsight's answer); this store keeps every
+point, so `scalar/metadata?start_step=&end_step=&points=N` can answer any window exactly (M4, see
+`downsample.py`) while memory stays flat in the number of steps.
+
+Layout: `<workspace>/cache/points/<pid>-<random>/<run key>-<n>-<tag key>.pts`, fixed 24-byte rows
+(`<i8` step, `<f8` wall_time, `<f8` value), steps strictly increasing. Appends go through `write()`
+(page cache, not the process's memory); a window is found by binary search over a memory map and copied
+out (two small reads for the search, one read of the window), so serving a window costs O(window).
+A step that is not above the last stored one (a restart) truncates the rows from that step on first:
+the store holds what the files say now, the last write of each step winning.
+
+In memory per series: the row count, the last step, and the source file of each appended segment. A short
+series (at most SPILL_ROWS rows, while the process's MEMORY_BUDGET_BYTES for them lasts) keeps its rows in
+memory instead: creating thousands of tiny files (1,000 runs x 4 tags) costs more than their content, and
+memory stays bounded (per series and in total), so it is still flat in the number of steps.
+A directory is per server process; directories of processes that are gone are removed at start.
+Writers: the run's loader (one thread). Readers: request threads (copies, under the series' lock).
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import hashlib
+import logging
+import os
+import shutil
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import psutil
+
+from mindinsight_clone.store.downsample import m4_indices
+
+log = logging.getLogger(__name__)
+
+ROW = np.dtype([("step", "<i8"), ("wall_time", "<f8"), ("value", "<f8")])
+SPILL_ROWS = 8192  # a series longer than this lives in its file (196 KB in memory at most before that)
+MEMORY_BUDGET_BYTES = 64 * 1024 * 1024  # all short series of a process together; beyond it they spill too
+SUFFIX = ".pts"
+
+
+@dataclass(frozen=True)
+class Window:
+    """The points of a step window (ascending steps): all of them, or their M4 reduction."""
+
+    steps: np.ndarray
+    wall_times: np.ndarray
+    values: np.ndarray
+    total: int  # points of the series inside the window (before reduction)
+
+
+class MemoryBudget:
+    """Bytes of series rows a process may keep in memory before series spill to their files."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.used = 0
+        self._lock = threading.Lock()
+
+    def take(self, n: int) -> bool:
+        with self._lock:
+            if self.used + n > self.limit:
+                return False
+            self.used += n
+            return True
+
+    def give(self, n: int) -> None:
+        with self._lock:
+            self.used = max(0, self.used - n)
+
+
+class ScalarSeries:
+    """One tag's points: in memory while short (within the budget), then in its file. `append` by the
+    loader, `window`/`rows` by anyone."""
+
+    def __init__(self, path: Path, budget: MemoryBudget | None = None) -> None:
+        self.path = path
+        self.count = 0
+        self.last_step: int | None = None
+        self.broken = False  # a write failed: the caller stops using this series (and logs why)
+        self._budget = budget
+        self._mem: np.ndarray | None = np.empty(0, dtype=ROW) if budget is not None else None  # None: on disk
+        self._sources: list[tuple[int, str]] = []  # (first row, source file) of each segment
+        self._lock = threading.Lock()
+
+    @property
+    def on_disk(self) -> bool:
+        return self._mem is None
+
+    # ---------------------------------------------------------------- writing
+    def append(self, steps: np.ndarray, wall_times: np.ndarray, values: np.ndarray, source: str) -> None:
+        """Append points whose steps strictly increase; a first step <= the last stored truncates first.
+
+        Raises OSError (and marks the series broken) when the write fails; what was stored stays.
+        """
+        n = int(steps.size)
+        if not n:
+            return
+        rows = np.empty(n, dtype=ROW)
+        rows["step"], rows["wall_time"], rows["value"] = steps, wall_times, values
+        with self._lock:
+            if self.last_step is not None and int(steps[0]) <= self.last_step:
+                self._truncate_from(int(steps[0]))
+            before = self.count
+            mem = self._mem
+            if mem is not None and self._budget is not None and before + n <= SPILL_ROWS \
+                    and self._budget.take(rows.nbytes):
+                self._mem = np.concatenate((mem, rows))
+            else:
+                self._write(rows if mem is None else np.concatenate((mem, rows)), before if mem is None else 0)
+                if mem is not None and self._budget is not None:
+                    self._budget.give(mem.nbytes)
+                self._mem = None
+            if not self._sources or self._sources[-1][1] != source:
+                self._sources.append((before, source))
+            self.count = before + n
+            self.last_step = int(steps[-1])
+
+    def _write(self, rows: np.ndarray, rows_in_file: int) -> None:
+        try:
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                data = memoryview(rows.tobytes())
+                while data:
+                    data = data[os.write(fd, data):]
+            finally:
+                os.close(fd)
+        except OSError:
+            self.broken = True
+            with contextlib.suppress(OSError):
+                os.truncate(self.path, rows_in_file * ROW.itemsize)
+            raise
+
+    def _truncate_from(self, step: int) -> None:
+        keep = self._search(step, "left")
+        if self._mem is not None:
+            if self._budget is not None:
+                self._budget.give(self._mem[keep:].nbytes)
+            self._mem = self._mem[:keep].copy()
+        else:
+            os.truncate(self.path, keep * ROW.itemsize)
+        self.count = keep
+        self.last_step = int(self._map()["step"][keep - 1]) if keep else None
+        while self._sources and self._sources[-1][0] >= keep:
+            self._sources.pop()
+
+    # ---------------------------------------------------------------- reading
+    def _map(self) -> np.ndarray:
+        if self._mem is not None:
+            return self._mem
+        if not self.count:
+            return np.empty(0, dtype=ROW)
+        return np.memmap(self.path, dtype=ROW, mode="r", shape=(self.count,))
+
+    def _search(self, step: int, side: str) -> int:
+        steps = self._map()["step"]
+        if side == "left":
+            return bisect.bisect_left(steps, step)  # type: ignore[arg-type]
+        return bisect.bisect_right(steps, step)  # type: ignore[arg-type]
+
+    def rows(self, start: int, stop: int) -> np.ndarray:
+        """Rows [start, stop) as an in-memory structured array."""
+        with self._lock:
+            stop = min(stop, self.count)
+            if start >= stop:
+                return np.empty(0, dtype=ROW)
+            return np.array(self._map()[start:stop])
+
+    def source_of(self, row: int) -> str:
+        i = bisect.bisect_right(self._sources, row, key=lambda s: s[0]) - 1
+        return self._sources[i][1] if i >= 0 else ""
+
+    def window(self, start_step: int | None, end_step: int | None, points: int) -> Window:
+        """Points with start_step <= step <= end_step (None: unbounded), reduced to at most `points`."""
+        with self._lock:
+            if not self.count:
+                empty = np.empty(0)
+                return Window(empty.astype(np.int64), empty, empty, 0)
+            lo = 0 if start_step is None else self._search(start_step, "left")
+            hi = self.count if end_step is None else self._search(end_step, "right")
+            rows = np.array(self._map()[lo:max(lo, hi)])
+        steps, values = rows["step"], rows["value"]
+        if rows.size > points:
+            keep = m4_indices(steps, values, points)
+            rows = rows[keep]
+        return Window(rows["step"].copy(), rows["wall_time"].copy(), rows["value"].copy(), int(hi - lo))
+
+    def delete(self) -> None:
+        with self._lock:
+            self.count = 0
+            self.last_step = None
+            self._sources.clear()
+            if self._mem is not None:
+                if self._budget is not None:
+                    self._budget.give(self._mem.nbytes)
+                self._mem = np.empty(0, dtype=ROW)
+            with contextlib.suppress(OSError):
+                self.path.unlink()
+
+
+class PointStore:
+    """The series of one run (one directory). `None` directory: nothing is stored (see `enabled`)."""
+
+    def __init__(self, directory: Path | None, prefix: str = "", budget: MemoryBudget | None = None) -> None:
+        self.directory = directory
+        self.budget = budget  # None: every series on disk from its first point
+        self.prefix = prefix  # file name prefix of this run's series (one flat directory per process)
+        self._series: dict[str, ScalarSeries] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def enabled(self) -> bool:
+        return self.directory is not None
+
+    def get(self, tag: str) -> ScalarSeries | None:
+        with self._lock:
+            return self._series.get(tag)
+
+    def series(self, tag: str) -> ScalarSeries | None:
+        """The series of `tag`, created empty if new; None when the store is disabled."""
+        if self.directory is None:
+            return None
+        with self._lock:
+            series = self._series.get(tag)
+            if series is None:
+                key = hashlib.blake2b(tag.encode("utf-8", "surrogatepass"), digest_size=10).hexdigest()
+                series = self._series[tag] = ScalarSeries(self.directory / f"{self.prefix}{key}{SUFFIX}",
+                                                             self.budget)
+            return series
+
+    def drop(self, tag: str) -> None:
+        with self._lock:
+            series = self._series.pop(tag, None)
+        if series is not None:
+            series.delete()
+
+    def close(self) -> None:
+        """Delete every series (the run left the cache or was reset)."""
+        with self._lock:
+            series, self._series = list(self._series.values()), {}
+        for s in series:
+            s.delete()
+
+
+class PointRoot:
+    """This process's directory of point stores under the workspace; one `PointStore` per cached run."""
+
+    def __init__(self, workspace: str | os.PathLike[str], memory_budget: int = MEMORY_BUDGET_BYTES) -> None:
+        self.base = Path(workspace) / "cache" / "points"
+        self.directory: Path | None = None
+        self.budget = MemoryBudget(memory_budget)
+        self._counter = 0
+        self._lock = threading.Lock()
+        try:
+            self.base.mkdir(parents=True, exist_ok=True)
+            self._remove_stale()
+            self.directory = Path(tempfile.mkdtemp(prefix=f"{os.getpid()}-", dir=self.base))
+        except OSError as exc:
+            log.warning("full-resolution scalar store disabled: cannot create a directory in %s (%s); "
+                        "scalar windows are answered from the sample only", self.base, exc)
+
+    def _remove_stale(self) -> None:
+        """Directories left by server processes that are gone (named `<pid>-<random>`)."""
+        for child in self.base.iterdir():
+            pid = child.name.split("-", 1)[0]
+            if pid.isdigit() and int(pid) != os.getpid() and not psutil.pid_exists(int(pid)):
+                shutil.rmtree(child, ignore_errors=True)
+
+    def run_store(self, train_id: str) -> PointStore:
+        if self.directory is None:
+            return PointStore(None)
+        with self._lock:
+            self._counter += 1
+            n = self._counter
+        key = hashlib.blake2b(train_id.encode("utf-8", "surrogatepass"), digest_size=10).hexdigest()
+        return PointStore(self.directory, f"{key}-{n}-", self.budget)
+
+    def close(self) -> None:
+        if self.directory is not None:
+            shutil.rmtree(self.directory, ignore_errors=True)

@@ -1,0 +1,133 @@
+"""The vectorised scalar path reads exactly what the general path (RecordReader + protobuf) reads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mindinsight_clone.config import settings_for_tests
+from mindinsight_clone.ingest import event_parser, scalar_batch
+from mindinsight_clone.ingest.record_reader import frame_record
+from mindinsight_clone.store.loader import RunLoader
+from mindinsight_clone.store.point_store import PointRoot
+from tests.conftest import FIXTURES, require_shared
+from tests.unit.store.summary_files import histogram_event, scalar_event, summary_name, version_event, write_records
+
+
+def _load(run: Path, fast: bool, tmp: Path) -> RunLoader:
+    settings = settings_for_tests(summary_base_dir=str(run.parent), workspace=str(tmp / ("f" if fast else "s")))
+    loader = RunLoader("./" + run.name, run, settings, event_parser.parse_summary_event,
+                       parse_records=event_parser.parse_summary_columns, points_root=PointRoot(settings.workspace),
+                       read_scalars=scalar_batch.read_scalar_records if fast else None)
+    files = sorted(p.name for p in run.iterdir())
+    loader.load_pass(files)
+    return loader
+
+
+def _rows(samples: list) -> list[tuple]:
+    return [(s.step, s.wall_time, repr(s.value), s.source) for s in samples]  # NaN compares by repr
+
+
+def _same(run: Path, tmp: Path) -> RunLoader:
+    slow, fast = _load(run, False, tmp), _load(run, True, tmp)
+    assert fast.cache.all_tags() == slow.cache.all_tags()
+    for tag in slow.cache.tags("scalar"):
+        assert _rows(fast.cache.samples("scalar", tag)) == _rows(slow.cache.samples("scalar", tag)), tag
+        a, b = fast.cache.scalar_window(tag, None, None, 10**6), slow.cache.scalar_window(tag, None, None, 10**6)
+        assert a is not None and b is not None
+        assert a.steps.tolist() == b.steps.tolist() and a.wall_times.tolist() == b.wall_times.tolist()
+        assert np.array_equal(a.values, b.values, equal_nan=True)
+        fs, ss = fast.cache.scalar_stats(tag), slow.cache.scalar_stats(tag)
+        assert fs is not None and ss is not None
+        # the envelope's bucket grid depends on how reads were chunked; what it accounts for does not
+        fe, se = fs.pop("envelope"), ss.pop("envelope")
+        assert fs == ss and sum(b["count"] for b in fe) == sum(b["count"] for b in se)
+    assert [(p.offset, p.kind) for p in fast.problems] == [(p.offset, p.kind) for p in slow.problems]
+    return fast
+
+
+def _events(steps: range, tags: tuple[str, ...] = ("loss", "lr", "acc"), scale: float = 1.0) -> list[bytes]:
+    return [scalar_event(s, {t: float(np.float32(np.sin(s * (i + 1)) * scale)) for i, t in enumerate(tags)},
+                         wall_time=1.7e9 + s * 0.25) for s in steps]
+
+
+def test_plain_run_goes_fast_and_matches(tmp_path: Path) -> None:
+    run = tmp_path / "base" / "run"
+    write_records(run / summary_name(1), [version_event(), *_events(range(0, 40_000))])
+    _, arrays = scalar_batch.read_scalar_records(run / summary_name(1), 0, 10**9, 10**9)
+    assert arrays.records == 0  # the version event first: the general path takes it
+    start = len(frame_record(version_event()))
+    end, arrays = scalar_batch.read_scalar_records(run / summary_name(1), start, 10**9, 10**9)
+    assert arrays.records == 40_000 and end == (run / summary_name(1)).stat().st_size  # all taken vectorised
+    assert arrays.arrays["loss/scalar"][0].tolist() == list(range(40_000))
+    _same(run, tmp_path)
+
+
+def test_mixed_layouts_damage_and_tail_match(tmp_path: Path) -> None:
+    run = tmp_path / "base" / "run"
+    rng = np.random.default_rng(1)
+    payloads = [version_event(), *_events(range(1, 3000))]
+    payloads += _events(range(3000, 5000), tags=("loss", "lr", "acc", "grad_norm"))  # a tag appears
+    payloads += [histogram_event(5000, "w", rng.standard_normal(50))]  # another kind in between
+    payloads += _events(range(5001, 9000), tags=("loss", "loss"))  # the same tag twice in one event
+    payloads += _events(range(-5, 100), scale=1e30)  # a restart, negative steps, huge values
+    nan = [scalar_event(s, {"loss": float("nan"), "lr": float("inf")}) for s in range(9000, 9200)]
+    payloads += nan
+    path = write_records(run / summary_name(1), payloads)
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF  # one damaged payload in the middle of a long run of equal records
+    data += frame_record(_events(range(9200, 9201))[0])[:-7]  # and a record still being written
+    path.write_bytes(bytes(data))
+    fast = _same(run, tmp_path)
+    assert any(p.kind == "payload_crc" for p in fast.problems)
+
+
+@pytest.mark.parametrize("layout_break", ["step_varint_grows", "tag_renamed"])
+def test_rows_that_differ_in_structure_are_not_misread(tmp_path: Path, layout_break: str) -> None:
+    run = tmp_path / "base" / "run"
+    if layout_break == "step_varint_grows":  # same total length, step one byte longer, tag one shorter
+        payloads = _events(range(100, 128), tags=("abcd",)) + _events(range(128, 400), tags=("abc",))
+    else:
+        payloads = _events(range(1, 200), tags=("abcd",)) + _events(range(200, 400), tags=("abce",))
+    write_records(run / summary_name(1), [version_event(), *payloads])
+    _same(run, tmp_path)
+
+
+def test_mindspore_written_runs_read_the_same_both_ways(tmp_path: Path) -> None:
+    """Every MindSpore-written run of ../shared: the loader with the vectorised path equals the general one."""
+    fixtures = require_shared(FIXTURES)
+    runs = [p for p in sorted(fixtures.iterdir()) if p.is_dir() and any(p.glob("*summary.*_MS"))]
+    assert runs
+    for run in runs:
+        _same(run, tmp_path / run.name)
+
+
+def test_our_writer_reads_back_like_mindspore(tmp_path: Path) -> None:
+    """The benchmark corpora come from our writer: its scalar events decode (vectorised) to what MindSpore's
+    summary_ops run wrote, value for value, when it writes the same steps, tags and values."""
+    fixtures = require_shared(FIXTURES)
+    real = _load(fixtures / "summary_ops", False, tmp_path / "real")
+    tags = real.cache.tags("scalar")
+    assert tags
+    from mindinsight_clone.summary import SummaryWriter
+
+    run = tmp_path / "base" / "ours"
+    points = {t: real.cache.scalar_window(t, None, None, 10**6) for t in tags}
+    by_step: dict[int, list[tuple[str, float]]] = {}
+    for t, w in points.items():
+        assert w is not None
+        for s, v in zip(w.steps.tolist(), w.values.tolist(), strict=True):
+            by_step.setdefault(s, []).append((t.removesuffix("/scalar"), v))
+    with SummaryWriter(run, timestamp=1_795_000_000) as writer:
+        for s in sorted(by_step):
+            for tag, v in by_step[s]:
+                writer.add_scalar(tag, v, s)
+    ours = _same(run, tmp_path / "ours")
+    assert ours.cache.tags("scalar") == tags
+    for t, w in points.items():
+        mine = ours.cache.scalar_window(t, None, None, 10**6)
+        assert w is not None and mine is not None
+        assert mine.steps.tolist() == w.steps.tolist()
+        assert np.array_equal(mine.values, w.values, equal_nan=True)

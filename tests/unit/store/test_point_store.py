@@ -1,0 +1,162 @@
+"""Full-resolution point store, M4 windows against a brute-force reference, and the deferred reservoir."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mindinsight_clone.config import settings_for_tests
+from mindinsight_clone.ingest.values import SummaryValue
+from mindinsight_clone.store.downsample import m4_indices
+from mindinsight_clone.store.point_store import SPILL_ROWS, PointRoot, PointStore
+from mindinsight_clone.store.run_cache import RunCache
+
+
+def brute_m4(steps: list[int], values: list[float], points: int) -> list[int]:
+    """The definition, one point at a time: per equal-step bucket its first, last, min and max point."""
+    n = len(steps)
+    if n <= points:
+        return list(range(n))
+    buckets = max(points // 4, 1)
+    span = steps[-1] - steps[0] + 1
+    chosen: set[int] = set()
+    groups: dict[int, list[int]] = {}
+    for i, s in enumerate(steps):
+        groups.setdefault((s - steps[0]) * buckets // span, []).append(i)
+    for members in groups.values():
+        chosen.update((members[0], members[-1]))
+        real = [i for i in members if not math.isnan(values[i])]
+        if real:
+            chosen.add(min(real, key=lambda i: (values[i], i)))
+            chosen.add(max(real, key=lambda i: (values[i], -i)))
+    return sorted(chosen)
+
+
+def spiky(n: int, seed: int = 0, start: int = 1, gaps: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    steps = np.arange(start, start + n, dtype=np.int64)
+    if gaps:  # irregular step spacing
+        steps = np.cumsum(rng.integers(1, 4, size=n)) + start
+    values = np.sin(np.arange(n) / 50.0) + 0.01 * rng.standard_normal(n)
+    for i in rng.choice(n, size=8, replace=False):
+        values[i] = rng.choice([-1, 1]) * rng.uniform(50, 100)  # planted one-step spikes
+    values[n // 3] = np.nan
+    values[n // 2] = np.inf
+    return steps, values
+
+
+@pytest.mark.parametrize(("n", "points"), [(10, 100), (100, 100), (101, 100), (5000, 400), (5000, 4), (5000, 7),
+                                           (20000, 1000)])
+def test_m4_matches_brute_force(n: int, points: int) -> None:
+    steps, values = spiky(n, seed=n + points)
+    got = m4_indices(steps, values, points).tolist()
+    assert got == brute_m4(steps.tolist(), values.tolist(), points)
+    assert len(got) <= max(points, 4)
+
+
+def test_m4_keeps_every_planted_spike() -> None:
+    steps, values = spiky(50_000, seed=3)
+    keep = m4_indices(steps, values, 200)
+    spikes = np.flatnonzero(np.abs(values) > 10)
+    assert set(spikes.tolist()) <= set(keep.tolist())
+
+
+def test_window_is_exact_small_and_reduced_large(tmp_path: Path) -> None:
+    store = PointStore(tmp_path)
+    series = store.series("loss/scalar")
+    assert series is not None
+    steps, values = spiky(30_000, seed=5)
+    walls = 1e9 + steps.astype(float)
+    for a in range(0, steps.size, 7000):  # appended in batches
+        series.append(steps[a:a + 7000], walls[a:a + 7000], values[a:a + 7000], "f")
+    lo, hi = int(steps[1000]), int(steps[1040])
+    small = series.window(lo, hi, 100)
+    assert small.total == 41 and small.steps.tolist() == steps[1000:1041].tolist()
+    assert small.values.tolist() == values[1000:1041].tolist()
+    big = series.window(None, None, 400)
+    ref = brute_m4(steps.tolist(), values.tolist(), 400)
+    assert big.total == steps.size and big.steps.tolist() == steps[ref].tolist()
+    assert np.array_equal(big.values, values[ref], equal_nan=True)
+    assert big.wall_times.tolist() == walls[ref].tolist()
+    assert series.window(int(steps[-1]) + 1, None, 100).total == 0
+
+
+def test_restart_truncates_the_series(tmp_path: Path) -> None:
+    series = PointStore(tmp_path).series("t")
+    assert series is not None
+    series.append(np.arange(1, 11), np.zeros(10), np.arange(1, 11, dtype=float), "a")
+    series.append(np.array([6, 7]), np.zeros(2), np.array([60.0, 70.0]), "b")
+    w = series.window(None, None, 100)
+    assert w.steps.tolist() == [1, 2, 3, 4, 5, 6, 7] and w.values.tolist()[-2:] == [60.0, 70.0]
+    assert series.source_of(0) == "a" and series.source_of(6) == "b"
+
+
+def _values(tag: str, steps: range | list[int], source: str, offset: float = 0.0) -> list[SummaryValue]:
+    return [SummaryValue("scalar", tag, s, 1e9 + s, float(np.sin(s)) + offset, source) for s in steps]
+
+
+def test_deferred_reservoir_equals_the_eager_one(tmp_path: Path) -> None:
+    """With a store the reservoir is fed when read; the sample must be the same as without one."""
+    settings = settings_for_tests(scalar_samples=50)
+    root = PointRoot(tmp_path)
+    with_store = RunCache("./r", settings, root.run_store("./r"))
+    without = RunCache("./r", settings)
+    batches = [
+        _values("a/scalar", range(1, 400), "f1"),
+        _values("a/scalar", range(400, 900), "f1"),
+        _values("a/scalar", range(300, 700), "f2", offset=5.0),  # a restart (purge)
+        _values("a/scalar", range(700, 3000, 3), "f2"),
+    ]
+    for batch in batches:
+        with_store.add_values(batch)
+        without.add_values(batch)
+        assert with_store.samples("scalar", "a/scalar") == without.samples("scalar", "a/scalar")
+    # and when the reads come only at the end
+    used_before = root.budget.used
+    late = RunCache("./r", settings, root.run_store("./r2"))
+    for batch in batches:
+        late.add_values(batch)
+    assert late.samples("scalar", "a/scalar") == without.samples("scalar", "a/scalar")
+    window = late.scalar_window("a/scalar", None, None, 100_000)
+    assert window is not None and window.steps.tolist() == [*range(1, 700), *range(700, 3000, 3)]
+    assert window.values[300:305].tolist() == [float(np.sin(s)) + 5.0 for s in range(301, 306)]
+    series = late.points.get("a/scalar")
+    assert series is not None and series.count == 699 + len(range(700, 3000, 3))
+    late.close()
+    assert series.count == 0 and not series.path.exists()
+    assert root.budget.used == used_before  # `late`'s in-memory rows were given back
+
+
+def test_unwritable_workspace_disables_the_store(tmp_path: Path) -> None:
+    blocker = tmp_path / "ws"
+    blocker.write_text("a file where the workspace should be")
+    root = PointRoot(blocker)
+    store = root.run_store("./r")
+    assert not store.enabled
+    cache = RunCache("./r", settings_for_tests(), store)
+    cache.add_values(_values("a/scalar", range(1, 20), "f"))
+    assert cache.scalar_window("a/scalar", None, None, 100) is None
+    assert [s.step for s in cache.samples("scalar", "a/scalar")] == list(range(1, 20))
+
+
+@pytest.mark.parametrize("budget", [0, 10_000, 10**9])
+def test_short_series_in_memory_spill_to_disk_with_the_same_answers(tmp_path: Path, budget: int) -> None:
+    """Within the budget a short series stays in memory; past SPILL_ROWS or the budget it moves to its file."""
+    root = PointRoot(tmp_path / str(budget), memory_budget=budget)
+    series = root.run_store("./r").series("t")
+    assert series is not None
+    steps, values = spiky(SPILL_ROWS + 500, seed=9)
+    walls = steps.astype(float)
+    series.append(steps[:100], walls[:100], values[:100], "f")
+    assert series.on_disk == (budget < 100 * 24)
+    assert series.window(None, None, 10**6).steps.tolist() == steps[:100].tolist()
+    series.append(steps[100:], walls[100:], values[100:], "f")  # past SPILL_ROWS: on disk now
+    assert series.on_disk and series.path.exists() and root.budget.used == 0
+    w = series.window(None, None, 400)
+    ref = brute_m4(steps.tolist(), values.tolist(), 400)
+    assert w.steps.tolist() == steps[ref].tolist()
+    series.append(np.array([int(steps[50])]), np.array([0.0]), np.array([7.0]), "g")  # a restart
+    assert series.count == 51 and series.window(None, None, 100).values.tolist()[-1] == 7.0
