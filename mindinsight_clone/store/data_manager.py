@@ -1,9 +1,10 @@
 """Run registry, LRU of cached runs, reload thread, load status and progress.
 
 * Every `reload_interval` seconds (0 = once) a background thread started by `start()` rescans the base
-  dir (summary_watcher) and refreshes the detail cache: the `max_cached_runs` runs with the newest
-  `max(update_time, last manual access)` are kept in memory (LRU); the others are listed with metadata
-  only. File-change notifications from the watcher wake the thread early, so a flushed step shows up
+  dir (summary_watcher, down to `max_depth`) and refreshes the detail cache: the runs with the newest
+  `max(update_time, last manual access)` that fit the `cache_memory_mb` budget (and, when it is > 0,
+  the `max_cached_runs` count) are kept in memory (LRU, see cache_budget.py); the others are listed with
+  metadata only. File-change notifications from the watcher wake the thread early, so a flushed step shows up
   within about half a second.
 * Loading is incremental (per-file byte offsets, see loader.py); `train-job-caches` and
   `plugins?manual_update=true` stamp a run (LRU) and wake the thread.
@@ -25,7 +26,7 @@ from mindinsight_clone.errors import MindInsightError, TrainJobNotExistError
 from mindinsight_clone.ingest import event_parser
 from mindinsight_clone.ingest.train_id import check_train_id_syntax, normalize_train_id
 from mindinsight_clone.ingest.values import SummaryValue
-from mindinsight_clone.store import discovery
+from mindinsight_clone.store import cache_budget, discovery, run_groups
 from mindinsight_clone.store.discovery import RunInfo
 from mindinsight_clone.store.loader import CacheStatus, Problem, RunLoader
 from mindinsight_clone.store.run_cache import RunCache
@@ -77,6 +78,11 @@ class DataManager:
         self._thread: threading.Thread | None = None
         self._notifier: Any = None
         self._load_lock = threading.Lock()  # one reload at a time
+        self._groups: dict[str, run_groups.GroupMember] = {}
+        self._sizes: dict[str, int] = {}  # estimated bytes of each run, measured after its last load
+        self.runs_found = 0  # runs discovered before the max_run_count cut
+        self.scan_truncated = False  # a bounded listing stopped early
+        self._left_out: tuple[int, int] = (0, 0)  # (runs not listed, runs over the budget) last logged
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> None:
@@ -125,32 +131,69 @@ class DataManager:
         with self._load_lock:
             if self.load_status == "init":
                 self.load_status = "loading"
-            runs = discovery.scan(self.base_dir, self.settings.max_run_count)
+            result = discovery.scan_result(self.base_dir, self.settings.max_run_count, self.settings.max_depth)
+            runs = result.runs
             with self._lock:
                 self._runs = {r.train_id: r for r in runs}
                 self._order = [r.train_id for r in runs]
+                self._groups = run_groups.rank_groups(self._order)
+                self.runs_found, self.scan_truncated = result.total_runs, result.truncated
                 self._choose_pool()
                 loaders = list(self._loaders.values())
             for loader in sorted(loaders, key=lambda ld: -self._recency(ld.train_id)):
                 if self._stop.is_set():
                     return
+                if self.loader(loader.train_id) is not loader:
+                    continue  # evicted meanwhile (budget)
                 self._load(loader)
+                self._measure(loader)
             self.load_status = "loaded"
+            self._log_left_out()
 
     def _recency(self, train_id: str) -> float:
         run = self._runs.get(train_id)
         return max(run.update_time if run else 0.0, self._stamps.get(train_id, 0.0))
 
+    def _size(self, train_id: str) -> int:
+        """Estimated bytes of a run: measured after its last load, else a stand-in from its file size."""
+        size = self._sizes.get(train_id)
+        if size is not None:
+            return size
+        run = self._runs.get(train_id)
+        return cache_budget.provisional_bytes(run.total_bytes if run else 0)
+
+    def _measure(self, loader: RunLoader) -> None:
+        """Record a loaded run's estimated size; when the cached runs outgrow the budget, evict."""
+        size = cache_budget.run_bytes(loader.cache)
+        with self._lock:
+            if self._loaders.get(loader.train_id) is not loader:
+                return
+            self._sizes[loader.train_id] = size
+            if self.cached_bytes() > self.budget_bytes:
+                self._choose_pool()
+
+    @property
+    def budget_bytes(self) -> int:
+        return self.settings.cache_memory_mb * cache_budget.MB
+
+    def cached_bytes(self) -> int:
+        """Estimated bytes of the runs in the detail cache."""
+        with self._lock:
+            return sum(self._size(tid) for tid in self._loaders)
+
     def _choose_pool(self) -> None:
-        """Keep the `max_cached_runs` most recent cacheable runs (caller holds the lock)."""
+        """Keep the most recent cacheable runs that fit the budget (and max_cached_runs when > 0);
+        the caller holds the lock."""
         cacheable = [tid for tid, r in self._runs.items() if r.summary_files or r.pb_files]
         cacheable.sort(key=self._recency, reverse=True)
-        keep = set(cacheable[: self.settings.max_cached_runs])
+        kept, _left = cache_budget.choose_within_budget(cacheable, self._size, self.budget_bytes,
+                                                        self.settings.max_cached_runs)
+        keep = set(kept)
         for tid in list(self._loaders):
             if tid not in keep:
                 log.info("run %s leaves the cache", tid)
                 del self._loaders[tid]
-        for tid in cacheable[: self.settings.max_cached_runs]:
+        for tid in kept:
             if tid not in self._loaders:
                 run = self._runs[tid]
                 self._loaders[tid] = RunLoader(tid, run.path, self.settings, parse_event, parse_pb,
@@ -170,6 +213,11 @@ class DataManager:
         """All discovered runs, in listing order (update_time descending)."""
         with self._lock:
             return [self._runs[t] for t in self._order]
+
+    def groups(self) -> dict[str, run_groups.GroupMember]:
+        """train_id -> its rank group, for the listed runs that belong to one (run_groups.py)."""
+        with self._lock:
+            return self._groups
 
     def run(self, train_id: str) -> RunInfo | None:
         with self._lock:
@@ -228,10 +276,30 @@ class DataManager:
         return result
 
     def _evict_over_limit(self) -> None:
-        while len(self._loaders) > self.settings.max_cached_runs:
+        """Drop the least recently used cached runs until the rest fit the budget and the count."""
+        limit = self.settings.max_cached_runs
+        while len(self._loaders) > 1 and (
+                (limit > 0 and len(self._loaders) > limit)
+                or sum(self._size(tid) for tid in self._loaders) > self.budget_bytes):
             victim = min(self._loaders, key=self._recency)
             log.info("run %s evicted from the cache (LRU)", victim)
             del self._loaders[victim]
+
+    def _log_left_out(self) -> None:
+        """Say once (per change) how many runs the run list limit and the memory budget leave out."""
+        with self._lock:
+            cacheable = sum(1 for r in self._runs.values() if r.summary_files or r.pb_files)
+            left_out = (self.runs_found - len(self._runs), cacheable - len(self._loaders))
+        if left_out == self._left_out:
+            return
+        self._left_out = left_out
+        if left_out[0] > 0:
+            log.warning("%d runs found under %s; the %d least recently updated are not listed (max_run_count=%d)",
+                        self.runs_found, self.base_dir, left_out[0], self.settings.max_run_count)
+        if left_out[1] > 0:
+            log.info("%d runs are not kept in memory (cache_memory_mb=%d, max_cached_runs=%d, %.1f MB cached); "
+                     "they load when opened", left_out[1], self.settings.cache_memory_mb,
+                     self.settings.max_cached_runs, self.cached_bytes() / cache_budget.MB)
 
     def wait_until_loaded(self, timeout: float = 30.0) -> bool:
         """Block until load_status is loaded and every cached run is CACHED (tests, benchmarks)."""

@@ -267,6 +267,14 @@ class RunCache:
         stats.update(steps, values)
 
 
+    # ---------------------------------------------------------------- memory budget (store/cache_budget.py)
+    def memory_estimate(self, cost: Callable[[str, Sample], int]) -> int:
+        """Sum over tags of `cost(plugin, newest sample) x samples kept`: the run's estimated size."""
+        with self._lock:
+            return sum(cost(plugin, res.samples[-1]) * len(res.samples)
+                       for (plugin, _tag), res in self._reservoirs.items() if res.samples)
+
+
 class RunNotCached(TrainJobNotExistError):
     def __init__(self) -> None:
         super().__init__("Can not find the given train job in cache.")
