@@ -20,7 +20,7 @@ from mindinsight_clone.store.run_cache import RunCache
 
 MB = 1024 * 1024
 RUN_OVERHEAD = 24 * 1024  # loader, cache, dicts and per-file state of one run (measured, rounded up)
-SAMPLE_OVERHEAD = 200  # one kept scalar sample: Sample tuple, int, float, float, list slot, stats
+SAMPLE_OVERHEAD = 130  # one kept scalar sample: Sample tuple, int, float, float, list slot (tracemalloc: ~125)
 TAG_OVERHEAD = 2 * 1024  # reservoir, RNG state, tag name, scalar stats
 PROVISIONAL_CAP = 4 * MB  # stand-in size of a run never loaded: min(4 x file bytes, this)
 PROVISIONAL_MIN = 64 * 1024
