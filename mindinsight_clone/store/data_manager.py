@@ -285,6 +285,20 @@ class DataManager:
             log.info("run %s evicted from the cache (LRU)", victim)
             del self._loaders[victim]
 
+    def cache_summary(self) -> dict[str, Any]:
+        """The cache against its budget and the run list limit (for /health)."""
+        with self._lock:
+            cacheable = sum(1 for r in self._runs.values() if r.summary_files or r.pb_files)
+            return {
+                "budget_mb": self.settings.cache_memory_mb,
+                "used_mb": round(self.cached_bytes() / cache_budget.MB, 1),
+                "max_cached_runs": self.settings.max_cached_runs,
+                "cached_runs": len(self._loaders),
+                "cacheable_runs": cacheable,
+                "listed_runs": len(self._runs),
+                "found_runs": self.runs_found,
+            }
+
     def _log_left_out(self) -> None:
         """Say once (per change) how many runs the run list limit and the memory budget leave out."""
         with self._lock:

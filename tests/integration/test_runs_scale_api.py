@@ -133,3 +133,16 @@ def test_real_fixture_nested_run_is_found_when_asked(tmp_path: Path) -> None:
     assert "./nested/deep_run" not in {j["train_id"] for j in shallow["train_jobs"]}
     assert "./nested/deep_run" in {j["train_id"] for j in deep["train_jobs"]}
     assert deep["total"] == shallow["total"] + 1
+
+
+def test_health_reports_the_cache_against_its_budget(base: Path, tmp_path: Path) -> None:
+    roomy = _client(base, tmp_path / "a", max_depth=4).get("/v1/mindinsight/health").get_json()["cache"]
+    assert roomy["cached_runs"] == roomy["cacheable_runs"] == roomy["listed_runs"] == roomy["found_runs"] == 47
+    assert roomy["budget_mb"] == 1024 and roomy["max_cached_runs"] == 0 and 0 < roomy["used_mb"] < 5
+    tight = _client(base, tmp_path / "b", max_depth=4, cache_memory_mb=1).get("/v1/mindinsight/health").get_json()
+    cache = tight["cache"]
+    assert 0 < cache["cached_runs"] < cache["cacheable_runs"] == 47
+    assert cache["used_mb"] <= 1.0
+    listing = _client(base, tmp_path / "c", max_depth=4, cache_memory_mb=1).get(f"{API}/train-jobs?limit=999")
+    statuses = [j["cache_status"] for j in listing.get_json()["train_jobs"]]
+    assert statuses.count("NOT_IN_CACHE") == 47 - cache["cached_runs"]
