@@ -65,50 +65,26 @@ def job_item(dm: DataManager, run: RunInfo, group: GroupMember | None = None) ->
 def train_jobs(dm: DataManager, offset: int, limit: int, train_id: str | None, search: str | None = None,
                group: str | None = None, collapse_groups: bool = False) -> dict[str, Any]:
     """MindInsight's listing; `search`, `group` and `collapse_groups` (ours, docs/api.md) narrow it first."""
-    runs = dm.runs()
-    groups = dm.groups()
-    if train_id is not None:
-        runs = [r for r in runs if r.train_id == train_id]
-    runs = filter_runs(runs, groups, search, group, collapse_groups)
+    index = dm.index()
+    if train_id is not None:  # exact match (MindInsight); the other filters still apply, never collapsed
+        runs = [r for r in index.select(search, group) if r.train_id == train_id]
+    else:
+        runs = index.select(search, group, collapse_groups)
     page = runs[offset * limit:(offset + 1) * limit]
     body: dict[str, Any] = {
         "name": os.path.basename(str(dm.base_dir).rstrip("/")),
         "total": len(runs),
-        "train_jobs": [job_item(dm, r, groups.get(r.train_id)) for r in page],
+        "train_jobs": [job_item(dm, r, index.groups.get(r.train_id)) for r in page],
         "load_status": dm.load_status,
     }
     # additive: present only when runs are left out of the listing, so MindInsight bodies match
-    listed = len(dm.runs())
+    listed = len(index.runs)
     if dm.runs_found > listed:
         body["omitted_runs"] = {"count": dm.runs_found - listed, "found": dm.runs_found, "listed": listed,
                                 "setting": "max_run_count"}
     if dm.scan_truncated:
         body["scan_truncated"] = True
     return body
-
-
-def filter_runs(runs: list[RunInfo], groups: dict[str, GroupMember], search: str | None, group: str | None,
-                collapse_groups: bool) -> list[RunInfo]:
-    """Runs whose train_id contains `search` (case-insensitive); of `group` only (by rank); with
-    `collapse_groups` one run per group (its most recently updated member stands for it)."""
-    if search:
-        needle = search.casefold()
-        runs = [r for r in runs if needle in r.train_id.casefold()]
-    if group is not None:
-        members = [r for r in runs if (g := groups.get(r.train_id)) is not None and g.group == group]
-        return sorted(members, key=lambda r: groups[r.train_id].rank)
-    if collapse_groups:
-        seen: set[str] = set()
-        out = []
-        for r in runs:
-            g = groups.get(r.train_id)
-            if g is not None:
-                if g.group in seen:
-                    continue
-                seen.add(g.group)
-            out.append(r)
-        runs = out
-    return runs
 
 
 def single_job(train_id: str, plugin: str, tags: list[str]) -> dict[str, Any]:

@@ -30,6 +30,7 @@ from mindinsight_clone.store import cache_budget, discovery, run_groups
 from mindinsight_clone.store.discovery import RunInfo
 from mindinsight_clone.store.loader import CacheStatus, Problem, RunLoader
 from mindinsight_clone.store.run_cache import RunCache
+from mindinsight_clone.store.run_index import RunIndex
 
 log = logging.getLogger(__name__)
 
@@ -78,8 +79,9 @@ class DataManager:
         self._thread: threading.Thread | None = None
         self._notifier: Any = None
         self._load_lock = threading.Lock()  # one reload at a time
-        self._groups: dict[str, run_groups.GroupMember] = {}
+        self._index = RunIndex()
         self._sizes: dict[str, int] = {}  # estimated bytes of each run, measured after its last load
+        self._used = 0  # estimated bytes of the cached runs: sum of _size over _loaders
         self.runs_found = 0  # runs discovered before the max_run_count cut
         self.scan_truncated = False  # a bounded listing stopped early
         self._left_out: tuple[int, int] = (0, 0)  # (runs not listed, runs over the budget) last logged
@@ -136,7 +138,7 @@ class DataManager:
             with self._lock:
                 self._runs = {r.train_id: r for r in runs}
                 self._order = [r.train_id for r in runs]
-                self._groups = run_groups.rank_groups(self._order)
+                self._index = RunIndex.build(runs)  # O(runs), once per rescan
                 self.runs_found, self.scan_truncated = result.total_runs, result.truncated
                 self._choose_pool()
                 loaders = list(self._loaders.values())
@@ -168,8 +170,9 @@ class DataManager:
         with self._lock:
             if self._loaders.get(loader.train_id) is not loader:
                 return
+            self._used += size - self._size(loader.train_id)
             self._sizes[loader.train_id] = size
-            if self.cached_bytes() > self.budget_bytes:
+            if self._used > self.budget_bytes:
                 self._choose_pool()
 
     @property
@@ -177,9 +180,21 @@ class DataManager:
         return self.settings.cache_memory_mb * cache_budget.MB
 
     def cached_bytes(self) -> int:
-        """Estimated bytes of the runs in the detail cache."""
-        with self._lock:
-            return sum(self._size(tid) for tid in self._loaders)
+        """Estimated bytes of the runs in the detail cache (kept as a running total: O(1))."""
+        return self._used
+
+    def _add_loader(self, tid: str) -> None:
+        """Put a run in the detail cache (caller holds the lock)."""
+        run = self._runs[tid]
+        self._loaders[tid] = RunLoader(tid, run.path, self.settings, parse_event, parse_pb,
+                                       parse_records=parse_records)
+        self._used += self._size(tid)
+
+    def _drop_loader(self, tid: str, why: str) -> None:
+        """Take a run out of the detail cache (caller holds the lock)."""
+        log.info("run %s %s", tid, why)
+        del self._loaders[tid]
+        self._used -= self._size(tid)
 
     def _choose_pool(self) -> None:
         """Keep the most recent cacheable runs that fit the budget (and max_cached_runs when > 0);
@@ -191,13 +206,11 @@ class DataManager:
         keep = set(kept)
         for tid in list(self._loaders):
             if tid not in keep:
-                log.info("run %s leaves the cache", tid)
-                del self._loaders[tid]
+                self._drop_loader(tid, "leaves the cache")
         for tid in kept:
             if tid not in self._loaders:
-                run = self._runs[tid]
-                self._loaders[tid] = RunLoader(tid, run.path, self.settings, parse_event, parse_pb,
-                                               parse_records=parse_records)
+                self._add_loader(tid)
+        self._used = sum(self._size(tid) for tid in self._loaders)  # re-sync (sizes of gone runs)
 
     def _load(self, loader: RunLoader) -> None:
         run = self._runs.get(loader.train_id)
@@ -216,8 +229,11 @@ class DataManager:
 
     def groups(self) -> dict[str, run_groups.GroupMember]:
         """train_id -> its rank group, for the listed runs that belong to one (run_groups.py)."""
-        with self._lock:
-            return self._groups
+        return self._index.groups
+
+    def index(self) -> RunIndex:
+        """The listing, search keys and rank groups of the current run list (rebuilt on every rescan)."""
+        return self._index
 
     def run(self, train_id: str) -> RunInfo | None:
         with self._lock:
@@ -268,8 +284,7 @@ class DataManager:
                 self._stamps[tid] = now
                 run = self._runs[tid]
                 if (run.summary_files or run.pb_files) and tid not in self._loaders:
-                    self._loaders[tid] = RunLoader(tid, run.path, self.settings, parse_event, parse_pb,
-                                                   parse_records=parse_records)
+                    self._add_loader(tid)
                     self._evict_over_limit()
         if result:
             self.wake()
@@ -279,11 +294,9 @@ class DataManager:
         """Drop the least recently used cached runs until the rest fit the budget and the count."""
         limit = self.settings.max_cached_runs
         while len(self._loaders) > 1 and (
-                (limit > 0 and len(self._loaders) > limit)
-                or sum(self._size(tid) for tid in self._loaders) > self.budget_bytes):
+                (limit > 0 and len(self._loaders) > limit) or self._used > self.budget_bytes):
             victim = min(self._loaders, key=self._recency)
-            log.info("run %s evicted from the cache (LRU)", victim)
-            del self._loaders[victim]
+            self._drop_loader(victim, "evicted from the cache (LRU)")
 
     def cache_summary(self) -> dict[str, Any]:
         """The cache against its budget and the run list limit (for /health)."""
