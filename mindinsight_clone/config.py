@@ -76,9 +76,15 @@ SETTINGS: tuple[Setting, ...] = (
             maximum=64),
     Setting("threads", int, 8, "Threads per gunicorn worker.", minimum=1, maximum=256),
     Setting("timeout", int, 60, "Seconds before gunicorn restarts a silent worker.", minimum=5, maximum=3600),
-    Setting("max_run_count", int, 999, "Most runs listed; the most recently updated are kept.", minimum=1,
-            maximum=100000),
-    Setting("max_cached_runs", int, 15, "Runs whose data is kept in memory (LRU).", minimum=1, maximum=1000),
+    Setting("max_run_count", int, 999, "Most runs listed; the most recently updated are kept (the API and the "
+            "log say how many are left out).", minimum=1, maximum=100000),
+    Setting("max_cached_runs", int, 0, "Most runs whose data is kept in memory (LRU); 0 = no count limit, "
+            "--cache-memory-mb decides (MindInsight: 15).", minimum=0, maximum=100000),
+    Setting("cache_memory_mb", int, 1024, "Memory budget (estimated MB) of the runs kept in memory; the most "
+            "recently used runs that fit stay cached (always at least one).", minimum=1, maximum=1_048_576),
+    Setting("max_depth", int, 1, "Directory levels below the summary base dir searched for runs "
+            "(1 = MindInsight's: direct subdirectories only; e.g. 4 finds ./job/output/summary/rank_0).",
+            minimum=1, maximum=16),
     Setting("max_tags_per_run", int, 300, "Most tags kept per run, all plugins together.", minimum=1,
             maximum=100000),
     Setting("max_tensor_tags", int, 6, "Most tensor tags kept per run.", minimum=1, maximum=1000),
@@ -112,6 +118,8 @@ class Settings:
     timeout: int
     max_run_count: int
     max_cached_runs: int
+    cache_memory_mb: int
+    max_depth: int
     max_tags_per_run: int
     max_tensor_tags: int
     max_graph_tags: int

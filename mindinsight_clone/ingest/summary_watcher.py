@@ -13,6 +13,10 @@ A run is the base dir itself or one of its DIRECT subdirectories that directly c
 `train_id` is `./<name>` (`./` for the base dir). Symlinks are never followed. Every directory
 listing stops after `max_scan_entries` entries. When there are more than `max_run_count` runs, the
 MOST RECENTLY updated ones are kept (MindInsight keeps the oldest; see LIMITS.md §3).
+
+With `max_depth` > 1 (MindInsight: always 1) directories down to that depth are runs too, e.g.
+`./job/output/summary/rank_0` at depth 4; at most `max_scan_dirs` directories are looked at, and
+`ScanResult.truncated` says when a bound was hit (also logged).
 """
 
 from __future__ import annotations
@@ -34,6 +38,8 @@ SUMMARY_PATTERN = re.compile(r"summary\.(\d+)")
 MEMORY_USAGE_PB = re.compile(r"^memory_usage_\d+\.pb$")
 DEFAULT_MAX_SCAN_ENTRIES = 20_000
 DEFAULT_MAX_RUN_COUNT = 999
+DEFAULT_MAX_DEPTH = 1  # MindInsight: the base dir and its direct subdirectories
+DEFAULT_MAX_SCAN_DIRS = 200_000  # most directories listed by one deep scan (max_depth > 1)
 PROFILER_PROBE_ENTRIES = 10_000  # most entries looked at while checking a profiler dir for a file
 MAX_WATCHED_DIRS = 1_000  # most directories watched (inotify: one watch each); past it, only the base dir
 
@@ -47,7 +53,7 @@ class FileInfo:
 
 @dataclass(slots=True)
 class RunInfo:
-    train_id: str  # "./" or "./<name>"
+    train_id: str  # "./", "./<name>" or, deeper, "./<dir>/.../<name>"
     path: Path
     summary_files: list[FileInfo] = field(default_factory=list)  # sorted by the number after "summary."
     lineage_files: list[FileInfo] = field(default_factory=list)  # same order
@@ -81,10 +87,20 @@ def summary_sort_key(name: str) -> tuple[int, str]:
 
 
 def scan_runs(base_dir: str | os.PathLike[str], max_run_count: int = DEFAULT_MAX_RUN_COUNT,
-              max_scan_entries: int = DEFAULT_MAX_SCAN_ENTRIES) -> ScanResult:
-    """The runs of `base_dir`, most recently updated first; an unreadable base dir gives none."""
+              max_scan_entries: int = DEFAULT_MAX_SCAN_ENTRIES, max_depth: int = DEFAULT_MAX_DEPTH,
+              max_scan_dirs: int = DEFAULT_MAX_SCAN_DIRS) -> ScanResult:
+    """The runs of `base_dir` down to `max_depth`, most recently updated first; an unreadable base
+    dir gives none."""
     base = Path(base_dir)
     state = _ScanState(max_scan_entries)
+    deep = max_depth > 1
+    runs = _scan_deep(base, state, max_depth, max_scan_dirs) if deep else _scan_one_level(base, state)
+    runs.sort(key=lambda r: (-r.update_time, r.train_id))
+    return ScanResult(runs=runs[:max_run_count], total_runs=len(runs), truncated=state.truncated)
+
+
+def _scan_one_level(base: Path, state: _ScanState) -> list[RunInfo]:
+    """MindInsight's discovery: the base dir and its direct subdirectories."""
     runs: list[RunInfo] = []
     base_run = _scan_dir(base, "./", state)
     if base_run is not None:
@@ -94,18 +110,56 @@ def scan_runs(base_dir: str | os.PathLike[str], max_run_count: int = DEFAULT_MAX
             run = _scan_dir(Path(entry.path), "./" + entry.name, state)
             if run is not None:
                 runs.append(run)
-    runs.sort(key=lambda r: (-r.update_time, r.train_id))
-    return ScanResult(runs=runs[:max_run_count], total_runs=len(runs), truncated=state.truncated)
+    return runs
+
+
+def _scan_deep(base: Path, state: _ScanState, max_depth: int, max_scan_dirs: int) -> list[RunInfo]:
+    """Breadth-first discovery down to `max_depth` levels below the base dir (symlinks never followed,
+    a run's own profiler dirs not entered, at most `max_scan_dirs` directories listed)."""
+    runs: list[RunInfo] = []
+    level: list[tuple[Path, str]] = [(base, "./")]
+    listed = 0
+    for depth in range(max_depth + 1):
+        next_level: list[tuple[Path, str]] = []
+        for path, train_id in level:
+            if listed >= max_scan_dirs:
+                state.truncated = True
+                logger.warning("more than %d directories under %s; the rest are not scanned for runs",
+                               max_scan_dirs, base)
+                return runs
+            listed += 1
+            subdirs: list[os.DirEntry[str]] = []
+            run = _scan_dir(path, train_id, state, subdirs)
+            if run is not None:
+                runs.append(run)
+            if depth == max_depth:
+                continue
+            skip = set(run.profiler_dirs) if run is not None else set()
+            prefix = train_id if train_id == "./" else train_id + "/"
+            next_level.extend((Path(e.path), prefix + e.name) for e in subdirs if e.name not in skip)
+        level = sorted(next_level, key=lambda item: item[1])
+    return runs
 
 
 def scan_run(base_dir: str | os.PathLike[str], train_id: str,
              max_scan_entries: int = DEFAULT_MAX_SCAN_ENTRIES) -> RunInfo | None:
-    """One run by train_id (`./` or `./<name>`), or None if it is not a run. The caller validates ids."""
+    """One run by train_id (`./`, `./<name>` or `./<dir>/<name>`), or None if it is not a run (or a
+    component of its path is a symlink). The caller validates ids."""
     name = train_id[2:].rstrip("/") if train_id.startswith("./") else train_id
     path = Path(base_dir) / name if name else Path(base_dir)
-    if name and (path.is_symlink() or "/" in name):
+    if name and _through_symlink(Path(base_dir), name):
         return None
     return _scan_dir(path, "./" + name, _ScanState(max_scan_entries))
+
+
+def _through_symlink(base: Path, name: str) -> bool:
+    """Whether any component of `base/name` below `base` is a symlink."""
+    current = base
+    for part in name.split("/"):
+        current = current / part
+        if current.is_symlink():
+            return True
+    return False
 
 
 # ---------------------------------------------------------------------- scanning
@@ -131,7 +185,9 @@ class _ScanState:
         return out
 
 
-def _scan_dir(path: Path, train_id: str, state: _ScanState) -> RunInfo | None:
+def _scan_dir(path: Path, train_id: str, state: _ScanState,
+              subdirs: list[os.DirEntry[str]] | None = None) -> RunInfo | None:
+    """The run in `path` or None; with `subdirs`, also collects its (non-symlink) subdirectories."""
     run = RunInfo(train_id=train_id, path=path)
     mtimes: list[float] = []
     for entry in state.list_dir(path):
@@ -139,6 +195,8 @@ def _scan_dir(path: Path, train_id: str, state: _ScanState) -> RunInfo | None:
         try:
             if entry.is_symlink():
                 continue
+            if subdirs is not None and entry.is_dir(follow_symlinks=False):
+                subdirs.append(entry)
             if entry.is_file(follow_symlinks=False):
                 kind = _file_kind(name)
                 if kind is None:

@@ -1,8 +1,9 @@
 """Turn a client-supplied `train_id` into a directory inside the summary base dir, or refuse it.
 
 This is the one place where path-like request parameters are checked. A train_id is `./` (the base
-dir itself) or `./<name>` for a direct subdirectory: no null bytes, no `..`, no backslashes, no
-absolute paths, and after resolving symlinks the directory must still be inside the base dir.
+dir itself) or `./<name>` for a direct subdirectory, or `./<dir>/.../<name>` for a run found deeper
+(`--max-depth`): no null bytes, no `..` or `.` or empty components, no backslashes, no absolute paths,
+no symlinked component, and after resolving symlinks the directory must still be inside the base dir.
 """
 
 from __future__ import annotations
@@ -34,9 +35,8 @@ def check_train_id_syntax(train_id: str | None) -> str:
     name = train_id[2:] if train_id.startswith("./") else None
     if (
         not name
-        or "/" in name.rstrip("/")
+        or not _plain_components(name.rstrip("/"))
         or "\\" in name
-        or name in (".", "..")
         or os.path.isabs(name)
         or ":" in name[:2]
     ):
@@ -64,17 +64,34 @@ def resolve_train_dir(base_dir: str | Path, train_id: str | None) -> Path:
             raise InvalidTrainId("Can not find the train job in data manager.")
         if not real.is_dir():
             raise TrainJobNotExistError("Can not find the train job in data manager.")
+        if "/" in name and _symlinked_parent(base, name):  # nested ids: symlinks handled as for the last part
+            raise InvalidTrainId("Can not find the train job in data manager.")
     except OSError:
         raise TrainJobNotExistError("Can not find the train job in data manager.") from None
     return real
 
 
 def fits_name_max(name: str) -> bool:
-    """Whether `name` can be one path component: at most NAME_MAX (255) bytes once encoded."""
+    """Whether every `/`-separated component of `name` fits NAME_MAX (255) bytes once encoded."""
     try:
-        return len(os.fsencode(name)) <= NAME_MAX
+        return all(len(os.fsencode(part)) <= NAME_MAX for part in name.split("/"))
     except UnicodeError:  # lone surrogates that the file system encoding cannot carry
         return False
+
+
+def _plain_components(name: str) -> bool:
+    """Every `/`-separated component is a plain name (not empty, `.` or `..`)."""
+    return all(part not in ("", ".", "..") for part in name.split("/"))
+
+
+def _symlinked_parent(base: Path, name: str) -> bool:
+    """Whether a directory on the way from `base` to `base/name` (excluding the last) is a symlink."""
+    current = base
+    for part in name.split("/")[:-1]:
+        current = current / part
+        if current.is_symlink():
+            return True
+    return False
 
 
 def normalize_train_id(train_id: str) -> str:

@@ -11,6 +11,7 @@ from typing import Any
 from mindinsight_clone.plugins.registry import order_tags, plugins_dict
 from mindinsight_clone.store.data_manager import DataManager
 from mindinsight_clone.store.discovery import RunInfo, profiler_type
+from mindinsight_clone.store.run_groups import GroupMember
 
 
 def local_time(ts: float) -> str:
@@ -31,7 +32,7 @@ def graph_mode(run: RunInfo) -> str:
     return "static"
 
 
-def job_item(dm: DataManager, run: RunInfo) -> dict[str, Any]:
+def job_item(dm: DataManager, run: RunInfo, group: GroupMember | None = None) -> dict[str, Any]:
     status = dm.run_status(run.train_id)
     ptype = profiler_type(run)
     item: dict[str, Any] = {
@@ -60,20 +61,34 @@ def job_item(dm: DataManager, run: RunInfo) -> dict[str, Any]:
         item["dropped_tags"] = status.dropped_tags
     if status.cache_status == "CACHING":
         item["load_progress"] = {"bytes_read": status.bytes_read, "bytes_total": status.bytes_total}
+    if group is not None:
+        item["group"] = group.as_dict()
     return item
 
 
-def train_jobs(dm: DataManager, offset: int, limit: int, train_id: str | None) -> dict[str, Any]:
-    runs = dm.runs()
-    if train_id is not None:
-        runs = [r for r in runs if r.train_id == train_id]
+def train_jobs(dm: DataManager, offset: int, limit: int, train_id: str | None, search: str | None = None,
+               group: str | None = None, collapse_groups: bool = False) -> dict[str, Any]:
+    """MindInsight's listing; `search`, `group` and `collapse_groups` (ours, docs/api.md) narrow it first."""
+    index = dm.index()
+    if train_id is not None:  # exact match (MindInsight); the other filters still apply, never collapsed
+        runs = [r for r in index.select(search, group) if r.train_id == train_id]
+    else:
+        runs = index.select(search, group, collapse_groups)
     page = runs[offset * limit:(offset + 1) * limit]
-    return {
+    body: dict[str, Any] = {
         "name": os.path.basename(str(dm.base_dir).rstrip("/")),
         "total": len(runs),
-        "train_jobs": [job_item(dm, r) for r in page],
+        "train_jobs": [job_item(dm, r, index.groups.get(r.train_id)) for r in page],
         "load_status": dm.load_status,
     }
+    # additive: present only when runs are left out of the listing, so MindInsight bodies match
+    listed = len(index.runs)
+    if dm.runs_found > listed:
+        body["omitted_runs"] = {"count": dm.runs_found - listed, "found": dm.runs_found, "listed": listed,
+                                "setting": "max_run_count"}
+    if dm.scan_truncated:
+        body["scan_truncated"] = True
+    return body
 
 
 def single_job(train_id: str, plugin: str, tags: list[str]) -> dict[str, Any]:

@@ -73,6 +73,9 @@ def _cached(train_id: str | None) -> tuple[str, RunCache]:
 
 
 # ------------------------------------------------------------------------------ train jobs
+MAX_SEARCH_CHARS = 256
+
+
 @bp.get(f"{P}/train-jobs")
 def train_jobs_route() -> Any:
     offset = params.int_arg("offset", default=0, minimum=0)
@@ -84,7 +87,18 @@ def train_jobs_route() -> Any:
         except MindInsightError:  # MindInsight swallows lookup errors: an invalid id just matches nothing
             train_id = "\x00invalid"
     assert offset is not None and limit is not None
-    return train_jobs.train_jobs(_dm(), offset, limit, train_id)
+    search = params.arg("search")
+    if search is not None and len(search) > MAX_SEARCH_CHARS:
+        raise ParamValueError(f"'search' should be at most {MAX_SEARCH_CHARS} characters.")
+    group = params.arg("group")
+    if group is not None:
+        try:
+            group = normalize_train_id(check_train_id_syntax(group))
+        except MindInsightError:  # as train_id: a malformed group matches nothing
+            group = "\x00invalid"
+    collapse = params.bool_arg("collapse_groups")
+    return train_jobs.train_jobs(_dm(), offset, limit, train_id, search=search or None, group=group,
+                                 collapse_groups=collapse)
 
 
 @bp.post(f"{P}/train-job-caches")

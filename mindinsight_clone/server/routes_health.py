@@ -20,7 +20,8 @@ OPENAPI_PATH = Path(__file__).resolve().with_name("openapi.yaml")
 @bp.get("/health")
 def health() -> dict[str, object]:
     svc = services()
-    return {"status": "ok", "version": __version__, "load_status": svc.data_manager.load_status}
+    dm = svc.data_manager
+    return {"status": "ok", "version": __version__, "load_status": dm.load_status, "cache": dm.cache_summary()}
 
 
 @bp.get("/ui-config")

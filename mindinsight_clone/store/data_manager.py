@@ -1,9 +1,10 @@
 """Run registry, LRU of cached runs, reload thread, load status and progress.
 
 * Every `reload_interval` seconds (0 = once) a background thread started by `start()` rescans the base
-  dir (summary_watcher) and refreshes the detail cache: the `max_cached_runs` runs with the newest
-  `max(update_time, last manual access)` are kept in memory (LRU); the others are listed with metadata
-  only. File-change notifications from the watcher wake the thread early, so a flushed step shows up
+  dir (summary_watcher, down to `max_depth`) and refreshes the detail cache: the runs with the newest
+  `max(update_time, last manual access)` that fit the `cache_memory_mb` budget (and, when it is > 0,
+  the `max_cached_runs` count) are kept in memory (LRU, see cache_budget.py); the others are listed with
+  metadata only. File-change notifications from the watcher wake the thread early, so a flushed step shows up
   within about half a second.
 * Loading is incremental (per-file byte offsets, see loader.py); `train-job-caches` and
   `plugins?manual_update=true` stamp a run (LRU) and wake the thread.
@@ -26,11 +27,12 @@ from mindinsight_clone.errors import MindInsightError, TrainJobNotExistError
 from mindinsight_clone.ingest import event_parser, formats, scalar_batch
 from mindinsight_clone.ingest.train_id import check_train_id_syntax, normalize_train_id
 from mindinsight_clone.ingest.values import SummaryValue
-from mindinsight_clone.store import discovery
+from mindinsight_clone.store import cache_budget, discovery, run_groups
 from mindinsight_clone.store.discovery import RunInfo
 from mindinsight_clone.store.loader import CacheStatus, Problem, RunLoader
 from mindinsight_clone.store.point_store import PointRoot
 from mindinsight_clone.store.run_cache import RunCache
+from mindinsight_clone.store.run_index import RunIndex
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +86,12 @@ class DataManager:
         self._load_lock = threading.Lock()  # one reload at a time
         self._scanned = False  # the base dir has been listed at least once
         self._points: PointRoot | None = None  # every scalar point on disk, made on first use
+        self._index = RunIndex()
+        self._sizes: dict[str, int] = {}  # estimated bytes of each run, measured after its last load
+        self._used = 0  # estimated bytes of the cached runs: sum of _size over _loaders
+        self.runs_found = 0  # runs discovered before the max_run_count cut
+        self.scan_truncated = False  # a bounded listing stopped early
+        self._left_out: tuple[int, int] = (0, 0)  # (runs not listed, runs over the budget) last logged
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> None:
@@ -146,11 +154,14 @@ class DataManager:
         with self._load_lock:
             if self.load_status == "init":
                 self.load_status = "loading"
-            runs = discovery.scan(self.base_dir, self.settings.max_run_count)
+            result = discovery.scan_result(self.base_dir, self.settings.max_run_count, self.settings.max_depth)
+            runs = result.runs
             with self._lock:
                 self._runs = {r.train_id: r for r in runs}
                 self._order = [r.train_id for r in runs]
                 self._scanned = True
+                self._index = RunIndex.build(runs)  # O(runs), once per rescan
+                self.runs_found, self.scan_truncated = result.total_runs, result.truncated
                 self._choose_pool()
                 loaders = list(self._loaders.values())
             ordered = sorted(loaders, key=lambda ld: -self._recency(ld.train_id))
@@ -164,29 +175,73 @@ class DataManager:
             if self._stop.is_set():
                 return
             self.load_status = "loaded"
+            self._log_left_out()
             if self._notifier is not None:
                 self._notifier.refresh()  # bounded watches: follow the number of directories
 
     def _load_unless_stopping(self, loader: RunLoader) -> None:
-        if not self._stop.is_set():
-            self._load(loader)
+        if self._stop.is_set() or self.loader(loader.train_id) is not loader:
+            return  # stopping, or evicted meanwhile (budget)
+        self._load(loader)
+        self._measure(loader)
 
     def _recency(self, train_id: str) -> float:
         run = self._runs.get(train_id)
         return max(run.update_time if run else 0.0, self._stamps.get(train_id, 0.0))
 
+    def _size(self, train_id: str) -> int:
+        """Estimated bytes of a run: measured after its last load, else a stand-in from its file size."""
+        size = self._sizes.get(train_id)
+        if size is not None:
+            return size
+        run = self._runs.get(train_id)
+        return cache_budget.provisional_bytes(run.total_bytes if run else 0)
+
+    def _measure(self, loader: RunLoader) -> None:
+        """Record a loaded run's estimated size; when the cached runs outgrow the budget, evict."""
+        size = cache_budget.run_bytes(loader.cache)
+        with self._lock:
+            if self._loaders.get(loader.train_id) is not loader:
+                return
+            self._used += size - self._size(loader.train_id)
+            self._sizes[loader.train_id] = size
+            if self._used > self.budget_bytes:
+                self._choose_pool()
+
+    @property
+    def budget_bytes(self) -> int:
+        return self.settings.cache_memory_mb * cache_budget.MB
+
+    def cached_bytes(self) -> int:
+        """Estimated bytes of the runs in the detail cache (kept as a running total: O(1))."""
+        return self._used
+
+    def _add_loader(self, tid: str) -> None:
+        """Put a run in the detail cache (caller holds the lock)."""
+        self._loaders[tid] = self._new_loader(self._runs[tid])
+        self._used += self._size(tid)
+
+    def _drop_loader(self, tid: str, why: str) -> None:
+        """Take a run out of the detail cache (caller holds the lock)."""
+        log.info("run %s %s", tid, why)
+        self._loaders.pop(tid).close()
+        self._used -= self._size(tid)
+
     def _choose_pool(self) -> None:
-        """Keep the `max_cached_runs` most recent cacheable runs (caller holds the lock)."""
+        """Keep the most recent cacheable runs that fit the budget (and max_cached_runs when > 0);
+        the caller holds the lock."""
         cacheable = [tid for tid, r in self._runs.items() if r.summary_files or r.pb_files]
         cacheable.sort(key=self._recency, reverse=True)
-        keep = set(cacheable[: self.settings.max_cached_runs])
+        kept, _left = cache_budget.choose_within_budget(cacheable, self._size, self.budget_bytes,
+                                                        self.settings.max_cached_runs)
+        keep = set(kept)
         for tid in list(self._loaders):
             if tid not in keep:
-                log.info("run %s leaves the cache", tid)
-                self._loaders.pop(tid).close()
-        for tid in cacheable[: self.settings.max_cached_runs]:
+                self._drop_loader(tid, "leaves the cache")
+        for tid in kept:
             if tid not in self._loaders:
-                self._loaders[tid] = self._new_loader(self._runs[tid])
+                self._add_loader(tid)
+        self._used = sum(self._size(tid) for tid in self._loaders)  # re-sync (sizes of gone runs)
 
     def _load(self, loader: RunLoader) -> None:
         run = self._runs.get(loader.train_id)
@@ -202,6 +257,14 @@ class DataManager:
         """All discovered runs, in listing order (update_time descending)."""
         with self._lock:
             return [self._runs[t] for t in self._order]
+
+    def groups(self) -> dict[str, run_groups.GroupMember]:
+        """train_id -> its rank group, for the listed runs that belong to one (run_groups.py)."""
+        return self._index.groups
+
+    def index(self) -> RunIndex:
+        """The listing, search keys and rank groups of the current run list (rebuilt on every rescan)."""
+        return self._index
 
     def run(self, train_id: str) -> RunInfo | None:
         with self._lock:
@@ -276,17 +339,49 @@ class DataManager:
                 self._stamps[tid] = now
                 run = self._runs[tid]
                 if (run.summary_files or run.pb_files) and tid not in self._loaders:
-                    self._loaders[tid] = self._new_loader(run)
+                    self._add_loader(tid)
                     self._evict_over_limit()
         if result:
             self.wake()
         return result
 
     def _evict_over_limit(self) -> None:
-        while len(self._loaders) > self.settings.max_cached_runs:
+        """Drop the least recently used cached runs until the rest fit the budget and the count."""
+        limit = self.settings.max_cached_runs
+        while len(self._loaders) > 1 and (
+                (limit > 0 and len(self._loaders) > limit) or self._used > self.budget_bytes):
             victim = min(self._loaders, key=self._recency)
-            log.info("run %s evicted from the cache (LRU)", victim)
-            self._loaders.pop(victim).close()
+            self._drop_loader(victim, "evicted from the cache (LRU)")
+
+    def cache_summary(self) -> dict[str, Any]:
+        """The cache against its budget and the run list limit (for /health)."""
+        with self._lock:
+            cacheable = sum(1 for r in self._runs.values() if r.summary_files or r.pb_files)
+            return {
+                "budget_mb": self.settings.cache_memory_mb,
+                "used_mb": round(self.cached_bytes() / cache_budget.MB, 1),
+                "max_cached_runs": self.settings.max_cached_runs,
+                "cached_runs": len(self._loaders),
+                "cacheable_runs": cacheable,
+                "listed_runs": len(self._runs),
+                "found_runs": self.runs_found,
+            }
+
+    def _log_left_out(self) -> None:
+        """Say once (per change) how many runs the run list limit and the memory budget leave out."""
+        with self._lock:
+            cacheable = sum(1 for r in self._runs.values() if r.summary_files or r.pb_files)
+            left_out = (self.runs_found - len(self._runs), cacheable - len(self._loaders))
+        if left_out == self._left_out:
+            return
+        self._left_out = left_out
+        if left_out[0] > 0:
+            log.warning("%d runs found under %s; the %d least recently updated are not listed (max_run_count=%d)",
+                        self.runs_found, self.base_dir, left_out[0], self.settings.max_run_count)
+        if left_out[1] > 0:
+            log.info("%d runs are not kept in memory (cache_memory_mb=%d, max_cached_runs=%d, %.1f MB cached); "
+                     "they load when opened", left_out[1], self.settings.cache_memory_mb,
+                     self.settings.max_cached_runs, self.cached_bytes() / cache_budget.MB)
 
     def wait_until_loaded(self, timeout: float = 30.0) -> bool:
         """Block until load_status is loaded and every cached run is CACHED (tests, benchmarks)."""

@@ -12,11 +12,11 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from mindinsight_clone.ingest.summary_watcher import ChangeNotifier, RunInfo, scan_runs
+from mindinsight_clone.ingest.summary_watcher import ChangeNotifier, RunInfo, ScanResult, scan_runs
 
 log = logging.getLogger(__name__)
 
-__all__ = ["RunInfo", "profiler_type", "scan", "start_notifier", "stop_notifier"]
+__all__ = ["RunInfo", "ScanResult", "profiler_type", "scan", "scan_result", "start_notifier", "stop_notifier"]
 
 _PROFILER_MARKERS = {
     "ascend": ("ascend_timeline_display", "output_op_compute_time"),
@@ -25,9 +25,14 @@ _PROFILER_MARKERS = {
 }
 
 
-def scan(base_dir: Path, max_runs: int) -> list[RunInfo]:
+def scan(base_dir: Path, max_runs: int, max_depth: int = 1) -> list[RunInfo]:
     """All runs under `base_dir`, newest update first."""
-    return scan_runs(base_dir, max_run_count=max_runs).runs
+    return scan_result(base_dir, max_runs, max_depth).runs
+
+
+def scan_result(base_dir: Path, max_runs: int, max_depth: int = 1) -> ScanResult:
+    """The runs under `base_dir` (newest update first), how many were found and whether a bound hit."""
+    return scan_runs(base_dir, max_run_count=max_runs, max_depth=max_depth)
 
 
 # MindSpore >= 2.4 / torch_npu rank folders: ASCEND_PROFILER_OUTPUT/ holds these NPU tables on Ascend (a CPU-only

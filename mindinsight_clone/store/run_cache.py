@@ -405,6 +405,14 @@ def _increasing_segments(steps: np.ndarray, walls: np.ndarray,
     return [(steps[a:b], walls[a:b], values[a:b]) for a, b in itertools.pairwise(bounds)]
 
 
+    # ---------------------------------------------------------------- memory budget (store/cache_budget.py)
+    def memory_estimate(self, cost: Callable[[str, Sample], int]) -> int:
+        """Sum over tags of `cost(plugin, newest sample) x samples kept`: the run's estimated size."""
+        with self._lock:
+            return sum(cost(plugin, res.samples[-1]) * len(res.samples)
+                       for (plugin, _tag), res in self._reservoirs.items() if res.samples)
+
+
 class RunNotCached(TrainJobNotExistError):
     def __init__(self) -> None:
         super().__init__("Can not find the given train job in cache.")

@@ -130,13 +130,24 @@ async function request<T>(
 
 const DV = 'datavisual/'
 
+/** `train-jobs` query: MindInsight's `offset` (page index), `limit`, `train_id`, plus our `search`
+ * (substring, before paging), `group` (one rank group, by rank) and `collapse_groups` (one entry per group). */
+export interface TrainJobsQuery {
+  offset?: number
+  limit?: number
+  train_id?: string
+  search?: string
+  group?: string
+  collapse_groups?: boolean
+}
+
 // ---------------------------------------------------------------- train jobs & caching
 export const api = {
   uiConfig: (o?: RequestOptions) => request<UiConfig>('GET', 'ui-config', {}, undefined, o),
 
   /** `offset` is a page index (MindInsight semantics), `limit` 1..999. */
-  trainJobs: (q: { offset?: number; limit?: number; train_id?: string } = {}, o?: RequestOptions) =>
-    request<TrainJobsResponse>('GET', DV + 'train-jobs', q, undefined, o),
+  trainJobs: (q: TrainJobsQuery = {}, o?: RequestOptions) =>
+    request<TrainJobsResponse>('GET', DV + 'train-jobs', { ...q }, undefined, o),
 
   cacheTrainJobs: (trainIds: string[], o?: RequestOptions) =>
     request<CacheResult>('POST', DV + 'train-job-caches', {}, { train_ids: trainIds }, o),

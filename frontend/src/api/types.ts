@@ -45,6 +45,15 @@ export interface TrainJob {
   problems?: RunProblem[]
   /** mindinsight-clone: present only while the run is CACHING. */
   load_progress?: { bytes_read: number; bytes_total: number }
+  /** mindinsight-clone: present only for a `rank_<n>` run with rank siblings (issue 13). */
+  group?: RunGroup
+}
+
+/** The rank group of a run: `id` is the parent's train_id, `size` the number of listed ranks. */
+export interface RunGroup {
+  id: string
+  rank: number
+  size: number
 }
 
 export interface RunProblem {
@@ -59,6 +68,10 @@ export interface TrainJobsResponse {
   name: string
   total: number
   train_jobs: TrainJob[]
+  /** mindinsight-clone: present only when --max-run-count leaves runs out of the listing. */
+  omitted_runs?: { count: number; found: number; listed: number; setting: string }
+  /** mindinsight-clone: present only when a bounded directory listing stopped early. */
+  scan_truncated?: boolean
 }
 
 export interface CacheResult {

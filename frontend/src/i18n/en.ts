@@ -426,6 +426,23 @@ export const en = {
   'ascend.lanes': 'Lanes',
   'ascend.lanesNpu': 'NPU (hardware, HCCL, overlap)',
   'ascend.lanesAll': 'All processes',
+  // ---------------------------------------------------------------- many runs, rank groups (issue 13)
+  'summary.count': '{n} entries',
+  'summary.omitted': '{n} of {found} runs are not listed (--max-run-count keeps the {listed} most recently updated).',
+  'summary.scanTruncated': 'A directory listing was cut short (too many entries); some runs may be missing. See the server log.',
+  'summary.groupRanks': '{n} ranks',
+  'summary.groupLabel': 'Rank group',
+  'summary.groupExpand': 'Show the ranks of this job',
+  'summary.groupCollapse': 'Hide the ranks',
+  'summary.groupCompare': 'Compare ranks',
+  'dashboard.ranks': 'Ranks of {group}',
+  'dashboard.ranksHint': 'One line per rank for the chosen tag.',
+  'dashboard.ranksTag': 'Tag',
+  'dashboard.ranksOverlay': 'Overlay ranks',
+  'dashboard.ranksLoading': 'Loading the ranks…',
+  'compare.groups': 'Rank groups',
+  'compare.pickGroup': 'Pick {group} ({n} ranks)',
+  'compare.groupTooBig': 'Only the first {n} ranks are compared.',
 }
 
 export type MessageKey = keyof typeof en
