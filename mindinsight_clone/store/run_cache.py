@@ -385,6 +385,14 @@ class RunCache:
         self._update_stats(tag, steps, values)
 
 
+    # ---------------------------------------------------------------- memory budget (store/cache_budget.py)
+    def memory_estimate(self, cost: Callable[[str, Sample], int]) -> int:
+        """Sum over tags of `cost(plugin, newest sample) x samples kept`: the run's estimated size."""
+        with self._lock:
+            return sum(cost(plugin, res.samples[-1]) * len(res.samples)
+                       for (plugin, _tag), res in self._reservoirs.items() if res.samples)
+
+
 def _row_samples(rows: np.ndarray, series: ScalarSeries, first: int) -> Callable[[int], Sample]:
     """`make(i)` for `Reservoir.extend_increasing_lazy`: stored row `first + i` as a Sample."""
     steps, walls, values = rows["step"], rows["wall_time"], rows["value"]
@@ -403,14 +411,6 @@ def _increasing_segments(steps: np.ndarray, walls: np.ndarray,
     cuts = (np.flatnonzero(steps[1:] <= steps[:-1]) + 1).tolist()
     bounds = [0, *cuts, int(steps.size)]
     return [(steps[a:b], walls[a:b], values[a:b]) for a, b in itertools.pairwise(bounds)]
-
-
-    # ---------------------------------------------------------------- memory budget (store/cache_budget.py)
-    def memory_estimate(self, cost: Callable[[str, Sample], int]) -> int:
-        """Sum over tags of `cost(plugin, newest sample) x samples kept`: the run's estimated size."""
-        with self._lock:
-            return sum(cost(plugin, res.samples[-1]) * len(res.samples)
-                       for (plugin, _tag), res in self._reservoirs.items() if res.samples)
 
 
 class RunNotCached(TrainJobNotExistError):
