@@ -232,13 +232,13 @@ export function buildLandscape3D(
       type: 'line3D',
       name: labels.path,
       data: path.x.map((px, k) => [px, path.y[k], path.z[k]]),
-      lineStyle: { width: 4, color: '#111' },
+      lineStyle: { width: 4, color: pal.text },
     })
     series.push({
       type: 'scatter3D',
       name: labels.path,
       symbolSize: 10,
-      itemStyle: { color: '#111' },
+      itemStyle: { color: pal.text },
       label: { show: true, formatter: (p: { dataIndex: number }) => (p.dataIndex === 0 ? labels.start : labels.end), textStyle: { color: pal.text } },
       data: [
         [path.x[0], path.y[0], path.z[0]],
