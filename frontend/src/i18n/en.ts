@@ -353,6 +353,13 @@ export const en = {
   'profiler.records': 'Points shown / records',
   'profiler.memoryNone': 'No memory record for this rank. MindSpore writes cpu_ms_memory_record_<rank>.txt when profiling with profile_memory=True.',
   'profiler.pipelineNone': 'No data-pipeline profile for this rank (minddata_pipeline_raw_<rank>.csv). MindSpore 2.x does not write it for CPU runs.',
+  // ---- ui-gaps (issue 15): landscape track + comparison, tensors, histograms, comparison defaults
+  'landscape.playTrack': 'Play Track Animation',
+  'landscape.stopTrack': 'Stop Animation',
+  'compare.scalarTab': 'Scalar Comparison',
+  'compare.landscapeTab': 'Loss Graph Comparison',
+  'compare.noLandscapeRuns': 'No run has a loss landscape.',
+  'landscape.color': 'Color',
 }
 
 export type MessageKey = keyof typeof en

@@ -355,4 +355,11 @@ export const zh: Partial<Record<MessageKey, string>> = {
   'profiler.records': '显示点数 / 记录数',
   'profiler.memoryNone': '该 rank 没有内存记录。使用 profile_memory=True 采集时 MindSpore 会写入 cpu_ms_memory_record_<rank>.txt。',
   'profiler.pipelineNone': '该 rank 没有数据准备性能数据（minddata_pipeline_raw_<rank>.csv）。MindSpore 2.x 的 CPU 训练不会写入该文件。',
+  // ---- ui-gaps (issue 15): landscape track + comparison, tensors, histograms, comparison defaults
+  'landscape.playTrack': '播放轨迹动画',
+  'landscape.stopTrack': '停止动画',
+  'compare.scalarTab': '标量对比',
+  'compare.landscapeTab': '损失函数图对比',
+  'compare.noLandscapeRuns': '没有包含损失函数多维分析数据的训练。',
+  'landscape.color': '颜色',
 }
