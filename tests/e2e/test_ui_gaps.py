@@ -18,7 +18,7 @@ from PIL import Image
 
 from mindinsight_clone.summary.writer import SummaryWriter
 from tests.conftest import FIXTURES, free_port, require_shared, run_cli
-from tests.e2e.test_core_pages import catalog, goto, q
+from tests.e2e.test_core_pages import catalog, get_json, goto, q
 
 
 def _drawn_fraction(png: bytes) -> tuple[float, int]:
@@ -190,3 +190,141 @@ def test_compare_loss_graph_tab(page: Any, landscape_server: str, screenshot: An
     page.locator(f"[data-testid=landscape-run-option][data-train-id={json.dumps(shown[1])}] input").uncheck()
     page.wait_for_function("() => document.querySelectorAll('[data-testid=landscape-compare-card]').length === 2")
     assert not unchecked.first.is_disabled()
+
+
+# ---------------------------------------------------------------------------------------------- tensors
+def _api_slice(base: str, tag: str, step: int, dims: str) -> dict[str, Any]:
+    body = get_json(base, "tensors", train_id="./record_api", tag=tag, detail="data", step=step, dims=dims)
+    return body["tensors"][0]["values"][0]["value"]
+
+
+def _rows(data: Any) -> list[list[Any]]:
+    if not isinstance(data, list):
+        return [[data]]
+    return [data] if data and not isinstance(data[0], list) else data
+
+
+def test_tensor_comparison_stats_scope_range_error_and_csv(page: Any, ui_server: str, screenshot: Any,
+                                                           tmp_path: Path) -> None:
+    require_shared(FIXTURES)
+    tag = "tensor/4d_float32/tensor"
+    goto(page, ui_server, q("/tensors", train_id="./record_api", tag=tag))
+    card = page.locator(f"[data-testid=tensor-card][data-tag={json.dumps(tag)}]")
+    card.get_by_test_id("tensor-table").wait_for()
+    step = int(card.get_attribute("data-step"))
+
+    # An out-of-range index names the dimension and its size.
+    card.get_by_test_id("tensor-dim-1").fill("7")
+    card.get_by_test_id("tensor-dims-apply").click()
+    error = card.get_by_test_id("tensor-dims-error")
+    error.wait_for()
+    assert "Dimension 1" in error.text_content() and "size is 3" in error.text_content()
+    card.get_by_test_id("tensor-dim-1").fill("1")
+    card.get_by_test_id("tensor-dims-apply").click()
+    page.wait_for_function("el => el.dataset.dims === '[0,1,:,:]'", arg=card.element_handle())
+    dims = "[0,1,:,:]"
+
+    # The statistics say what they describe: the slice (max, min, ...) and the whole tensor (overall_*).
+    stats = _api_slice(ui_server, tag, step, dims)["statistics"]
+    assert stats["max"] != stats["overall_max"]
+    page.wait_for_function(
+        "([el, m]) => el.querySelector('[data-testid=tensor-stats][data-scope=slice]')?.textContent.includes(m)",
+        arg=[card.element_handle(), f"{stats['max']:g}"])
+    slice_line = card.locator("[data-testid=tensor-stats][data-scope=slice]").text_content()
+    whole_line = card.locator("[data-testid=tensor-stats][data-scope=whole]").text_content()
+    assert "Slice [0,1,:,:]" in slice_line and f"max {stats['max']:g}" in slice_line
+    assert "Whole tensor" in whole_line and f"max {stats['overall_max']:g}" in whole_line
+
+    # Comparison with another step: the table shows this step minus the chosen step, cell by cell.
+    card.get_by_test_id("tensor-type").select_option("compare")
+    other_select = card.get_by_test_id("tensor-compare-step")
+    other_select.wait_for()
+    other_step = int(other_select.locator("option:checked").text_content())
+    assert other_step != step
+    page.wait_for_function("el => el.querySelector('[data-testid=tensor-table]')?.dataset.type === 'compare'",
+                           arg=card.element_handle())
+    mine = _rows(_api_slice(ui_server, tag, step, dims)["data"])
+    theirs = _rows(_api_slice(ui_server, tag, other_step, dims)["data"])
+    expected = [[a - b for a, b in zip(r1, r2, strict=True)] for r1, r2 in zip(mine, theirs, strict=True)]
+    page.get_by_test_id("tensor-decimals").select_option("5")
+    page.wait_for_function(
+        """([el, n]) => el.querySelectorAll('[data-testid=tensor-cell]').length === n""",
+        arg=[card.element_handle(), sum(len(r) for r in expected)])
+    cells = [float(x) for x in card.locator("[data-testid=tensor-cell]").all_text_contents()]
+    assert cells == pytest.approx([v for r in expected for v in r], abs=1e-5)
+    card.get_by_test_id("tensor-compare-note").wait_for()
+    screenshot(page, "gaps_tensor_compare")
+
+    # CSV export of the shown (difference) table, full precision.
+    with page.expect_download() as info:
+        card.get_by_test_id("tensor-export-csv").click()
+    path = tmp_path / "slice.csv"
+    info.value.save_as(path)
+    lines = path.read_text().splitlines()
+    assert lines[0] == "," + ",".join(str(j) for j in range(len(expected[0])))
+    got = [[float(x) for x in line.split(",")[1:]] for line in lines[1:]]
+    assert [len(r) for r in got] == [len(r) for r in expected]
+    assert [v for r in got for v in r] == pytest.approx([v for r in expected for v in r])
+    assert info.value.suggested_filename.endswith(".csv") and f"step{step}-minus-step{other_step}" in \
+        info.value.suggested_filename
+
+    # Value type again: the CSV is the slice itself.
+    card.get_by_test_id("tensor-type").select_option("value")
+    page.wait_for_function("el => el.querySelector('[data-testid=tensor-table]')?.dataset.type === 'value'",
+                           arg=card.element_handle())
+    with page.expect_download() as info:
+        card.get_by_test_id("tensor-export-csv").click()
+    info.value.save_as(path)
+    got = [[float(x) for x in line.split(",")[1:]] for line in path.read_text().splitlines()[1:]]
+    assert [len(r) for r in got] == [len(r) for r in mine]
+    assert [v for r in got for v in r] == pytest.approx([v for r in mine for v in r])
+
+
+# ---------------------------------------------------------------------------------------------- histograms
+def test_histogram_nonfinite_counts_snap_and_translated_tooltip(page: Any, ui_server: str, screenshot: Any) -> None:
+    require_shared(FIXTURES)
+    tag = "hist/with_nan_inf/histogram"
+    rows = get_json(ui_server, "histograms", train_id="./record_api", tag=tag)["histograms"]
+    with_counts = [r for r in rows if r.get("nan_count") or r.get("pos_inf_count") or r.get("neg_inf_count")]
+    assert with_counts
+    goto(page, ui_server, q("/histograms", train_id="./record_api", tag=tag, view="front"))
+    cid = f"histogram:{tag}"
+    card = page.locator(f"[data-testid=histogram-card][data-tag={json.dumps(tag)}]")
+    page.wait_for_function("id => window.__charts?.[id]?.extra?.view === 'front'", arg=cid)
+
+    # NaN / ±Inf counts per step, as the API sends them.
+    note = card.get_by_test_id("histogram-nonfinite")
+    note.wait_for()
+    assert note.get_attribute("data-steps") == str(len(with_counts))
+    note.locator("summary").click()
+    last = with_counts[-1]
+    cells = note.locator(f"[data-testid=histogram-nonfinite-row][data-step='{last['step']}'] td").all_text_contents()
+    assert cells == [str(last["step"]), str(last["nan_count"]), str(last["pos_inf_count"]), str(last["neg_inf_count"])]
+
+    # Front view: hovering between two buckets, off the line, shows the nearest bucket's tooltip.
+    newest = rows[-1]
+    k = max(range(len(newest["buckets"])), key=lambda j: newest["buckets"][j][2])
+    left, width, count = newest["buckets"][k]
+    point = page.evaluate(
+        """([id, x, y]) => window.__charts[id].instance().convertToPixel('grid', [x, y])""",
+        [cid, left + width * 0.85, count * 0.5])  # closer to bucket k's centre than to k+1's, half-way down
+    box = page.get_by_test_id("histogram-chart").first.bounding_box()
+    page.mouse.move(box["x"] + point[0], box["y"] + point[1])
+    tooltip = page.locator(".tt").first
+    tooltip.wait_for()
+    text = tooltip.text_content()
+    assert f"{newest['step']}" in text and "NaN" in text
+    screenshot(page, "gaps_histogram_front_snap")
+
+    # Top view tooltip in Chinese: no English left over.
+    page.evaluate("() => localStorage.setItem('milang', 'zh-cn')")
+    goto(page, ui_server, q("/histograms", train_id="./record_api", tag=tag, view="top"))
+    page.reload()
+    page.wait_for_function("id => window.__charts?.[id]?.extra?.view === 'top'", arg=cid)
+    page.evaluate("id => window.__charts[id].instance().dispatchAction({type: 'showTip', seriesIndex: 0, dataIndex: 0})",
+                  cid)
+    tip = page.locator(".tt").first
+    tip.wait_for()
+    zh = tip.text_content()
+    assert "峰值区间" in zh and "步骤" in zh and "max @" not in zh and "Step" not in zh
+    screenshot(page, "gaps_histogram_top_zh")
