@@ -1,6 +1,7 @@
 import { fileURLToPath, URL } from 'node:url'
 import { defineConfig } from 'vite'
 import vue from '@vitejs/plugin-vue'
+import { noEvalCompositor } from './build/noEvalCompositor'
 
 // The SPA is built into the Python package and served by the backend:
 //   GET /            -> mindinsight_clone/ui/dist/index.html
@@ -8,7 +9,8 @@ import vue from '@vitejs/plugin-vue'
 // base './' keeps every asset URL relative, so the app also works under --url-path-prefix.
 export default defineConfig({
   base: './',
-  plugins: [vue()],
+  // noEvalCompositor: no eval/new Function in the bundle (CSP without 'unsafe-eval'; see the plugin).
+  plugins: [vue(), noEvalCompositor()],
   resolve: {
     alias: { '@': fileURLToPath(new URL('./src', import.meta.url)) },
   },

@@ -26,9 +26,18 @@ def original(h: Histogram) -> OriginalHistogram:
                              count=int(count.sum()))
 
 
+def _row(sample: Sample, buckets: Any) -> dict[str, Any]:
+    """One step as MindInsight sends it, plus the NaN/±Inf counts (additive) when the step has any."""
+    row: dict[str, Any] = {"wall_time": sample.wall_time, "step": sample.step, "buckets": buckets}
+    h: Histogram = sample.value
+    if h.nan_count or h.pos_inf_count or h.neg_inf_count:
+        row.update(nan_count=h.nan_count, pos_inf_count=h.pos_inf_count, neg_inf_count=h.neg_inf_count)
+    return row
+
+
 def _render(samples: list[Sample]) -> list[dict[str, Any]]:
     rebinned = rebin_all([original(s.value) for s in samples])
-    return [{"wall_time": s.wall_time, "step": s.step, "buckets": b} for s, b in zip(samples, rebinned, strict=True)]
+    return [_row(s, b) for s, b in zip(samples, rebinned, strict=True)]
 
 
 def histograms(cache: RunCache, train_id: str, tag: str) -> dict[str, Any]:

@@ -141,6 +141,10 @@ export interface HistogramStep {
   step: number
   wall_time: number
   buckets: Bucket[]
+  /** mindinsight-clone: present only on a step with NaN / ±Inf values (docs/api.md). */
+  nan_count?: number
+  pos_inf_count?: number
+  neg_inf_count?: number
 }
 
 export interface HistogramsResponse {
@@ -161,6 +165,9 @@ export interface TensorStatistics {
   overall_min: number
   overall_avg?: number
   overall_count?: number
+  overall_nan_count?: number
+  overall_neg_inf_count?: number
+  overall_pos_inf_count?: number
 }
 
 /** A tensor cell: a number, or "NAN" / "INF" / "-INF". */

@@ -15,6 +15,49 @@ export interface HistLabels {
   count: string
   range: string
   time: string
+  /** "Peak bucket" (top view); "NaN" / "+Inf" / "-Inf" lines when the step has such values. */
+  peak?: string
+  nan?: string
+  posInf?: string
+  negInf?: string
+}
+
+/** The NaN / ±Inf counts MindSpore wrote for a step (absent fields: none). */
+export function nonFinite(h: HistogramStep): { nan: number; posInf: number; negInf: number } {
+  return { nan: h.nan_count ?? 0, posInf: h.pos_inf_count ?? 0, negInf: h.neg_inf_count ?? 0 }
+}
+
+function nonFiniteLines(h: HistogramStep, labels: HistLabels): string {
+  const c = nonFinite(h)
+  if (!c.nan && !c.posInf && !c.negInf) return ''
+  return `<div class="tt-warn">${escapeHtml(labels.nan ?? 'NaN')}: ${c.nan} · ${escapeHtml(labels.posInf ?? '+Inf')}: ${c.posInf} · ${escapeHtml(labels.negInf ?? '-Inf')}: ${c.negInf}</div>`
+}
+
+/**
+ * Front view: the bucket the pointer is over (nearest bucket centre on x) on the step whose count
+ * there is nearest to the pointer's y. Returns the series (step) and data (bucket) index, or null.
+ */
+export function nearestBucket(steps: HistogramStep[], x: number, y: number): { seriesIndex: number; dataIndex: number } | null {
+  let best: { seriesIndex: number; dataIndex: number } | null = null
+  let bestDy = Infinity
+  steps.forEach((h, i) => {
+    let j = -1
+    let dx = Infinity
+    h.buckets.forEach(([left, width], k) => {
+      const d = Math.abs(left + width / 2 - x)
+      if (d < dx) {
+        dx = d
+        j = k
+      }
+    })
+    if (j < 0) return
+    const dy = Math.abs(h.buckets[j][2] - y)
+    if (dy < bestDy || (dy === bestDy && best !== null)) {
+      bestDy = dy
+      best = { seriesIndex: i, dataIndex: j }
+    }
+  })
+  return best
 }
 
 const BASE = '#00a5a7'
@@ -92,7 +135,7 @@ export function buildHistogramOption(
           const h = steps[seriesIndex]
           return `<div class="tt"><div class="tt-title">${escapeHtml(labels.step)} ${h.step}</div>
             <div>${escapeHtml(labels.range)}: [${formatNumber(data[2], 4)}, ${formatNumber(data[3], 4)})</div>
-            <div>${escapeHtml(labels.count)}: <b>${formatNumber(data[1])}</b></div>
+            <div>${escapeHtml(labels.count)}: <b>${formatNumber(data[1])}</b></div>${nonFiniteLines(h, labels)}
             <div class="tt-sub">${escapeHtml(labels.time)} ${formatWallTime(h.wall_time)}</div></div>`
         },
       },
@@ -142,7 +185,7 @@ export function buildHistogramOption(
         const peak = h.buckets.reduce((a, b) => (b[2] > a[2] ? b : a), h.buckets[0] ?? [0, 0, 0])
         return `<div class="tt"><div class="tt-title">${escapeHtml(labels.step)} ${h.step}</div>
           <div>${escapeHtml(labels.count)}: <b>${formatNumber(total)}</b></div>
-          <div>max @ [${formatNumber(peak[0], 4)}, ${formatNumber(peak[0] + peak[1], 4)}): ${formatNumber(peak[2])}</div>
+          <div>${escapeHtml(labels.peak ?? 'Peak bucket')}: [${formatNumber(peak[0], 4)}, ${formatNumber(peak[0] + peak[1], 4)}) · ${formatNumber(peak[2])}</div>${nonFiniteLines(h, labels)}
           <div class="tt-sub">${escapeHtml(labels.time)} ${formatWallTime(h.wall_time)}</div></div>`
       },
     },

@@ -151,8 +151,9 @@ export function buildLandscape2D(
   if (path) {
     series.push({
       type: 'line',
+      id: 'path',
       name: labels.path,
-      data: path.x.map((px, k) => [px, path.y[k], path.z[k], path.intervals[k]]),
+      data: path2D(path, null),
       symbol: 'circle',
       symbolSize: 6,
       color: pal.text,
@@ -172,6 +173,8 @@ export function buildLandscape2D(
         ],
       },
     })
+    series.push({ type: 'scatter', id: 'head', name: labels.path, data: [], symbolSize: 14, z: 6, silent: true,
+                  itemStyle: { color: '#ff3b30', borderColor: '#fff', borderWidth: 2 } })
   }
   return {
     animation: false,
@@ -230,21 +233,24 @@ export function buildLandscape3D(
   if (path) {
     series.push({
       type: 'line3D',
+      id: 'path',
       name: labels.path,
-      data: path.x.map((px, k) => [px, path.y[k], path.z[k]]),
-      lineStyle: { width: 4, color: '#111' },
+      data: path3D(path, null),
+      lineStyle: { width: 4, color: pal.text },
     })
     series.push({
       type: 'scatter3D',
       name: labels.path,
       symbolSize: 10,
-      itemStyle: { color: '#111' },
+      itemStyle: { color: pal.text },
       label: { show: true, formatter: (p: { dataIndex: number }) => (p.dataIndex === 0 ? labels.start : labels.end), textStyle: { color: pal.text } },
       data: [
         [path.x[0], path.y[0], path.z[0]],
         [path.x[path.x.length - 1], path.y[path.y.length - 1], path.z[path.z.length - 1]],
       ],
     })
+    series.push({ type: 'scatter3D', id: 'head', name: labels.path, data: [], symbolSize: 16,
+                  itemStyle: { color: '#ff3b30', borderColor: '#fff', borderWidth: 1 } })
   }
   return {
     tooltip: {},
@@ -275,4 +281,41 @@ export function buildLandscape3D(
     },
     series,
   }
+}
+
+// ------------------------------------------------------------------ training-track animation
+type LandscapePath = NonNullable<Landscape['path']>
+
+/**
+ * The path up to animation time `t` (0 = start, n-1 = end; null = the whole path): the points
+ * passed so far plus one interpolated between the last passed and the next (the moving head).
+ */
+export function trackPoints(path: LandscapePath, t: number | null): { x: number; y: number; z: number; interval: number }[] {
+  const n = Math.min(path.x.length, path.y.length, path.z.length)
+  const at = (k: number) => ({ x: path.x[k], y: path.y[k], z: path.z[k], interval: path.intervals[k] ?? k })
+  if (t === null || t >= n - 1) return Array.from({ length: n }, (_, k) => at(k))
+  const lo = Math.max(0, Math.floor(t))
+  const f = Math.max(0, t) - lo
+  const out = Array.from({ length: lo + 1 }, (_, k) => at(k))
+  if (f > 0 && lo + 1 < n) {
+    const a = at(lo)
+    const b = at(lo + 1)
+    out.push({ x: a.x + f * (b.x - a.x), y: a.y + f * (b.y - a.y), z: a.z + f * (b.z - a.z), interval: a.interval })
+  }
+  return out
+}
+
+export function path2D(path: LandscapePath, t: number | null): number[][] {
+  return trackPoints(path, t).map((p) => [p.x, p.y, p.z, p.interval])
+}
+
+export function path3D(path: LandscapePath, t: number | null): number[][] {
+  return trackPoints(path, t).map((p) => [p.x, p.y, p.z])
+}
+
+/** Series updates (merged by id) that draw the track at time `t`; null = the whole path, no head. */
+export function trackUpdate(path: LandscapePath, t: number | null, mode: LandscapeMode): EChartsOption {
+  const pts = mode === 'surface' ? path3D(path, t) : path2D(path, t)
+  const head = t === null ? [] : [mode === 'surface' ? pts[pts.length - 1] : pts[pts.length - 1].slice(0, 2)]
+  return { series: [{ id: 'path', data: pts }, { id: 'head', data: head }] }
 }

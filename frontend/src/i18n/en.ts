@@ -443,6 +443,27 @@ export const en = {
   'compare.groups': 'Rank groups',
   'compare.pickGroup': 'Pick {group} ({n} ranks)',
   'compare.groupTooBig': 'Only the first {n} ranks are compared.',
+  // ---- ui-gaps (issue 15): landscape track + comparison, tensors, histograms, comparison defaults
+  'landscape.playTrack': 'Play Track Animation',
+  'landscape.stopTrack': 'Stop Animation',
+  'compare.scalarTab': 'Scalar Comparison',
+  'compare.landscapeTab': 'Loss Graph Comparison',
+  'compare.noLandscapeRuns': 'No run has a loss landscape.',
+  'landscape.color': 'Color',
+  'histogram.peak': 'Peak bucket',
+  'histogram.nonFiniteSummary': 'NaN/±Inf values in {n} of {m} steps (not in any bucket)',
+  'histogram.onlyNonFinite': 'Every value is NaN or ±Inf: nothing to draw.',
+  'tensor.type': 'Type',
+  'tensor.typeValue': 'Value',
+  'tensor.typeCompare': 'Comparison with another step',
+  'tensor.compareWith': 'Compared with step',
+  'tensor.compareNote': 'Difference: step {a} minus step {b}, cell by cell (NAN where either value is NaN or ±Inf).',
+  'tensor.compareShape': "The two steps' slices have different shapes; they cannot be compared.",
+  'tensor.exportCsv': 'Export CSV',
+  'tensor.statsSlice': 'Slice {dims}:',
+  'tensor.statsWhole': 'Whole tensor:',
+  'tensor.dimOutOfRange': 'Dimension {d}: index {v} is out of range; its size is {n} (use 0 to {max}, or a negative index).',
+  'tensor.dimSyntax': 'Dimension {d}: “{v}” is neither an integer nor “:”.',
 }
 
 export type MessageKey = keyof typeof en

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest'
+import type { HistogramStep } from '@/api/types'
+import { buildHistogramOption, nearestBucket, nonFinite } from './histogramOption'
+
+const buckets = (counts: number[]): [number, number, number][] => counts.map((c, k) => [k, 1, c])
+const steps: HistogramStep[] = [
+  { step: 1, wall_time: 1, buckets: buckets([1, 5, 9, 2]) },
+  { step: 2, wall_time: 2, buckets: buckets([3, 4, 1, 8]), nan_count: 2, pos_inf_count: 1, neg_inf_count: 0 },
+]
+const labels = { step: 'Step', count: 'Count', range: 'Range', time: 'Time', peak: '峰值区间', nan: 'NaN', posInf: '+Inf', negInf: '-Inf' }
+
+describe('front view tooltip snapping', () => {
+  it('picks the bucket whose centre is nearest on x, on the step nearest on y', () => {
+    expect(nearestBucket(steps, 2.4, 8.5)).toEqual({ seriesIndex: 0, dataIndex: 2 }) // centre 2.5: counts 9 vs 1
+    expect(nearestBucket(steps, 2.6, 0)).toEqual({ seriesIndex: 1, dataIndex: 2 })
+    expect(nearestBucket(steps, 3.9, 7)).toEqual({ seriesIndex: 1, dataIndex: 3 })
+    expect(nearestBucket(steps, -5, 3)).toEqual({ seriesIndex: 1, dataIndex: 0 }) // left of every bucket: the first
+    expect(nearestBucket([], 1, 1)).toBeNull()
+  })
+})
+
+describe('tooltips', () => {
+  it('top view: translated peak label and the NaN/Inf counts of the step', () => {
+    const o = buildHistogramOption(steps, 'top', 'step', labels) as { tooltip: { formatter: (p: unknown) => string } }
+    const html = o.tooltip.formatter({ dataIndex: 1 })
+    expect(html).toContain('峰值区间')
+    expect(html).not.toContain('max @')
+    expect(html).toContain('NaN: 2 · +Inf: 1 · -Inf: 0')
+    expect(o.tooltip.formatter({ dataIndex: 0 })).not.toContain('NaN')
+  })
+  it('counts default to 0 when the server sends none', () => {
+    expect(nonFinite(steps[0])).toEqual({ nan: 0, posInf: 0, negInf: 0 })
+    expect(nonFinite(steps[1])).toEqual({ nan: 2, posInf: 1, negInf: 0 })
+  })
+})
