@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from flask import Flask, Response, jsonify
+from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import HTTPException, MethodNotAllowed, NotFound
 
 from mindinsight_clone.errors import (
@@ -14,6 +14,7 @@ from mindinsight_clone.errors import (
     RestfulApiNotExist,
     UnknownError,
 )
+from mindinsight_clone.server.routes_ui import page_redirect
 
 log = logging.getLogger("mindinsight_clone.restful_api")
 
@@ -29,8 +30,9 @@ def register(app: Flask) -> None:
         return error_response(err)
 
     @app.errorhandler(NotFound)
-    def _not_found(_: NotFound) -> tuple[Response, int]:
-        return error_response(RestfulApiNotExist())
+    def _not_found(_: NotFound) -> Response | tuple[Response, int]:
+        page = page_redirect(request)  # a browser asking for a page path: the app's route for it
+        return page if page is not None else error_response(RestfulApiNotExist())
 
     @app.errorhandler(MethodNotAllowed)
     def _not_allowed(_: MethodNotAllowed) -> tuple[Response, int]:

@@ -232,6 +232,12 @@ def test_unknown_route_shows_not_found_with_a_way_back(page: Any, ui_server: str
     page.get_by_test_id("not-found-home").click()
     page.wait_for_selector("[data-testid=summary-page]")
     assert page.url.endswith("#/summary-manage")
+    # A page path typed without the '#' reaches the app too (the server redirects browsers).
+    page.goto(f"{ui_server}/no-such-page")
+    page.get_by_test_id("not-found-page").wait_for()
+    assert "#/no-such-page" in page.get_by_test_id("not-found-page").inner_text()
+    page.goto(f"{ui_server}/model-lineage")  # an old-style link to a real page opens it
+    page.wait_for_selector("[data-testid=model-lineage-page]")
 
 
 def _non_ascii_icon_buttons(page: Any) -> list[str]:
