@@ -264,3 +264,22 @@ def test_graph_nodes_are_reachable_and_selectable_by_keyboard(page: Any, ui_serv
         attrs = page.get_by_test_id(kind).evaluate_all(
             "els => els.map(e => [e.getAttribute('tabindex'), e.getAttribute('aria-label')])")
         assert attrs and all(t == "0" and label for t, label in attrs), attrs
+
+
+def test_graph_unknown_node_in_the_url_is_reported_in_the_node_panel(page: Any, ui_server: str,
+                                                                     screenshot: Any) -> None:
+    require_shared()
+    page.goto(f"{ui_server}/?refresh=600#/graph?train_id={RUN}&node=Default/NoSuchNode-op9")
+    page.get_by_test_id("theme-select").select_option("dark")
+    error = page.get_by_test_id("graph-node-error")
+    error.wait_for()
+    page.get_by_test_id("graph-canvas").and_(page.locator("[data-state=ready]")).wait_for()
+    assert error.get_attribute("data-name") == "Default/NoSuchNode-op9"
+    assert "Default/NoSuchNode-op9" in error.inner_text()
+    # The graph is drawn from its root and the node tree lists the same top nodes.
+    drawn = set(page.get_by_test_id("graph-node").evaluate_all("els => els.map(e => e.dataset.name)"))
+    tree = page.locator('[data-testid=graph-tree-row][data-depth="0"]').evaluate_all("els => els.map(e => e.dataset.name)")
+    assert drawn and set(tree) <= drawn | {"Default"}
+    assert "node=" not in page.url
+    screenshot(page, "graph_unknown_node_dark")
+    page.console_errors[:] = [e for e in page.console_errors if "400" not in e]
