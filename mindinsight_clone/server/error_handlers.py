@@ -23,6 +23,7 @@ from mindinsight_clone.errors import (
 )
 from mindinsight_clone.ingest.train_id import check_train_id_syntax, normalize_train_id
 from mindinsight_clone.server.services import services
+from mindinsight_clone.server.routes_ui import page_redirect
 
 log = logging.getLogger("mindinsight_clone.restful_api")
 
@@ -60,8 +61,9 @@ def register(app: Flask) -> None:
         return error_response(err)
 
     @app.errorhandler(NotFound)
-    def _not_found(_: NotFound) -> tuple[Response, int]:
-        return error_response(RestfulApiNotExist())
+    def _not_found(_: NotFound) -> Response | tuple[Response, int]:
+        page = page_redirect(request)  # a browser asking for a page path: the app's route for it
+        return page if page is not None else error_response(RestfulApiNotExist())
 
     @app.errorhandler(MethodNotAllowed)
     def _not_allowed(_: MethodNotAllowed) -> tuple[Response, int]:

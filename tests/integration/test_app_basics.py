@@ -72,3 +72,37 @@ def test_static_refuses_traversal(client: FlaskClient) -> None:
 def test_ui_config(client: FlaskClient) -> None:
     """MindInsight's answer plus (additively) the reload interval the UI's refresh timer uses."""
     assert client.get("/v1/mindinsight/ui-config").get_json() == {"enable_debugger": False, "reload_interval": 3}
+
+
+BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+
+
+@pytest.mark.parametrize(("path", "target"), [
+    ("/no-such-page", "/#/no-such-page"),
+    ("/scalars?train_id=./run&tag=loss", "/#/scalars?train_id=./run&tag=loss"),
+    ("//evil.example/x", None),  # stays on this origin: the path goes after '#'
+    ("/a\r\nSet-Cookie:x", "/#/a%0D%0ASet-Cookie:x"),  # no header splitting
+])
+def test_browser_page_paths_go_to_the_apps_route(client: FlaskClient, path: str, target: str | None) -> None:
+    bare, _, query = path.partition("?")
+    # PATH_INFO as a server hands it over (a test-client URL starting with '//' would name a host).
+    response = client.get("/", query_string=query, headers={"Accept": BROWSER_ACCEPT},
+                          environ_overrides={"PATH_INFO": bare})
+    assert response.status_code == 302
+    location = response.headers["Location"]
+    assert location.startswith("/#/")
+    assert location == target or (target is None and location.endswith("evil.example/x"))
+    assert "Set-Cookie" not in response.headers
+
+
+@pytest.mark.parametrize(("method", "path", "accept"), [
+    ("get", "/no-such-page", "*/*"),  # curl, scripts
+    ("get", "/no-such-page", "application/json"),
+    ("get", "/v1/mindinsight/no-such-endpoint", BROWSER_ACCEPT),  # the API never redirects
+    ("get", "/static/no-such-file.js", BROWSER_ACCEPT),
+    ("post", "/no-such-page", BROWSER_ACCEPT),
+])
+def test_other_unknown_paths_keep_the_json_404(client: FlaskClient, method: str, path: str, accept: str) -> None:
+    response = getattr(client, method)(path, headers={"Accept": accept})
+    assert response.status_code == 404
+    assert response.get_json() == {"error_code": "50545001", "error_msg": "404 Not Found."}
