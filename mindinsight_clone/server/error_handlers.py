@@ -22,8 +22,8 @@ from mindinsight_clone.errors import (
     UnknownError,
 )
 from mindinsight_clone.ingest.train_id import check_train_id_syntax, normalize_train_id
-from mindinsight_clone.server.services import services
 from mindinsight_clone.server.routes_ui import page_redirect
+from mindinsight_clone.server.services import services
 
 log = logging.getLogger("mindinsight_clone.restful_api")
 
