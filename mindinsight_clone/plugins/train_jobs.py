@@ -15,7 +15,10 @@ from mindinsight_clone.store.run_groups import GroupMember
 
 
 def local_time(ts: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts))
+    try:
+        return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts))
+    except (OverflowError, ValueError, OSError):  # a "timestamp" in a file name the platform cannot represent
+        return ""
 
 
 def graph_mode(run: RunInfo) -> str:

@@ -182,3 +182,18 @@ def test_text_tags_follow_the_files(app: Flask, client: FlaskClient, written: di
     app.extensions["mindinsight_clone"].data_manager.reload()
     job = _job(client, "./tf2")
     assert "text_tags" not in job and job["plugins"]["scalar"] == ["only/scalar"]
+
+
+def test_hostile_file_name_timestamps_do_not_break_the_listing(app: Flask, client: FlaskClient,
+                                                               tmp_path: Path) -> None:
+    from mindinsight_clone.proto import tb_event_pb2
+
+    ev = tb_event_pb2.Event(wall_time=1.0, step=1)
+    ev.summary.value.add(tag="x", simple_value=1.0)
+    write_payloads(tmp_path / "base" / "far_future" / f"events.out.tfevents.{10**20}.h", [ev.SerializeToString()])
+    app.extensions["mindinsight_clone"].data_manager.reload()
+    resp = client.get(f"{API}/train-jobs?limit=999")
+    assert resp.status_code == 200
+    job = next(j for j in resp.get_json()["train_jobs"] if j["train_id"] == "./far_future")
+    assert job["create_time"] == "" and job["update_time"]  # not representable: empty, the rest still served
+    assert len(resp.get_json()["train_jobs"]) == 4
