@@ -23,7 +23,8 @@ import itertools
 import logging
 import re
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import numpy as np
@@ -162,6 +163,11 @@ class RunCache:
         if series is None or res is None:
             return
         fed = self._fed.get(tag, 0)
+        if fed < series.count:
+            with _gc_paused():  # many new Samples and no cycles: generational passes would dominate
+                self._settle_rows(tag, res, series, fed)
+
+    def _settle_rows(self, tag: str, res: Reservoir, series: ScalarSeries, fed: int) -> None:
         while fed < series.count:  # in chunks: the same draws as one call, bounded memory
             rows = series.rows(fed, min(series.count, fed + SETTLE_CHUNK_ROWS))
             n = int(rows.size)
@@ -378,6 +384,17 @@ class RunCache:
         if series is not None:
             self._fed[tag] = series.count
         self._update_stats(tag, steps, values)
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _row_samples(rows: np.ndarray, series: ScalarSeries, first: int) -> Callable[[int], Sample]:
