@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
         first = first or result
         mb = result["bytes"] / 1e6
         print(f"{spec.name:>10} {mb:7.1f} {result['runs']:4d} {result['last_step']:6d} {result['seconds']:7.2f} "
-              f"{mb / result['seconds']:7.1f} {result['peak_rss_mb']:11.0f} "
+              f"{mb / result['seconds']:7.3f} {result['peak_rss_mb']:11.0f} "
               f"{result['seconds'] / first['seconds']:6.2f} {result['peak_rss_mb'] / first['peak_rss_mb']:6.2f}")
     print(f"load average after: {load_average()}")
     return 0

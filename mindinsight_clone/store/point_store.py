@@ -55,6 +55,10 @@ class Window:
     total: int  # points of the series inside the window (before reduction)
 
 
+def _first(item: tuple[int, str]) -> int:
+    return item[0]
+
+
 class MemoryBudget:
     """Bytes of series rows a process may keep in memory before series spill to their files."""
 
@@ -173,8 +177,11 @@ class ScalarSeries:
             return np.array(self._map()[start:stop])
 
     def source_of(self, row: int) -> str:
-        i = bisect.bisect_right(self._sources, row, key=lambda s: s[0]) - 1
-        return self._sources[i][1] if i >= 0 else ""
+        sources = self._sources
+        if len(sources) == 1:  # the common case: one file
+            return sources[0][1]
+        i = bisect.bisect_right(sources, row, key=_first) - 1
+        return sources[i][1] if i >= 0 else ""
 
     def window(self, start_step: int | None, end_step: int | None, points: int) -> Window:
         """Points with start_step <= step <= end_step (None: unbounded), reduced to at most `points`."""

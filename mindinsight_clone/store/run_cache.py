@@ -23,7 +23,8 @@ import itertools
 import logging
 import re
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import numpy as np
@@ -163,6 +164,11 @@ class RunCache:
         if series is None or res is None:
             return
         fed = self._fed.get(tag, 0)
+        if fed < series.count:
+            with _gc_paused():  # many new Samples and no cycles: generational passes would dominate
+                self._settle_rows(tag, res, series, fed)
+
+    def _settle_rows(self, tag: str, res: Reservoir, series: ScalarSeries, fed: int) -> None:
         while fed < series.count:  # in chunks: the same draws as one call, bounded memory
             rows = series.rows(fed, min(series.count, fed + SETTLE_CHUNK_ROWS))
             n = int(rows.size)
@@ -384,13 +390,38 @@ class RunCache:
             self._fed[tag] = series.count
         self._update_stats(tag, steps, values)
 
-
     # ---------------------------------------------------------------- memory budget (store/cache_budget.py)
     def memory_estimate(self, cost: Callable[[str, Sample], int]) -> int:
-        """Sum over tags of `cost(plugin, newest sample) x samples kept`: the run's estimated size."""
+        """Sum over tags of `cost(plugin, newest sample) x samples kept`: the run's estimated size.
+
+        A scalar reservoir is fed lazily from the point store (`_settle`), so it counts the samples it
+        will hold once settled: its kept samples plus the stored rows it has not seen, up to its capacity."""
+        total = 0
         with self._lock:
-            return sum(cost(plugin, res.samples[-1]) * len(res.samples)
-                       for (plugin, _tag), res in self._reservoirs.items() if res.samples)
+            for (plugin, tag), res in self._reservoirs.items():
+                kept = len(res.samples)
+                if plugin == "scalar":
+                    series = self.points.get(tag)
+                    unfed = series.count - self._fed.get(tag, 0) if series is not None else 0
+                    kept = min(res.capacity, kept + max(unfed, 0))
+                if kept:
+                    newest = res.samples[-1] if res.samples else _SCALAR_PROXY
+                    total += cost(plugin, newest) * kept
+        return total
+
+
+_SCALAR_PROXY = Sample(0, 0.0, 0.0, "")  # stands in for a scalar reservoir's samples before it settles
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _row_samples(rows: np.ndarray, series: ScalarSeries, first: int) -> Callable[[int], Sample]:
