@@ -18,7 +18,7 @@ import logging
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from itertools import islice
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -109,22 +109,32 @@ class CsvFile:
         i = self.index.get(column)
         return row[i].strip() if i is not None and i < len(row) else ""
 
-    def batches(self, size: int) -> Iterator[list[list[str]]]:
-        """Like `rows`, in lists of up to `size` rows (less per-row overhead for big files)."""
-        width = self.width
+    def batches(self, size: int, columns: Sequence[int]) -> Iterator[list[tuple[str, ...]]]:
+        """Lists of up to `size` rows, each the tuple of the cells at `columns` (like `rows`, but only the wanted
+        cells are kept: holding whole rows of a 60-column file costs far more memory and time)."""
+        pick = itemgetter(*columns) if len(columns) > 1 else (lambda row: (row[columns[0]],))
+        width, short = self.width, 0
+        out: list[tuple[str, ...]] = []
+        append = out.append
         with self.path.open(newline="", encoding="utf-8", errors="replace") as handle:
             reader = csv.reader(handle)
             next(reader, None)
             try:
-                while chunk := list(islice(reader, size)):
-                    good = [row for row in chunk if len(row) >= width]
-                    if len(good) < len(chunk):
-                        short = sum(1 for row in chunk if len(row) < width and any(c.strip() for c in row))
-                        if short:
-                            self.report.skip("fewer cells than the header (truncated file?)", short)
-                    yield good
+                for row in reader:
+                    if len(row) >= width:
+                        append(pick(row))
+                        if len(out) >= size:
+                            yield out
+                            out = []
+                            append = out.append
+                    elif any(c.strip() for c in row):
+                        short += 1
             except csv.Error as err:
                 self.report.note(f"unreadable from line {reader.line_num}: {err}")
+        if short:
+            self.report.skip("fewer cells than the header (truncated file?)", short)
+        if out:
+            yield out
 
     def rows(self) -> Iterator[list[str]]:
         """Data rows with at least as many cells as the header; shorter ones (a truncated tail) are skipped."""

@@ -160,15 +160,14 @@ def load_kernels(path: Path, rank: str = "?") -> KernelTable:
     report = csv_file.report
     strings = {k: _Interner() for k in _KERNEL_STRINGS}
     parts: dict[str, list[np.ndarray]] = {k: [] for k in (*_KERNEL_STRINGS, *_KERNEL_NUMBERS)}
-    num_index = {k: csv_file.index[h] for k, h in _KERNEL_NUMBERS.items() if csv_file.has(h)}
-    str_index = {k: csv_file.index[h] for k, h in _KERNEL_STRINGS.items() if csv_file.has(h)}
-    batch: list[list[str]] = []
+    num_keys = [k for k, h in _KERNEL_NUMBERS.items() if csv_file.has(h)]
+    str_keys = [k for k, h in _KERNEL_STRINGS.items() if csv_file.has(h)]
+    wanted = [csv_file.index[_KERNEL_NUMBERS[k]] for k in num_keys] + [csv_file.index[_KERNEL_STRINGS[k]]
+                                                                     for k in str_keys]
 
-    def flush() -> None:
-        if not batch:
-            return
-        columns = list(zip(*batch, strict=False))  # rows are at least as wide as the header (CsvFile.rows)
-        nums = {k: _numbers(columns[i], report, _KERNEL_NUMBERS[k]) for k, i in num_index.items()}
+    for batch in csv_file.batches(BATCH_ROWS, wanted):
+        columns = list(zip(*batch, strict=True))
+        nums = {k: _numbers(columns[i], report, _KERNEL_NUMBERS[k]) for i, k in enumerate(num_keys)}
         good = ~np.isnan(nums["start"]) & ~np.isnan(nums["duration"])
         everything = bool(good.all())
         if not everything:
@@ -176,19 +175,15 @@ def load_kernels(path: Path, rank: str = "?") -> KernelTable:
         for key in _KERNEL_NUMBERS:
             values = nums.get(key, np.full(len(batch), np.nan))
             parts[key].append(values if everything else values[good])
+        keep = None if everything else np.flatnonzero(good).tolist()
         for key in _KERNEL_STRINGS:
-            if key in str_index:
-                texts: Any = columns[str_index[key]]
-                if not everything:
-                    texts = [texts[j] for j in np.flatnonzero(good).tolist()]
+            if key in str_keys:
+                texts: Any = columns[len(num_keys) + str_keys.index(key)]
+                if keep is not None:
+                    texts = [texts[j] for j in keep]
             else:
                 texts = [""] * int(good.sum())
             parts[key].append(strings[key].ids_of(texts))
-        batch.clear()
-
-    for rows in csv_file.batches(BATCH_ROWS):
-        batch.extend(rows)
-        flush()
     numbers = {k: np.concatenate(parts[k]) if parts[k] else np.empty(0) for k in _KERNEL_NUMBERS}
     ids = {k: np.concatenate(parts[k]) if parts[k] else np.empty(0, dtype=np.int32) for k in _KERNEL_STRINGS}
     length = int(numbers["start"].shape[0])
