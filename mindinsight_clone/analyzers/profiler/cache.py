@@ -1,8 +1,9 @@
 """A bounded LRU of parsed profiler files, keyed by (kind, path, mtime, size) so a rewritten file is re-read.
 
 Bounded twice: at most `max_entries` files and at most `max_bytes` of parsed data (a value's `nbytes` when it
-has one, else the file size). Concurrent requests for the same file wait for one parse (per-key lock), while
-requests for other files go on.
+has one, else the file size). The byte bound is the one that matters; the entry bound is high so that a cluster
+view reading a small file of each of hundreds of ranks does not push a big parsed kernel table or trace out.
+Concurrent requests for the same file wait for one parse (per-key lock), while requests for other files go on.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 PROFILER_CACHE_BYTES = 2 << 30
+PROFILER_CACHE_ENTRIES = 4096
 
 
 def _weight(value: Any, fallback: int) -> int:
@@ -23,7 +25,7 @@ def _weight(value: Any, fallback: int) -> int:
 
 
 class ParsedFileCache:
-    def __init__(self, max_entries: int = 32, max_bytes: int = PROFILER_CACHE_BYTES) -> None:
+    def __init__(self, max_entries: int = PROFILER_CACHE_ENTRIES, max_bytes: int = PROFILER_CACHE_BYTES) -> None:
         self._max = max_entries
         self._max_bytes = max_bytes
         self._items: OrderedDict[tuple[Any, ...], tuple[Any, int]] = OrderedDict()
@@ -31,7 +33,9 @@ class ParsedFileCache:
         self._lock = threading.Lock()
         self._loading: dict[tuple[Any, ...], threading.Lock] = {}
 
-    def get(self, kind: str, path: Path, parse: Callable[[Path], T]) -> T:
+    def get(self, kind: str, path: Path, parse: Callable[[Path], T], weight: int | None = None) -> T:
+        """The parsed value of `path` (parsing it on a miss). `weight` overrides the size counted against the
+        byte bound (for small values derived from a big file)."""
         try:
             stat = path.stat()
         except OSError:
@@ -52,7 +56,7 @@ class ParsedFileCache:
             finally:
                 with self._lock:
                     self._loading.pop(key, None)
-            weight = _weight(value, stat.st_size)
+            weight = _weight(value, stat.st_size) if weight is None else weight
             with self._lock:
                 self._items[key] = (value, weight)
                 self._bytes += weight
@@ -72,6 +76,7 @@ class ParsedFileCache:
             self._bytes = 0
 
 
-def cached(cache: ParsedFileCache | None, kind: str, path: Path, parse: Callable[[Path], T]) -> T:
+def cached(cache: ParsedFileCache | None, kind: str, path: Path, parse: Callable[[Path], T],
+           weight: int | None = None) -> T:
     """Parse through `cache` when one is given (the app injects one), else parse directly."""
-    return cache.get(kind, path, parse) if cache is not None else parse(path)
+    return cache.get(kind, path, parse, weight) if cache is not None else parse(path)

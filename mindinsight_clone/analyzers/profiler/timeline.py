@@ -157,9 +157,13 @@ def timeline_summary(device: DeviceFiles | None, layout: str, device_type: str,
         data = _legacy_json(device, f"{device_type}_timeline_summary_{{}}.json")
         return data if isinstance(data, dict) else {"max_scope_name_num": 0}
     trace = trace_for(device, cache)
-    if trace is None:
+    path = trace_path(device)
+    if trace is None or path is None:
         return {"max_scope_name_num": 0}
-    answer: dict[str, Any] = summary(trace) if len(trace) else {"max_scope_name_num": 0}
+    if not len(trace):
+        answer: dict[str, Any] = {"max_scope_name_num": 0}
+    else:  # computed once per parsed file (a few seconds on millions of events)
+        answer = dict(cached(cache, "trace_view_summary", path, lambda _p: summary(trace), weight=1024))
     if trace.problems:
         answer["problems"] = [{"file": TRACE_VIEW, "message": p} for p in trace.problems]
     return answer

@@ -68,3 +68,22 @@ def test_single_flight(tmp_path: Path) -> None:
         thread.join(timeout=10)
     assert results == ["0"] * 4
     assert len(calls) == 1
+
+
+def test_many_small_files_do_not_evict_a_big_one(tmp_path: Path) -> None:
+    """A cluster view reads one small file per rank: hundreds of entries must not push out a big parsed table."""
+    cache = ParsedFileCache(max_bytes=10_000)
+    big, *small = _files(tmp_path, 301)
+    calls: list[str] = []
+
+    def parse_big(path: Path) -> Parsed:
+        calls.append(path.name)
+        return Parsed(path.name, 5_000)
+
+    cache.get("big", big, parse_big)
+    for path in small:
+        cache.get("small", path, lambda p: p.read_text())  # weighs its file size (1-3 bytes)
+    cache.get("big", big, parse_big)
+    cache.get("derived", big, lambda p: {"summary": 1}, weight=10)  # not the big file's size
+    cache.get("big", big, parse_big)
+    assert calls == ["f0.csv"]
