@@ -1,7 +1,7 @@
 import { fileURLToPath, URL } from 'node:url'
 import { defineConfig } from 'vite'
 import vue from '@vitejs/plugin-vue'
-import { noEvalCompositor } from './build/noEvalCompositor'
+import { noEvalCompositor } from './vite-plugins/noEvalCompositor'
 
 // The SPA is built into the Python package and served by the backend:
 //   GET /            -> mindinsight_clone/ui/dist/index.html

@@ -47,6 +47,18 @@ def _gl_canvas(page: Any, scope: str = "[data-testid=landscape-chart]") -> Any:
     return page.locator(f"{scope} canvas[data-gl=true]").first
 
 
+def _assert_drawn(page: Any, canvas: Any) -> None:
+    """The canvas shows a chart: >5% of its pixels differ from the background, in >50 colours. Polled until
+    the GL layer has content or ~10 s passed (a wait for the drawing, not a timing assertion)."""
+    fraction, ncolors = 0.0, 0
+    for _ in range(40):
+        fraction, ncolors = _drawn_fraction(canvas.screenshot())
+        if fraction > 0.05 and ncolors > 50:
+            return
+        page.wait_for_timeout(250)
+    raise AssertionError(f"the 3-D canvas looks blank: {fraction:.3f} of pixels drawn, {ncolors} colours")
+
+
 # ---------------------------------------------------------------------------------------------- landscape 3-D
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_landscape_surface_draws_under_the_csp(page: Any, ui_server: str, screenshot: Any, theme: str) -> None:
@@ -54,15 +66,7 @@ def test_landscape_surface_draws_under_the_csp(page: Any, ui_server: str, screen
     page.add_init_script(f"localStorage.setItem('mitheme', {json.dumps(theme)})")
     goto(page, ui_server, q("/loss-landscape", train_id="./landscape", mode="surface"))
     page.wait_for_function("() => window.__charts?.landscape?.extra?.mode === 'surface'")
-    canvas = _gl_canvas(page)
-    # The surface is drawn once the GL layer has content: poll the pixels (no timing assumption).
-    fraction, ncolors = 0.0, 0
-    for _ in range(40):
-        fraction, ncolors = _drawn_fraction(canvas.screenshot())
-        if fraction > 0.05 and ncolors > 50:
-            break
-        page.wait_for_timeout(250)
-    assert fraction > 0.05 and ncolors > 50, (fraction, ncolors)
+    _assert_drawn(page, _gl_canvas(page))
     assert page.get_by_test_id("landscape-chart").locator("xpath=..").get_by_text("WebGL").count() == 0
     screenshot(page, f"gaps_landscape_surface_{theme}")
 
@@ -165,14 +169,7 @@ def test_compare_loss_graph_tab(page: Any, landscape_server: str, screenshot: An
     for train_id in shown:
         cid = f"compare-landscape:{train_id}"
         page.wait_for_function("id => window.__charts?.[id]?.extra?.mode === 'surface'", arg=cid)
-        canvas = _gl_canvas(page, f"[data-testid=landscape-compare-card][data-train-id={json.dumps(train_id)}]")
-        fraction, ncolors = 0.0, 0
-        for _ in range(40):
-            fraction, ncolors = _drawn_fraction(canvas.screenshot())
-            if fraction > 0.05 and ncolors > 50:
-                break
-            page.wait_for_timeout(250)
-        assert fraction > 0.05 and ncolors > 50, (train_id, fraction, ncolors)
+        _assert_drawn(page, _gl_canvas(page, f"[data-testid=landscape-compare-card][data-train-id={json.dumps(train_id)}]"))
     boxes = [cards.nth(i).bounding_box() for i in range(3)]
     assert len({round(b["y"]) for b in boxes}) == 1  # one row
     screenshot(page, f"gaps_compare_landscapes_{theme}")

@@ -1,7 +1,7 @@
 // Size expressions of claygl's compositor (echarts-gl post-effects), e.g.
 //   "[width * dpr / 4, height * dpr / 4]" or "height * 1.0 / 16",
 // compiled WITHOUT eval/new Function, so the 3-D view runs under the app's Content-Security-Policy
-// (script-src 'self' 'wasm-unsafe-eval'). build/noEvalCompositor.ts swaps claygl's
+// (script-src 'self' 'wasm-unsafe-eval'). vite-plugins/noEvalCompositor.ts swaps claygl's
 // `new Function('width', 'height', 'dpr', 'return ' + expr)` for `compileSizeExpr(expr)`.
 // Grammar: list := '[' sum (',' sum)* ']' | sum;  sum := prod (('+'|'-') prod)*;
 //          prod := unary (('*'|'/') unary)*;  unary := '-' unary | atom;
