@@ -69,21 +69,37 @@ def _unnamed_controls(page: Any, cdp: Any) -> tuple[int, list[str]]:
     return len(described), bad
 
 
+# Controls that only appear after a click: (route, ready selector, what to click first).
+OPENED = [
+    ("/model-lineage", "[data-testid=lineage-row]", ["[data-testid=lineage-columns-button]"]),
+    ("/model-lineage", "[data-testid=lineage-row]", ["[data-testid=lineage-remark-edit] >> nth=0"]),
+    (f"/scalars?train_id={GRAPH_RUN}", "[data-testid=scalar-card]", ["[data-testid=chart-threshold-set] >> nth=0"]),
+]
+
+
 def test_every_form_control_of_every_page_has_an_accessible_name(page: Any, ui_server: str) -> None:
     require_shared()
     cdp = page.context.new_cdp_session(page)
     unnamed: dict[str, list[str]] = {}
+    glyphs: dict[str, list[str]] = {}
     total = 0
-    for route, ready in _pages():
+    walk = [(route, ready, []) for route, ready in _pages()] + OPENED
+    for route, ready, clicks in walk:
         page.goto(f"{ui_server}/#{route}")
         page.wait_for_selector(ready)
-        page.wait_for_timeout(300)  # let late panels (pagers, sliders) render
+        for sel in clicks:
+            page.click(sel)
+        page.wait_for_timeout(300)  # let late panels (pagers, sliders, editors) render
         count, bad = _unnamed_controls(page, cdp)
         total += count
         if bad:
-            unnamed[route] = bad
+            unnamed[f"{route} {clicks}"] = bad
+        odd = sorted(set(_non_ascii_icon_buttons(page)))
+        if odd:
+            glyphs[f"{route} {clicks}"] = odd
     assert total > 50  # the walk really met the controls
     assert not unnamed, unnamed
+    assert not glyphs, glyphs  # icon buttons: ASCII text or SVG only
 
 
 def _lineage_order(page: Any) -> list[str]:
