@@ -36,12 +36,14 @@ def error_response(err: MindInsightError) -> tuple[Response, int]:
 NOT_LOADED_YET = (TrainJobNotExistError, ScalarNotExistError, HistogramNotExistError, ImageNotExistError,
                   TensorNotExistError, GraphNotExistError)
 
+DATA_PATHS = "/v1/mindinsight/datavisual/"  # served from the data manager's caches (graphs included)
+
 
 def loading_instead(err: MindInsightError) -> MindInsightError:
     """MindInsight's 50545007 "Data is loading" instead of a "does not exist" error while the run asked for
     is still being loaded (e.g. the first second after a worker restart); `err` itself otherwise."""
-    if not isinstance(err, NOT_LOADED_YET):
-        return err
+    if not isinstance(err, NOT_LOADED_YET) or not request.path.startswith(DATA_PATHS):
+        return err  # lineage and profiler read their files directly: never "loading"
     raw = request.args.get("train_id")
     try:
         train_id = normalize_train_id(check_train_id_syntax(raw))

@@ -119,6 +119,12 @@ def test_dropped_tags_benchmark_smoke() -> None:
     assert all(number(cell) >= 0 for cell in row[1:6]), out
 
 
+def test_bogus_length_benchmark_smoke() -> None:
+    out = run("bogus_length.py", "--smoke")
+    assert re.search(r"bogus length 20,000,000 bytes: tracemalloc peak [\d.]+ MB", out), out
+    assert "records read 1, problems ['payload_crc']" in out, out
+
+
 def test_idle_watch_benchmark_smoke() -> None:
     out = run("idle_watch.py", "--smoke")
     assert re.search(r"200 empty run dirs, reload interval 3 s: idle CPU [\d.]+% of one core", out), out

@@ -37,7 +37,9 @@ def spec() -> dict[str, Any]:
 def app(tmp_path: Path) -> Flask:
     (tmp_path / "base").mkdir()
     settings = settings_for_tests(summary_base_dir=str(tmp_path / "base"), workspace=str(tmp_path / "ws"))
-    return create_app(settings, start_background=False)
+    app = create_app(settings, start_background=False)
+    app.extensions["mindinsight_clone"].data_manager.reload()  # loaded: unknown runs do not exist
+    return app
 
 
 @pytest.fixture
