@@ -114,6 +114,13 @@ def test_a_rank_group_expands(page: Any, many_server: str, screenshot: Any) -> N
     page.wait_for_function("() => document.documentElement.dataset.theme === 'dark'")
     screenshot(page, "runs_scale_group_expanded_dark")
     page.get_by_test_id("theme-select").select_option("light")
+    # Chinese labels
+    page.get_by_test_id("lang-zh").click()
+    page.wait_for_function(
+        f"() => document.querySelector(`[data-group-id='{GROUP0}'] [data-testid=summary-group-size]`)"
+        ".textContent.includes('个 rank')")
+    screenshot(page, "runs_scale_group_expanded_zh")
+    page.get_by_test_id("lang-en").click()
     group.get_by_test_id("summary-group-toggle").click()
     page.wait_for_function(
         f"() => document.querySelectorAll(`[data-testid=summary-row][data-group-id='{GROUP0}']`).length === 0")

@@ -127,3 +127,9 @@ def test_ui_graph_smoke() -> None:
     _require_chromium()
     out = run("ui_graph.py", "--smoke")
     assert "first render:" in out and "expand biggest scope:" in out, out
+
+
+def test_many_runs_smoke(tmp_path: Path) -> None:
+    out = run("many_runs.py", "--smoke", "--out", str(tmp_path / "many"))
+    assert "runs: 308 (302 list entries" in out and "all listed and cached" in out, out
+    assert "start -> every run cached" in out and "train-jobs search" in out, out
