@@ -56,9 +56,12 @@ def _lineage_train_id(train_id: str | None) -> str:
     if "\x00" in train_id:
         raise QueryStringContainsNullByteError(f"Detail: train job id: {train_id} contains null byte.")
     try:
-        return normalize_train_id(check_train_id_syntax(train_id))
+        tid = normalize_train_id(check_train_id_syntax(train_id))
     except InvalidTrainId:
         raise ParamValueError(NOT_RELATIVE) from None
+    if "/" in tid[2:] and services().settings.max_depth <= 1:  # MindInsight: at most one '/'
+        raise ParamValueError(NOT_RELATIVE)
+    return tid
 
 
 @bp.post("/lineagemgr/lineages")

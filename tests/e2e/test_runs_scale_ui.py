@@ -114,6 +114,13 @@ def test_a_rank_group_expands(page: Any, many_server: str, screenshot: Any) -> N
     page.wait_for_function("() => document.documentElement.dataset.theme === 'dark'")
     screenshot(page, "runs_scale_group_expanded_dark")
     page.get_by_test_id("theme-select").select_option("light")
+    # Chinese labels
+    page.get_by_test_id("lang-zh").click()
+    page.wait_for_function(
+        f"() => document.querySelector(`[data-group-id='{GROUP0}'] [data-testid=summary-group-size]`)"
+        ".textContent.includes('个 rank')")
+    screenshot(page, "runs_scale_group_expanded_zh")
+    page.get_by_test_id("lang-en").click()
     group.get_by_test_id("summary-group-toggle").click()
     page.wait_for_function(
         f"() => document.querySelectorAll(`[data-testid=summary-row][data-group-id='{GROUP0}']`).length === 0")
@@ -163,3 +170,23 @@ def test_the_comparison_page_picks_a_whole_group(page: Any, many_server: str, sc
                     return !!c && JSON.stringify(c.series.map(s => s.name).sort()) === JSON.stringify(want) }""",
         arg=expected, timeout=60_000)
     assert f"group={GROUP0}" in urllib.parse.unquote(page.url)
+
+
+def test_the_comparison_run_filter_reaches_runs_beyond_the_first_999(page: Any, many_server: str) -> None:
+    page.goto(f"{many_server}/#/compare-plate?run=./exp_09999")
+    page.get_by_test_id("run-filter").wait_for(timeout=60_000)
+    page.wait_for_function("() => document.querySelector('[data-testid=run-selected-count]').dataset.count === '1'")
+    # ./exp_00007 is among the least recently updated: not in the first 999 the page lists
+    page.get_by_test_id("run-filter").fill("exp_00007")
+    option = page.locator("[data-testid=run-option][data-train-id='./exp_00007']")
+    option.wait_for()
+    assert page.locator("[data-testid=run-option]").count() == 1
+    page.get_by_test_id("run-filter").fill("exp_0000")  # 10 matches, ./exp_00007 among them
+    page.wait_for_function("() => document.querySelectorAll('[data-testid=run-option]').length === 10")
+    page.locator("[data-testid=run-option][data-train-id='./exp_00007'] input").check()
+    page.wait_for_function(
+        """() => { const c = window.__charts['compare:loss/scalar'];
+                   return !!c && JSON.stringify(c.series.map(s => s.name).sort())
+                                 === JSON.stringify(['./exp_00007', './exp_09999']) }""", timeout=60_000)
+    page.get_by_test_id("run-filter").fill("")  # the picked run stays selected and known
+    page.wait_for_function("() => document.querySelector('[data-testid=run-selected-count]').dataset.count === '2'")

@@ -146,3 +146,11 @@ def test_health_reports_the_cache_against_its_budget(base: Path, tmp_path: Path)
     listing = _client(base, tmp_path / "c", max_depth=4, cache_memory_mb=1).get(f"{API}/train-jobs?limit=999")
     statuses = [j["cache_status"] for j in listing.get_json()["train_jobs"]]
     assert statuses.count("NOT_IN_CACHE") == 47 - cache["cached_runs"]
+
+
+def test_lineage_ids_keep_mindinsights_one_slash_rule_at_depth_one(base: Path, tmp_path: Path) -> None:
+    url = "/v1/mindinsight/datasets/dataset_graph?train_id=./exp/rank_0"
+    shallow = _client(base, tmp_path / "a").get(url)
+    assert shallow.status_code == 400 and shallow.get_json()["error_code"] == "50540002"
+    deep = _client(base, tmp_path / "b", max_depth=4).get(url)
+    assert deep.status_code == 200
