@@ -63,21 +63,40 @@ def _intersection(max1: float, min1: float, max2: float, min2: float) -> float:
     return max1 - min1
 
 
+def _edge(vmin: float, width: float, i: int) -> float:
+    """`vmin + width * i` (MindInsight's float for float), halved first where the product overflows."""
+    edge = vmin + width * i
+    return edge if math.isfinite(edge) else (vmin / 2 + width / 2 * i) * 2
+
+
+def _share(inter: float, width: float) -> float:
+    """The part of an original bucket inside a visual one (MindInsight's inter / width), kept in [0, 1]
+    where extreme edges overflow float64 (inf - inf gives NaN)."""
+    share = inter / width
+    if math.isfinite(share):
+        return share
+    return 0.0 if math.isnan(share) else 1.0
+
+
 def resample(h: OriginalHistogram, vmax: float, vmin: float, bins: int) -> list[list[float | int]]:
     """Buckets `[left, width, count]` of `h` over the visual range (`Histogram._re_sample_buckets`)."""
     if vmax == vmin:
         vmax += 0.5
         vmin -= 0.5
     width = (vmax - vmin) / bins
+    if not math.isfinite(width):  # a range wider than float64 holds (e.g. -1.7e308..1.7e308)
+        width = vmax / bins - vmin / bins
     if not h.count:
-        return [[vmin + width * i, width, 0] for i in range(bins)]
+        return [[_edge(vmin, width, i), width, 0] for i in range(bins)]
     original = h.buckets
     out: list[list[float | int]] = []
     pos = 0
     o_left, o_width, o_count = original[pos]
     for i in range(bins):
-        cur_left = vmin + width * i
+        cur_left = _edge(vmin, width, i)
         cur_right = cur_left + width
+        if not math.isfinite(cur_right):
+            cur_right = _edge(vmin, width, i + 1)
         estimated = 0.0
         if cur_right <= o_left:
             out.append([cur_left, width, math.ceil(estimated)])
@@ -90,12 +109,12 @@ def resample(h: OriginalHistogram, vmax: float, vmin: float, bins: int) -> list[
         while pos < len(original):
             o_left, o_width, o_count = original[pos]
             inter = _intersection(cur_right, cur_left, o_left + o_width, o_left)
-            estimated += o_count if not o_width else (inter / o_width) * o_count
+            estimated += o_count if not o_width else _share(inter, o_width) * o_count
             if cur_right > o_left + o_width:
                 pos += 1
             else:
                 break
-        out.append([cur_left, width, math.ceil(estimated)])
+        out.append([cur_left, width, math.ceil(estimated) if math.isfinite(estimated) else 0])
     return out
 
 

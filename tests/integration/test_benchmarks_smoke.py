@@ -177,6 +177,8 @@ def test_window_benchmark_smoke() -> None:
     out = run("window.py", "--smoke")
     assert "| 5,000 | 1000 | 5,000 |" in out
     assert number(table_row(out, "5,000")[3]) > 0
+
+
 def test_many_runs_smoke(tmp_path: Path) -> None:
     out = run("many_runs.py", "--smoke", "--out", str(tmp_path / "many"))
     assert "runs: 308 (302 list entries" in out and "all listed and cached" in out, out
