@@ -15,17 +15,16 @@ The loader's fast path, `parse_summary_columns`, makes no object per scalar: it 
 
 from __future__ import annotations
 
-import gc
 import logging
 import math
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from google.protobuf.message import DecodeError
 
+from mindinsight_clone.ingest.gc_pause import gc_paused
 from mindinsight_clone.ingest.record_reader import ReadProblem
 from mindinsight_clone.ingest.values import Histogram, Image, SummaryValue, Tensor
 from mindinsight_clone.proto import anf_ir_pb2, lineage_pb2, summary_pb2
@@ -226,7 +225,7 @@ def parse_summary_records(records: Sequence[bytes], file_name: str,
     result = ParsedRecords()
     scalar_tags: dict[str, str] = {}
     values = result.values
-    with _gc_paused():  # millions of small objects: generational GC passes would double the time
+    with gc_paused():  # millions of small objects: generational GC passes would double the time
         for index, payload in enumerate(records):
             event = Event()  # fresh each time: graph/landscape values keep references into it
             mark = len(values)
@@ -249,7 +248,7 @@ def parse_summary_columns(records: Sequence[bytes], file_name: str,
     items = result.items
     cols = result.scalars
     seen: dict[str, list] = {}  # scalar tag -> its column, since the last non-scalar item
-    with _gc_paused():
+    with gc_paused():
         for index, payload in enumerate(records):
             event = Event()
             try:
@@ -367,18 +366,6 @@ def parse_lineage_records(records: Sequence[bytes], file_name: str,
             result.events.append(event)
     return result
 
-
-# ---------------------------------------------------------------------- helpers
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic GC (the objects made here hold no cycles); restore it afterwards."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _bad_payload(problems: list[ReadProblem], file_name: str, offset: int, exc: Exception) -> None:

@@ -23,12 +23,10 @@ atomicity: a record that does not decode or convert contributes nothing and is r
 
 from __future__ import annotations
 
-import gc
 import logging
 import re
 import struct
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +34,7 @@ from google.protobuf.message import DecodeError
 
 from mindinsight_clone.ingest import tfevents_convert as convert
 from mindinsight_clone.ingest.event_parser import ParsedColumns
+from mindinsight_clone.ingest.gc_pause import gc_paused
 from mindinsight_clone.ingest.record_reader import ReadProblem
 from mindinsight_clone.ingest.values import SummaryValue
 from mindinsight_clone.proto import tb_event_pb2, tb_summary_pb2, tb_types_pb2
@@ -152,7 +151,7 @@ def parse_tfevents_columns(records: Sequence[bytes], file_name: str, offsets: Se
     seen: dict[str, list] = {}  # disk tag -> its column, since the last non-scalar item
     event = Event()  # reused: nothing kept refers into it (values are copied out)
     parse = event.ParseFromString
-    with _gc_paused():
+    with gc_paused():
         for index, payload in enumerate(records):
             try:
                 parse(payload)
@@ -243,15 +242,3 @@ def _bad_payload(problems: list[ReadProblem], file_name: str, offset: int, exc: 
     message = f"record does not decode as a TensorBoard event ({exc}); skipped"
     problems.append(ReadProblem(file_name, offset, "bad_payload", message))
     logger.warning("%s at byte %d: %s", file_name, offset, message)
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-

@@ -23,14 +23,14 @@ import itertools
 import logging
 import re
 import threading
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 import numpy as np
 
 from mindinsight_clone.config import Settings
 from mindinsight_clone.errors import TrainJobNotExistError
+from mindinsight_clone.ingest.gc_pause import gc_paused
 from mindinsight_clone.ingest.values import PLUGIN_NAMES, SummaryValue
 from mindinsight_clone.store.envelope import ScalarStats
 from mindinsight_clone.store.point_store import PointStore, ScalarSeries, Window
@@ -165,7 +165,7 @@ class RunCache:
             return
         fed = self._fed.get(tag, 0)
         if fed < series.count:
-            with _gc_paused():  # many new Samples and no cycles: generational passes would dominate
+            with gc_paused():  # many new Samples and no cycles: generational passes would dominate
                 self._settle_rows(tag, res, series, fed)
 
     def _settle_rows(self, tag: str, res: Reservoir, series: ScalarSeries, fed: int) -> None:
@@ -412,16 +412,6 @@ class RunCache:
 
 _SCALAR_PROXY = Sample(0, 0.0, 0.0, "")  # stands in for a scalar reservoir's samples before it settles
 
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _row_samples(rows: np.ndarray, series: ScalarSeries, first: int) -> Callable[[int], Sample]:

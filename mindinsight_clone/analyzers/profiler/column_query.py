@@ -12,11 +12,14 @@ a copy, a constant), and the results equal tables.query on the materialised rows
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
+
+from mindinsight_clone.analyzers.profiler.tables import value_matches
 
 Kind = Literal["str", "num", "int", "const"]
 
@@ -58,22 +61,7 @@ def _show(col: AnswerColumn, value: float) -> Any:
 
 
 def _value_matcher(expected: dict[str, Any]) -> Callable[[Any], bool]:
-    def matches(actual: Any) -> bool:
-        for key, values in expected.items():
-            if key == "in":
-                if actual not in values:
-                    return False
-            elif key == "not_in":
-                if actual in values:
-                    return False
-            elif key == "partial_match_str_in":
-                text = str(actual).lower()
-                if not any(str(v).lower() in text for v in values):
-                    return False
-            else:
-                return False
-        return True
-    return matches
+    return functools.partial(value_matches, expected)
 
 
 def _filter_mask(table: ColumnTable, col: AnswerColumn, expected: dict[str, Any]) -> np.ndarray:

@@ -22,7 +22,8 @@ class Table:
     rows: tuple[Row, ...]
 
 
-def _matches(expected: dict[str, Any], actual: Any) -> bool:
+def value_matches(expected: dict[str, Any], actual: Any) -> bool:
+    """MindInsight's condition on one cell: `in`, `not_in`, `partial_match_str_in` (case-insensitive)."""
     for key, values in expected.items():
         if key == "in":
             if actual not in values:
@@ -43,7 +44,7 @@ def filter_rows(rows: Sequence[Row], cols: Sequence[str], filters: dict[str, Any
     checks = [(cols.index(k), v) for k, v in filters.items() if k in cols and isinstance(v, dict)]
     if not checks:
         return list(rows)
-    return [row for row in rows if all(_matches(expected, row[i]) for i, expected in checks)]
+    return [row for row in rows if all(value_matches(expected, row[i]) for i, expected in checks)]
 
 
 def sort_rows(rows: list[Row], cols: Sequence[str], sort: dict[str, Any] | None) -> list[Row]:
