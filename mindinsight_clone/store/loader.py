@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from mindinsight_clone.config import Settings
 from mindinsight_clone.ingest.record_reader import DEFAULT_CHUNK_BYTES, ReadProblem, RecordReader
-from mindinsight_clone.ingest.tfevents_parser import tfevents_timestamp
+from mindinsight_clone.ingest.tfevents_parser import is_tfevents_file, tfevents_timestamp
 from mindinsight_clone.ingest.values import SummaryValue
 from mindinsight_clone.store.point_store import PointRoot
 from mindinsight_clone.store.run_cache import RunCache
@@ -194,8 +194,10 @@ class RunLoader:
 
     def _read_file(self, name: str, before: os.stat_result) -> bool:
         state = self._files.get(name)
+        # the vectorised path knows MindSpore's scalar-only records; TensorBoard files never match it
+        fast = self.read_scalars is not None and not is_tfevents_file(name)
         if state is None:
-            chunk = {"chunk_bytes": SLOW_CHUNK_BYTES} if self.read_scalars is not None else {}
+            chunk = {"chunk_bytes": SLOW_CHUNK_BYTES} if fast else {}
             state = self._files[name] = _FileState(
                 RecordReader(self.path / name, max_record_bytes=self.settings.max_record_bytes, **chunk))
         changed = False
@@ -228,7 +230,7 @@ class RunLoader:
                 changed = True
             if result.stopped:
                 break
-            if self.read_scalars is not None:
+            if fast:
                 if self._read_fast(state.reader, before.st_size):
                     state.reader.chunk_bytes = SLOW_CHUNK_BYTES
                     changed = True
