@@ -206,7 +206,7 @@ def _scan_dir(path: Path, train_id: str, state: _ScanState,
                 {"summary": run.summary_files, "lineage": run.lineage_files, "pb": run.pb_files}[kind].append(info)
                 mtimes.append(st.st_mtime)
                 run.total_bytes += st.st_size
-            elif (name.startswith("profiler") and entry.is_dir(follow_symlinks=False)
+            elif (is_profiler_dir_name(name) and entry.is_dir(follow_symlinks=False)
                   and _is_profiler_dir(Path(entry.path), state)):
                 run.profiler_dirs.append(name)
                 mtimes.append(entry.stat(follow_symlinks=False).st_mtime)
@@ -237,6 +237,12 @@ def _file_kind(name: str) -> str | None:
     return None
 
 
+def is_profiler_dir_name(name: str) -> bool:
+    """A sub-dir that may hold profiler output: `profiler*` (MindSpore, MindInsight's rule) or `profile`
+    (MindFormers' `output/profile/rank_N/`)."""
+    return name.startswith("profiler") or name == "profile"
+
+
 def _is_profiler_dir(path: Path, state: _ScanState) -> bool:
     """A `profiler*` dir with profiler output: holds a file, and is not itself a run directory
     (e.g. a run named `profiler_cpu` next to other runs is not the base dir's profiler data)."""
@@ -244,7 +250,7 @@ def _is_profiler_dir(path: Path, state: _ScanState) -> bool:
         name = entry.name
         if _file_kind(name) is not None and entry.is_file(follow_symlinks=False):
             return False
-        if name.startswith("profiler") and entry.is_dir(follow_symlinks=False):
+        if is_profiler_dir_name(name) and entry.is_dir(follow_symlinks=False):
             return False
     return _holds_a_file(path)
 

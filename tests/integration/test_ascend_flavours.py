@@ -48,11 +48,12 @@ def rewrite_csv(path: Path, header_map: dict[str, str | None], cell_map: Any = N
         csv.writer(handle, lineterminator="\r\n").writerows(out)
 
 
-def to_mindspore(job: str, dest: Path) -> None:
-    """Write `job` as MindSpore >= 2.5 writes it, MindFormers-style: profiler/rank_N/<host>_<pid>_<ts>_ascend_ms/."""
+def to_mindspore(job: str, dest: Path, folder: str = "profiler") -> None:
+    """Write `job` as MindSpore >= 2.5 writes it: <folder>/rank_N/<host>_<pid>_<ts>_ascend_ms/ (MindFormers
+    names the folder `profile`)."""
     for rank in RANKS:
         src = output(job, rank).parent
-        session = dest / job / "profiler" / f"rank_{rank}" / f"node1_{4200 + int(rank)}_20260101120000{rank}00_ascend_ms"
+        session = dest / job / folder / f"rank_{rank}" / f"node1_{4200 + int(rank)}_20260101120000{rank}00_ascend_ms"
         shutil.copytree(src / "ASCEND_PROFILER_OUTPUT", session / "ASCEND_PROFILER_OUTPUT")
         for path in (session / "ASCEND_PROFILER_OUTPUT").iterdir():
             path.chmod(0o644)
@@ -134,6 +135,22 @@ def test_mindspore_flavour_gives_the_same_answers(tmp_path: Path, reference: dic
         if key.startswith(("step-trace-time", "cluster")):
             value = _drop_preparing(value)
         assert mine[key] == value, key
+
+
+def test_mindformers_profile_folder_is_found(tmp_path: Path, reference: dict[str, Any]) -> None:
+    """MindFormers writes `output/profile/rank_N/`: the `profile` folder is a profiler folder too."""
+    job = JOBS[-1]
+    to_mindspore(job, tmp_path / "mf", folder="profile")
+    client = make_client(tmp_path / "mf", tmp_path)
+    jobs = client.get(f"{API}/datavisual/train-jobs?offset=0&limit=10").get_json()["train_jobs"]
+    assert [(j["train_id"], j["profiler_type"]) for j in jobs] == [(f"./{job}", "ascend")]
+    devices = client.get(f"{API}/profile/devices?train_id=./{job}&profile=profile").get_json()["device_list"]
+    assert devices == reference[job]["devices"]
+    for rank in RANKS:
+        query = f"train_id=./{job}&profile=profile&device_id={rank}"
+        mine = client.get(f"{API}/profile/step-trace-time?{query}")
+        status, body = reference[job][f"step-trace-time/{rank}"]
+        assert (mine.status_code, mine.get_json()) == (status, _drop_preparing(body))
 
 
 @pytest.mark.parametrize("job", JOBS)

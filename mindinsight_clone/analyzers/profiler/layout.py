@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-PROFILER_NAME = re.compile(r"^profiler")
+from mindinsight_clone.ingest.summary_watcher import is_profiler_dir_name
+
 # Files MindInsight's analysers read from a legacy profiler dir, all suffixed `_<device id>`.
 _LEGACY_KINDS = (
     "profiler_info", "cpu_op_type_info", "cpu_op_detail_info", "cpu_op_execute_timestamp", "cpu_framework",
@@ -237,6 +238,7 @@ def is_profiler_dir(path: str | os.PathLike[str]) -> bool:
 
 
 def find_profiler_dirs(run_dir: str | os.PathLike[str]) -> list[Path]:
-    """The direct sub-dirs of `run_dir` named `profiler*` that hold profiler data, sorted by name."""
+    """The direct sub-dirs of `run_dir` named `profiler*` (or MindFormers' `profile`) that hold profiler
+    data, sorted by name."""
     return [Path(e.path) for e in _listdir(Path(run_dir))
-            if PROFILER_NAME.match(e.name) and _is_real_dir(e) and is_profiler_dir(e.path)]
+            if is_profiler_dir_name(e.name) and _is_real_dir(e) and is_profiler_dir(e.path)]

@@ -15,13 +15,14 @@ import os
 from pathlib import Path
 from urllib.parse import unquote
 
-from mindinsight_clone.analyzers.profiler.layout import PROFILER_NAME, ProfilerDir, is_profiler_dir, scan_profiler_dir
+from mindinsight_clone.analyzers.profiler.layout import ProfilerDir, is_profiler_dir, scan_profiler_dir
 from mindinsight_clone.errors import (
     ParamValueError,
     ProfilerDirNotFoundError,
     ProfilerParamValueError,
     TrainJobNotExistError,
 )
+from mindinsight_clone.ingest.summary_watcher import is_profiler_dir_name
 from mindinsight_clone.ingest.train_id import InvalidTrainId, fits_name_max, normalize_train_id, resolve_train_dir
 
 
@@ -79,7 +80,7 @@ def style_b(base_dir: str | Path, job: str | None) -> ProfilerDir:
     try:
         with os.scandir(job_dir) as entries:
             names = sorted(e.name for e in entries
-                           if PROFILER_NAME.match(e.name) and e.is_dir(follow_symlinks=False))
+                           if is_profiler_dir_name(e.name) and e.is_dir(follow_symlinks=False))
     except OSError:
         names = []
     with_data = [n for n in names if is_profiler_dir(job_dir / n)]
