@@ -6,9 +6,12 @@ import os
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.s3_server import S3Server, running_s3_server
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -45,3 +48,12 @@ def fixtures_dir() -> Path:
 @pytest.fixture
 def reference_dir() -> Path:
     return require_shared(REFERENCE)
+
+
+@pytest.fixture(scope="session")
+def s3_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3Server]:
+    """A real S3-compatible server (moto's standalone server) on a loopback port, for the whole session."""
+    pytest.importorskip("moto.server", reason="moto[server] (dev extra) runs the loopback S3 server")
+    pytest.importorskip("s3fs", reason="s3fs (the [s3] extra) reads s3:// base dirs")
+    with running_s3_server(tmp_path_factory.mktemp("moto")) as server:
+        yield server

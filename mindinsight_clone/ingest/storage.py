@@ -1,0 +1,361 @@
+"""The storage seam: every read of the summary base dir (listing, stat, open, range reads) goes through here.
+
+A *location* is either a local `pathlib.Path` or a `upath.UPath` for a remote URL (`s3://bucket/prefix`,
+`hdfs://...`, `gs://...`; universal_pathlib over fsspec). Both join with `/` and have `.name` and `.parent`,
+so callers build locations as they build paths, and call this module's functions to touch them. Local paths
+take the `os` fast path (scandir, fstat, no fsspec in the way); remote ones go through the location's fsspec
+file system. Callers never need to know which.
+
+Rules that hold for every backend:
+
+* Listings are bounded (`limit`) and never follow symlinks (object stores have none).
+* `stat` and `list_dir` raise `OSError` subclasses, as `os` does, whatever the backend raised, so one
+  `except OSError` handles a missing file, a permission error and a failing store alike.
+* `confine` is the one check that a client-supplied relative path stays inside a base location.
+* Remote reads are range reads: `open_binary` returns a seekable file whose reads fetch only the bytes asked
+  for (plus a read-ahead block), so a growing object is read from the last offset on.
+
+Writing (workspace: logs, caches, notes) stays local and does not go through here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import os
+import stat as stat_module
+import threading
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, TypeAlias
+
+from upath import UPath
+
+logger = logging.getLogger(__name__)
+
+Location: TypeAlias = Path | UPath
+
+# scheme -> the extra that installs its fsspec backend (`pip install mindinsight-clone[<extra>]`)
+BACKEND_EXTRAS: dict[str, str] = {
+    "s3": "s3", "s3a": "s3", "obs": "s3",
+    "gs": "gcs", "gcs": "gcs",
+    "hdfs": "hdfs", "webhdfs": "hdfs",
+    "abfs": "azure", "az": "azure", "abfss": "azure",
+}
+REMOTE_BLOCK_BYTES = 4 * 1024 * 1024  # read-ahead of a remote file: one range request per 4 MiB read
+
+
+class StorageConfigError(ValueError):
+    """The base location cannot be used as given (unknown scheme, backend not installed, bad options)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One directory entry or the answer of `stat`. `is_symlink` entries are neither files nor dirs here."""
+
+    name: str
+    location: Location
+    is_dir: bool
+    is_file: bool
+    is_symlink: bool
+    size: int
+    mtime: float  # seconds since the epoch; 0.0 where the store does not say (directories on S3)
+    identity: tuple[Any, ...] = ()  # local: (st_dev, st_ino); remote: () (an object is its name)
+
+
+# ---------------------------------------------------------------------- making locations
+def is_url(value: str) -> bool:
+    """Whether `value` names a location by URL (`scheme://...`) rather than a local path."""
+    head, sep, _ = value.partition("://")
+    return bool(sep) and head.isascii() and head.replace("+", "").replace("-", "").isalnum() and len(head) > 1
+
+
+def base_location(value: str | os.PathLike[str], options: Mapping[str, Any] | None = None) -> Location:
+    """The location of a base dir given as a local path or a URL. `options` are passed to the fsspec
+    backend (endpoint URL, region, anonymous access...). `file://` URLs become local paths.
+
+    Raises StorageConfigError when the scheme is unknown or its backend is not installed (naming the extra).
+    """
+    text = os.fspath(value)
+    if not is_url(text):
+        return Path(text)
+    scheme = text.split("://", 1)[0].lower()
+    if scheme == "file":
+        return Path(text[len("file://"):] or "/")
+    import fsspec  # only for remote URLs
+
+    try:
+        fsspec.get_filesystem_class(scheme)
+    except ValueError:
+        raise StorageConfigError(f"unknown storage scheme {scheme!r} in {text!r}") from None
+    except ImportError as exc:
+        extra = BACKEND_EXTRAS.get(scheme, scheme)
+        raise StorageConfigError(
+            f"reading {scheme}:// needs its fsspec backend: pip install 'mindinsight-clone[{extra}]' ({exc})"
+        ) from None
+    try:
+        return UPath(text.rstrip("/"), **dict(options or {}))
+    except (TypeError, ValueError) as exc:
+        raise StorageConfigError(f"cannot use {text!r} with storage options {dict(options or {})}: {exc}") from None
+
+
+def is_remote(location: Location) -> bool:
+    return not isinstance(location, Path)
+
+
+def describe(location: Location) -> str:
+    """How to name a location in logs and messages (URL for remote ones, no credentials)."""
+    return str(location)
+
+
+# ---------------------------------------------------------------------- confinement
+def plain_parts(relative: str) -> list[str] | None:
+    """The `/`-separated components of a client-supplied relative path, or None when it is not a plain
+    relative path (empty or `.`/`..` components, backslashes, NUL, absolute, drive letters, URLs)."""
+    if not relative or "\x00" in relative or "\\" in relative or relative.startswith("/") or ":" in relative[:2]:
+        return None
+    if "://" in relative:
+        return None
+    parts = relative.split("/")
+    if any(part in ("", ".", "..") for part in parts):
+        return None
+    return parts
+
+
+def confine(base: Location, relative: str) -> Location | None:
+    """`base / relative` when that stays inside `base`, else None. The one path check for every backend:
+    `relative` must be plain (see `plain_parts`); locally no component may be a symlink and the real path
+    must be inside the real base; remotely (no symlinks, no `..` resolution by the store) plain parts suffice.
+    Existence is not checked."""
+    parts = plain_parts(relative)
+    if parts is None:
+        return None
+    target = base.joinpath(*parts)
+    if is_remote(base):
+        return target
+    assert isinstance(base, Path) and isinstance(target, Path)
+    try:
+        current = base
+        for part in parts:
+            current = current / part
+            if current.is_symlink():
+                return None
+        real_base = Path(os.path.realpath(base))
+        real = Path(os.path.realpath(target))
+    except (OSError, ValueError):
+        return None
+    if real != real_base and real_base not in real.parents:
+        return None
+    return target
+
+
+# ---------------------------------------------------------------------- reading
+def list_dir(location: Location, limit: int | None = None) -> tuple[list[Entry], bool]:
+    """The entries of a directory (at most `limit`) and whether the limit cut the listing.
+
+    Raises OSError (FileNotFoundError, NotADirectoryError, PermissionError...) when it cannot be listed.
+    """
+    if isinstance(location, Path):
+        return _list_local(location, limit)
+    return _list_remote(location, limit)
+
+
+def iter_dir(location: Location, limit: int | None = None) -> Iterator[Entry]:
+    """`list_dir` that gives nothing for a directory that cannot be listed."""
+    try:
+        entries, _ = list_dir(location, limit)
+    except OSError as exc:
+        logger.debug("cannot list %s: %s", describe(location), exc)
+        return iter(())
+    return iter(entries)
+
+
+def stat(location: Location) -> Entry:
+    """What `location` is (never following a symlink); raises OSError when it does not exist."""
+    if isinstance(location, Path):
+        st = os.lstat(location)
+        return _entry_from_stat(location.name, location, st)
+    fs, path = _fs(location)
+    try:
+        info = fs.info(path)
+    except OSError:
+        raise
+    except Exception as exc:  # backends raise their own errors for a failing store
+        raise _as_oserror(exc, location) from exc
+    return _entry_from_info(location, info)
+
+
+def exists(location: Location) -> bool:
+    try:
+        stat(location)
+    except OSError:
+        return False
+    return True
+
+
+def is_dir(location: Location) -> bool:
+    """A real directory (not a symlink to one)."""
+    try:
+        return stat(location).is_dir
+    except OSError:
+        return False
+
+
+def is_file(location: Location) -> bool:
+    """A real regular file (not a symlink to one)."""
+    try:
+        return stat(location).is_file
+    except OSError:
+        return False
+
+
+def open_binary(location: Location, block_bytes: int = REMOTE_BLOCK_BYTES) -> IO[bytes]:
+    """A seekable binary file. Remote files fetch byte ranges on demand (`block_bytes` read-ahead).
+    Raises OSError when it cannot be opened."""
+    if isinstance(location, Path):
+        return open(location, "rb")
+    fs, path = _fs(location)
+    try:
+        _invalidate(fs, path)
+        return fs.open(path, "rb", block_size=block_bytes, cache_type="readahead")  # type: ignore[no-any-return]
+    except OSError:
+        raise
+    except Exception as exc:
+        raise _as_oserror(exc, location) from exc
+
+
+def open_text(location: Location, encoding: str = "utf-8", errors: str = "replace",
+              newline: str | None = None) -> IO[str]:
+    """A text file over `open_binary` (CSV readers want `newline=""`)."""
+    return io.TextIOWrapper(open_binary(location), encoding=encoding, errors=errors, newline=newline)
+
+
+def read_bytes(location: Location, limit: int | None = None) -> bytes:
+    """The whole file, or its first `limit` bytes. Raises OSError."""
+    with open_binary(location) as handle:
+        try:
+            return handle.read() if limit is None else handle.read(limit)
+        except OSError:
+            raise
+        except Exception as exc:
+            raise _as_oserror(exc, location) from exc
+
+
+def read_text(location: Location, encoding: str = "utf-8", errors: str = "strict") -> str:
+    return read_bytes(location).decode(encoding, errors)
+
+
+def file_size(handle: IO[bytes]) -> int:
+    """Size of an open file as it is now (local: fstat; remote: the size the store reported at open)."""
+    try:
+        return os.fstat(handle.fileno()).st_size
+    except (AttributeError, io.UnsupportedOperation, OSError):
+        size = getattr(handle, "size", None)
+        if size is None:
+            raise OSError("cannot tell the size of the file") from None
+        return int(size)
+
+
+def file_identity(handle: IO[bytes]) -> tuple[Any, ...]:
+    """What tells a replaced local file from the same one grown: (st_dev, st_ino). Remote objects have
+    no identity beyond their name: a longer object is read as appended, a shorter one as a reset."""
+    try:
+        st = os.fstat(handle.fileno())
+    except (AttributeError, io.UnsupportedOperation, OSError):
+        return ()
+    return (st.st_dev, st.st_ino)
+
+
+# ---------------------------------------------------------------------- internals
+def _list_local(location: Path, limit: int | None) -> tuple[list[Entry], bool]:
+    out: list[Entry] = []
+    truncated = False
+    with os.scandir(location) as it:
+        for entry in it:
+            if limit is not None and len(out) >= limit:
+                truncated = True
+                break
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:  # vanished while we looked
+                continue
+            out.append(_entry_from_stat(entry.name, Path(entry.path), st))
+    return out, truncated
+
+
+def _entry_from_stat(name: str, location: Path, st: os.stat_result) -> Entry:
+    mode = st.st_mode
+    return Entry(name=name, location=location, is_dir=stat_module.S_ISDIR(mode), is_file=stat_module.S_ISREG(mode),
+                 is_symlink=stat_module.S_ISLNK(mode), size=st.st_size, mtime=st.st_mtime,
+                 identity=(st.st_dev, st.st_ino))
+
+
+def _fs(location: UPath) -> tuple[Any, str]:
+    return location.fs, location.path
+
+
+_invalidate_lock = threading.Lock()
+
+
+def _invalidate(fs: Any, path: str) -> None:
+    """Drop fsspec's cached listing of `path`'s directory, so sizes and new files are seen fresh."""
+    with _invalidate_lock, contextlib.suppress(Exception):  # a backend without a listing cache has nothing to drop
+        fs.invalidate_cache(path)
+
+
+def _list_remote(location: UPath, limit: int | None) -> tuple[list[Entry], bool]:
+    fs, path = _fs(location)
+    _invalidate(fs, path)
+    try:
+        infos = fs.ls(path, detail=True)
+    except OSError:
+        raise
+    except Exception as exc:
+        raise _as_oserror(exc, location) from exc
+    base = path.rstrip("/")
+    out: list[Entry] = []
+    truncated = False
+    for info in sorted(infos, key=lambda i: str(i.get("name", ""))):
+        name = str(info.get("name", "")).rstrip("/")
+        if not name or name == base:
+            continue  # some stores list the directory itself
+        if limit is not None and len(out) >= limit:
+            truncated = True
+            break
+        out.append(_entry_from_info(location / name.rsplit("/", 1)[-1], info))
+    return out, truncated
+
+
+def _entry_from_info(location: UPath, info: Mapping[str, Any]) -> Entry:
+    kind = info.get("type")
+    mtime = _info_mtime(info)
+    size = int(info.get("size") or 0)
+    return Entry(name=location.name, location=location, is_dir=kind == "directory", is_file=kind == "file",
+                 is_symlink=False, size=size, mtime=mtime)
+
+
+def _info_mtime(info: Mapping[str, Any]) -> float:
+    for key in ("LastModified", "mtime", "last_modified", "modificationTime", "updated", "created"):
+        value = info.get(key)
+        if value is None:
+            continue
+        if hasattr(value, "timestamp"):
+            return float(value.timestamp())
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            continue
+        return number / 1000.0 if number > 1e11 else number  # HDFS gives milliseconds
+    return 0.0
+
+
+def _as_oserror(exc: Exception, location: Location) -> OSError:
+    """A backend's own exception as the OSError a caller handles (FileNotFoundError when it says so)."""
+    text = f"{describe(location)}: {type(exc).__name__}: {exc}"
+    if isinstance(exc, FileNotFoundError) or "NoSuchKey" in text or "Not Found" in text or "404" in text:
+        return FileNotFoundError(text)
+    if "AccessDenied" in text or "Forbidden" in text or "403" in text:
+        return PermissionError(text)
+    return OSError(text)
