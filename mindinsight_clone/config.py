@@ -8,6 +8,7 @@ environment variables (as MindInsight does); the app factory reads them back wit
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import runpy
 from collections.abc import Mapping
@@ -44,6 +45,8 @@ class Setting:
                 value = int(str(raw).strip()) if not isinstance(raw, int) else raw
             elif self.type is float:
                 value = float(raw)
+            elif isinstance(raw, Mapping):  # e.g. storage_options given as a mapping in a --config file
+                value = json.dumps(dict(raw))
             else:
                 value = str(raw)
         except (TypeError, ValueError):
@@ -66,7 +69,10 @@ def _home(*parts: str) -> str:
 SETTINGS: tuple[Setting, ...] = (
     Setting("port", int, 8080, "Port the web server listens on (1-65535).", minimum=1, maximum=65535),
     Setting("host", str, "127.0.0.1", "Address to bind; anything but loopback prints a warning."),
-    Setting("summary_base_dir", str, "", "Directory whose subdirectories are training runs (default: cwd)."),
+    Setting("summary_base_dir", str, "", "Directory whose subdirectories are training runs (default: cwd); a URL "
+            "(s3://bucket/prefix, hdfs://..., gs://...) reads it through fsspec."),
+    Setting("storage_options", str, "{}", "JSON object passed to the fsspec backend of a URL base dir (e.g. "
+            '{"endpoint_url": "https://obs.example.com", "anon": true}).'),
     Setting("reload_interval", int, 3, "Seconds between rescans of the summary base dir; 0 loads once.",
             minimum=0, maximum=300),
     Setting("workspace", str, _home("mindinsight-clone"), "Directory for logs, pid files and lineage notes."),
@@ -110,6 +116,7 @@ class Settings:
     port: int
     host: str
     summary_base_dir: str
+    storage_options: str
     reload_interval: int
     workspace: str
     allowed_hosts: str
@@ -202,9 +209,31 @@ def resolve(
     parsed = {s.name: s.parse(values[s.name], sources.get(s.name, "defaults")) for s in SETTINGS}
     if not parsed["summary_base_dir"]:
         parsed["summary_base_dir"] = os.getcwd()
-    parsed["summary_base_dir"] = os.path.realpath(os.path.expanduser(parsed["summary_base_dir"]))
+    base = parsed["summary_base_dir"]
+    if is_url(base):
+        parsed["summary_base_dir"] = base.rstrip("/") if not base.rstrip("/").endswith(":/") else base
+    else:
+        parsed["summary_base_dir"] = os.path.realpath(os.path.expanduser(base))
+    storage_options(parsed["storage_options"])  # refuse a malformed value now, not in the worker
     parsed["workspace"] = os.path.realpath(os.path.expanduser(parsed["workspace"]))
     return Settings(**parsed)
+
+
+def is_url(value: str) -> bool:
+    """`scheme://...` (a remote base dir) rather than a local path; `file://` counts as a URL too."""
+    head, sep, _ = value.partition("://")
+    return bool(sep) and len(head) > 1 and head.isascii() and head.replace("+", "").replace("-", "").isalnum()
+
+
+def storage_options(text: str) -> dict[str, Any]:
+    """The `storage_options` setting as a dict (a JSON object); SettingError otherwise."""
+    try:
+        value = json.loads(text or "{}")
+    except ValueError as exc:
+        raise SettingError(f"storage_options must be a JSON object: {exc}") from None
+    if not isinstance(value, dict):
+        raise SettingError("storage_options must be a JSON object, e.g. {\"endpoint_url\": \"http://...\"}")
+    return value
 
 
 def load_settings(environ: Mapping[str, str] | None = None) -> Settings:

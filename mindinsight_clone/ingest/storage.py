@@ -33,6 +33,8 @@ from typing import IO, Any, TypeAlias
 
 from upath import UPath
 
+from mindinsight_clone.config import is_url
+
 logger = logging.getLogger(__name__)
 
 Location: TypeAlias = Path | UPath
@@ -66,12 +68,6 @@ class Entry:
 
 
 # ---------------------------------------------------------------------- making locations
-def is_url(value: str) -> bool:
-    """Whether `value` names a location by URL (`scheme://...`) rather than a local path."""
-    head, sep, _ = value.partition("://")
-    return bool(sep) and head.isascii() and head.replace("+", "").replace("-", "").isalnum() and len(head) > 1
-
-
 def base_location(value: str | os.PathLike[str], options: Mapping[str, Any] | None = None) -> Location:
     """The location of a base dir given as a local path or a URL. `options` are passed to the fsspec
     backend (endpoint URL, region, anonymous access...). `file://` URLs become local paths.

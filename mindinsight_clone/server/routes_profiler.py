@@ -47,6 +47,7 @@ def _cache() -> ParsedFileCache:
 
 
 def _base() -> str:
+    # TODO(seam): analyzers take the storage Location (services().data_manager.base_dir)
     return str(services().settings.summary_base_dir)
 
 

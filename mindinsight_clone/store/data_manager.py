@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from mindinsight_clone.config import Settings
+from mindinsight_clone.config import Settings, storage_options
 from mindinsight_clone.errors import MindInsightError, TrainJobNotExistError
-from mindinsight_clone.ingest import event_parser, formats, scalar_batch
+from mindinsight_clone.ingest import event_parser, formats, scalar_batch, storage
 from mindinsight_clone.ingest.train_id import check_train_id_syntax, normalize_train_id
 from mindinsight_clone.ingest.values import SummaryValue
 from mindinsight_clone.store import cache_budget, discovery, run_groups
@@ -72,7 +72,9 @@ class RunStatus:
 class DataManager:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.base_dir = Path(settings.summary_base_dir)
+        # local Path or remote UPath: every read of it goes through ingest.storage
+        self.base_dir: storage.Location = storage.base_location(settings.summary_base_dir,
+                                                                storage_options(settings.storage_options))
         self.load_status: str = "init"  # LoadStatus values; str so protocols in other areas match
         self._lock = threading.RLock()
         self._runs: dict[str, RunInfo] = {}
@@ -101,7 +103,7 @@ class DataManager:
         self._stop.clear()
         self._thread = threading.Thread(target=self._loop, name="mi-reload", daemon=True)
         self._thread.start()
-        self._notifier = discovery.start_notifier(self.base_dir, self.wake)
+        self._notifier = discovery.start_notifier(self.base_dir, self.wake)  # type: ignore[arg-type]  # TODO(seam)
 
     def stop(self) -> None:
         """Stop background work (thread and file notifier)."""
@@ -154,7 +156,8 @@ class DataManager:
         with self._load_lock:
             if self.load_status == "init":
                 self.load_status = "loading"
-            result = discovery.scan_result(self.base_dir, self.settings.max_run_count, self.settings.max_depth)
+            result = discovery.scan_result(self.base_dir, self.settings.max_run_count,  # type: ignore[arg-type]  # TODO(seam)
+                                           self.settings.max_depth)
             runs = result.runs
             with self._lock:
                 self._runs = {r.train_id: r for r in runs}
