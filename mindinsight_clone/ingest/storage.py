@@ -124,7 +124,16 @@ def confine(base: Location, relative: str) -> Location | None:
     """`base / relative` when that stays inside `base`, else None. The one path check for every backend:
     `relative` must be plain (see `plain_parts`); locally no component may be a symlink and the real path
     must be inside the real base; remotely (no symlinks, no `..` resolution by the store) plain parts suffice.
-    Existence is not checked."""
+    Existence is not checked; a local lookup that fails (EACCES, ENAMETOOLONG...) refuses too."""
+    try:
+        return confine_or_raise(base, relative)
+    except (OSError, ValueError):
+        return None
+
+
+def confine_or_raise(base: Location, relative: str) -> Location | None:
+    """`confine`, except that an OSError of the local symlink/realpath lookup is raised rather than
+    answered with None (for callers that tell "refused" from "cannot be looked at")."""
     parts = plain_parts(relative)
     if parts is None:
         return None
@@ -132,16 +141,13 @@ def confine(base: Location, relative: str) -> Location | None:
     if is_remote(base):
         return target
     assert isinstance(base, Path) and isinstance(target, Path)
-    try:
-        current = base
-        for part in parts:
-            current = current / part
-            if current.is_symlink():
-                return None
-        real_base = Path(os.path.realpath(base))
-        real = Path(os.path.realpath(target))
-    except (OSError, ValueError):
-        return None
+    current = base
+    for part in parts:
+        current = current / part
+        if current.is_symlink():
+            return None
+    real_base = Path(os.path.realpath(base))
+    real = Path(os.path.realpath(target))
     if real != real_base and real_base not in real.parents:
         return None
     return target
