@@ -47,6 +47,11 @@ BACKEND_EXTRAS: dict[str, str] = {
     "abfs": "azure", "az": "azure", "abfss": "azure",
 }
 REMOTE_BLOCK_BYTES = 4 * 1024 * 1024  # read-ahead of a remote file: one range request per 4 MiB read
+# botocore settings for s3:// (and OBS through its S3 API) when `--storage-options` does not set them: a dead or
+# slow endpoint costs seconds, not botocore's 60 s per attempt, so a failing store shows up as a problem promptly.
+# Given `config_kwargs` keys win, key by key.
+S3_CONFIG_DEFAULTS: dict[str, Any] = {"connect_timeout": 5, "read_timeout": 30,
+                                      "retries": {"max_attempts": 3, "mode": "standard"}}
 
 
 class StorageConfigError(ValueError):
@@ -92,9 +97,21 @@ def base_location(value: str | os.PathLike[str], options: Mapping[str, Any] | No
             f"reading {scheme}:// needs its fsspec backend: pip install 'mindinsight-clone[{extra}]' ({exc})"
         ) from None
     try:
-        return UPath(text.rstrip("/"), **dict(options or {}))
+        return UPath(text.rstrip("/"), **with_defaults(scheme, options))
     except (TypeError, ValueError) as exc:
         raise StorageConfigError(f"cannot use {text!r} with storage options {dict(options or {})}: {exc}") from None
+
+
+def with_defaults(scheme: str, options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """`options` with this project's defaults for the scheme's backend added (s3: timeouts and retries)."""
+    out = dict(options or {})
+    if BACKEND_EXTRAS.get(scheme) == "s3":
+        given = out.get("config_kwargs")
+        config = dict(given) if isinstance(given, Mapping) else {}
+        for key, value in S3_CONFIG_DEFAULTS.items():
+            config.setdefault(key, value)
+        out["config_kwargs"] = config
+    return out
 
 
 def is_remote(location: Location) -> bool:

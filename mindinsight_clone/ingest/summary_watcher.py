@@ -294,10 +294,10 @@ def _is_profiler_dir(path: Location, state: _ScanState) -> float | None:
             return None
         if is_profiler_dir_name(name) and entry.is_dir:
             return None
-    return _holds_a_file(path, entries)
+    return _holds_a_file(path, entries, state)
 
 
-def _holds_a_file(path: Location, first: list[Entry] | None = None) -> float | None:
+def _holds_a_file(path: Location, first: list[Entry] | None = None, state: _ScanState | None = None) -> float | None:
     """Whether `path` contains a regular file at any depth (bounded in entries and listing calls,
     symlinks not followed): the newest mtime among the files of the directory where one was found, or None.
     `first` is the listing of `path` when the caller has it already."""
@@ -310,6 +310,8 @@ def _holds_a_file(path: Location, first: list[Entry] | None = None) -> float | N
             entries, first = first, None
         else:
             calls -= 1
+            if state is not None:
+                state.listings += 1
             try:
                 entries, _ = storage.list_dir(current, budget, details=False)
             except OSError:
