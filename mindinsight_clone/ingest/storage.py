@@ -399,7 +399,7 @@ def _list_remote(location: UPath, limit: int | None) -> tuple[list[Entry], bool]
     fs, path = _fs(location)
     _invalidate(fs, path)
     try:
-        infos = fs.ls(path, detail=True)
+        infos = _ls_bounded(fs, path, limit)
     except OSError:
         raise
     except Exception as exc:
@@ -416,6 +416,23 @@ def _list_remote(location: UPath, limit: int | None) -> tuple[list[Entry], bool]
             break
         out.append(_entry_from_info(location / name.rsplit("/", 1)[-1], info))
     return out, truncated
+
+
+def _ls_bounded(fs: Any, path: str, limit: int | None) -> list[dict[str, Any]]:
+    """`fs.ls(path, detail=True)`, but on S3 (s3fs) at most about `limit` + 1 files are fetched: the listing
+    pages stop there, so a prefix of a million objects costs a few requests, not a thousand. A cut listing
+    is not left in s3fs's directory cache (it would hide the objects past the cut)."""
+    lsdir = getattr(fs, "_lsdir", None)
+    if limit is None or lsdir is None or getattr(fs, "loop", None) is None or type(fs).__name__ != "S3FileSystem":
+        return list(fs.ls(path, detail=True))
+    from fsspec.asyn import sync
+
+    infos = list(sync(fs.loop, lsdir, fs._strip_protocol(path), refresh=True, max_items=limit + 1))
+    if not infos:  # an empty listing: no prefix (s3fs says FileNotFoundError), or a bucket with nothing in it
+        return list(fs.ls(path, detail=True))
+    if len(infos) > limit:
+        _invalidate(fs, path)
+    return infos
 
 
 def _entry_from_info(location: UPath, info: Mapping[str, Any]) -> Entry:
