@@ -21,6 +21,7 @@ Writing (workspace: logs, caches, notes) stays local and does not go through her
 from __future__ import annotations
 
 import contextlib
+import copy
 import io
 import logging
 import os
@@ -137,9 +138,10 @@ def with_defaults(scheme: str, options: Mapping[str, Any] | None) -> dict[str, A
     out = dict(options or {})
     if BACKEND_EXTRAS.get(scheme) == "s3":
         given = out.get("config_kwargs")
-        config = dict(given) if isinstance(given, Mapping) else {}
+        # deep copies: botocore rewrites the retries dict it is given (max_attempts -> total_max_attempts)
+        config = copy.deepcopy(dict(given)) if isinstance(given, Mapping) else {}
         for key, value in S3_CONFIG_DEFAULTS.items():
-            config.setdefault(key, value)
+            config.setdefault(key, copy.deepcopy(value))
         out["config_kwargs"] = config
     return out
 

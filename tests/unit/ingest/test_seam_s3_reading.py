@@ -193,3 +193,14 @@ def test_a_cut_remote_listing_hides_nothing_from_later_lookups(s3_server: S3Serv
     assert storage.stat(base / "dir" / "obj5").size == 5  # not answered "missing" from a partial cached listing
     full, cut = storage.list_dir(base / "dir")
     assert not cut and len(full) == 6
+
+
+def test_s3_timeout_and_retry_defaults_fill_only_what_is_not_given(s3_server: S3Server) -> None:
+    given = {"endpoint_url": s3_server.endpoint, "config_kwargs": {"read_timeout": 99}}
+    options = storage.with_defaults("s3", given)
+    assert options["config_kwargs"] == {"connect_timeout": 5, "read_timeout": 99,
+                                        "retries": {"max_attempts": 3, "mode": "standard"}}
+    assert given["config_kwargs"] == {"read_timeout": 99}  # the caller's mapping is left alone
+    assert storage.with_defaults("gs", {"token": "anon"}) == {"token": "anon"}
+    base = storage.base_location(f"s3://{BUCKET}/x", {**s3_server.storage_options, **given})
+    assert base.storage_options["config_kwargs"]["connect_timeout"] == 5
