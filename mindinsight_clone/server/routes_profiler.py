@@ -33,6 +33,7 @@ from mindinsight_clone.analyzers.profiler.layout import (
     scan_profiler_dir,
 )
 from mindinsight_clone.errors import ParamValueError, ProfilerFileNotFoundError, ProfilerParamValueError
+from mindinsight_clone.ingest.storage import Location
 from mindinsight_clone.ingest.train_id import normalize_train_id, resolve_train_dir
 from mindinsight_clone.server.params import arg, json_body, to_int
 from mindinsight_clone.server.services import services
@@ -46,9 +47,9 @@ def _cache() -> ParsedFileCache:
     return cache
 
 
-def _base() -> str:
-    # TODO(seam): analyzers take the storage Location (services().data_manager.base_dir)
-    return str(services().settings.summary_base_dir)
+def _base() -> Location:
+    """The summary base dir as a storage Location (a local path or a remote URL such as `s3://bucket/prefix`)."""
+    return services().data_manager.base_dir
 
 
 def _style_a(dot: bool = False) -> ProfilerDir:
@@ -323,13 +324,16 @@ def communication_data() -> Response:
 def profiler_dirs() -> Response:
     """Every `profiler*` dir of a job that holds data, with its layout and devices."""
     train_id = arg("train_id")
-    job_dir = resolve_train_dir(_base(), train_id)
+    job_dir = resolve_train_dir(_base(), train_id)  # type: ignore[arg-type]  # TODO(seam): Location with seam-core
     job = normalize_train_id(train_id or "./")
     answer = []
     for path in find_profiler_dirs(job_dir):
         pdir = scan_profiler_dir(path, f"{job.rstrip('/')}/{path.name}")
-        answer.append({"profile": path.name, "layout": pdir.layout, "device_list": pdir.device_ids,
-                       "device_type": pdir.device_type, "profiler_mode": pdir.profiler_mode})
+        entry: dict[str, Any] = {"profile": path.name, "layout": pdir.layout, "device_list": pdir.device_ids,
+                                 "device_type": pdir.device_type, "profiler_mode": pdir.profiler_mode}
+        if pdir.problems:  # e.g. a listing cut at its limit: never dropped silently
+            entry["problems"] = list(pdir.problems)
+        answer.append(entry)
     return jsonify({"train_id": job, "profilers": answer})
 
 

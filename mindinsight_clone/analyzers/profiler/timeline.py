@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -21,6 +20,8 @@ import orjson
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
 from mindinsight_clone.analyzers.profiler.trace_events import TraceColumns, load_trace
+from mindinsight_clone.ingest import storage
+from mindinsight_clone.ingest.storage import Location
 
 log = logging.getLogger(__name__)
 TRACE_VIEW = "trace_view.json"
@@ -51,7 +52,7 @@ def _legacy_json(device: DeviceFiles | None, template: str) -> Any:
     if path is None:
         return None
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(storage.read_bytes(path))
     except (OSError, ValueError):
         return None
 
@@ -169,5 +170,5 @@ def timeline_summary(device: DeviceFiles | None, layout: str, device_type: str,
     return answer
 
 
-def trace_path(device: DeviceFiles | None) -> Path | None:
+def trace_path(device: DeviceFiles | None) -> Location | None:
     return device.output_file(TRACE_VIEW) if device else None
