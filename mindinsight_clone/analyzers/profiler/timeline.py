@@ -36,8 +36,11 @@ class Window:
     max_events: int | None = None
 
 
-def trace_for(device: DeviceFiles | None, cache: ParsedFileCache | None = None) -> TraceColumns | None:
-    path = device.output_file(TRACE_VIEW) if device else None
+def trace_for(device: DeviceFiles | None, cache: ParsedFileCache | None = None,
+              path: Location | None = None) -> TraceColumns | None:
+    """The parsed trace_view.json of `device` (at `path` when the caller already found it)."""
+    if path is None:
+        path = trace_path(device)
     if path is None:
         return None
     try:
@@ -157,8 +160,8 @@ def timeline_summary(device: DeviceFiles | None, layout: str, device_type: str,
     if layout == "legacy":
         data = _legacy_json(device, f"{device_type}_timeline_summary_{{}}.json")
         return data if isinstance(data, dict) else {"max_scope_name_num": 0}
-    trace = trace_for(device, cache)
     path = trace_path(device)
+    trace = trace_for(device, cache, path) if path is not None else None
     if trace is None or path is None:
         return {"max_scope_name_num": 0}
     if not len(trace):
