@@ -127,6 +127,8 @@ class ProfilerDir:
     layout: Layout
     devices: dict[str, DeviceFiles]
     problems: tuple[str, ...] = ()  # e.g. a directory listing cut at MAX_DIR_ENTRIES
+    # the scan's listings, reused by has_kind (a profiler dir is scanned per request; remote: a listing is a request)
+    listings: _Listings = field(default_factory=_Listings, compare=False, repr=False)
 
     @property
     def device_ids(self) -> list[str]:
@@ -142,7 +144,7 @@ class ProfilerDir:
             if str(dev.base) in seen:
                 continue
             seen.add(str(dev.base))
-            if any(e.name.startswith(prefix) for e in _listdir(dev.base)):
+            if any(e.name.startswith(prefix) for e in self.listings(dev.base)):
                 return True
         return False
 
@@ -228,13 +230,13 @@ def scan_profiler_dir(path: Location, display: str) -> ProfilerDir:
     if data_ids:
         ids = info_ids or data_ids
         devices = {i: DeviceFiles(i, path, info=_read_json(path / f"profiler_info_{i}.json")) for i in ids}
-        return ProfilerDir(path, display, "legacy", devices, _cut_notes(listdir))
+        return ProfilerDir(path, display, "legacy", devices, _cut_notes(listdir), listdir)
     devices_ms2: dict[str, DeviceFiles] = {}
     # Newest session last (names are `<host>_<pid>_<timestamp>_ascend_ms`; sort by the timestamp, then mtime).
     for session in sorted(_session_dirs(path, listdir), key=_session_sort_key):
         for dev in _session_devices(session, listdir):
             devices_ms2[dev.device_id] = dev
-    return ProfilerDir(path, display, "ms2", devices_ms2, _cut_notes(listdir))
+    return ProfilerDir(path, display, "ms2", devices_ms2, _cut_notes(listdir), listdir)
 
 
 def _cut_notes(listdir: _Listings) -> tuple[str, ...]:
