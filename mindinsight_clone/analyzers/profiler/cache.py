@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from mindinsight_clone.ingest import storage
-from mindinsight_clone.ingest.storage import Location
+from mindinsight_clone.ingest.storage import Entry, Location
 
 T = TypeVar("T")
 PROFILER_CACHE_BYTES = 2 << 30
@@ -36,11 +36,13 @@ class ParsedFileCache:
         self._lock = threading.Lock()
         self._loading: dict[tuple[Any, ...], threading.Lock] = {}
 
-    def get(self, kind: str, path: Location, parse: Callable[[Location], T], weight: int | None = None) -> T:
+    def get(self, kind: str, path: Location, parse: Callable[[Location], T], weight: int | None = None,
+            entry: Entry | None = None) -> T:
         """The parsed value of `path` (parsing it on a miss). `weight` overrides the size counted against the
-        byte bound (for small values derived from a big file)."""
+        byte bound (for small values derived from a big file). `entry` is the file's stat when the caller has
+        it from a listing of this request (saves a stat; remote: a request)."""
         try:
-            stat = storage.stat(path)
+            stat = entry if entry is not None else storage.stat(path)
         except OSError:
             return parse(path)
         key = (kind, str(path), stat.mtime, stat.size, stat.identity)
@@ -80,6 +82,6 @@ class ParsedFileCache:
 
 
 def cached(cache: ParsedFileCache | None, kind: str, path: Location, parse: Callable[[Location], T],
-           weight: int | None = None) -> T:
+           weight: int | None = None, entry: Entry | None = None) -> T:
     """Parse through `cache` when one is given (the app injects one), else parse directly."""
-    return cache.get(kind, path, parse, weight) if cache is not None else parse(path)
+    return cache.get(kind, path, parse, weight, entry) if cache is not None else parse(path)

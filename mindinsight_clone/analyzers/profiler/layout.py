@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from upath import UPath
 
+from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
 from mindinsight_clone.ingest import storage
 from mindinsight_clone.ingest.storage import Entry, Location
 from mindinsight_clone.ingest.summary_watcher import is_profiler_dir_name
@@ -55,11 +56,13 @@ Layout = Literal["legacy", "ms2"]
 
 class _Listings:
     """The listings of one scan, each directory listed once (a remote listing is a request), sorted by name.
-    Symlinks are never followed (storage lists them as neither file nor dir); cut listings are remembered."""
+    Symlinks are never followed (storage lists them as neither file nor dir); cut listings are remembered.
+    `cache` (the app's parse cache) keeps the small profiler_info JSON files parsed across scans."""
 
-    def __init__(self) -> None:
+    def __init__(self, cache: ParsedFileCache | None = None) -> None:
         self._seen: dict[str, list[Entry]] = {}
         self.truncated: list[str] = []
+        self.cache = cache
 
     def __call__(self, path: Location) -> list[Entry]:
         key = str(path)
@@ -83,12 +86,19 @@ def _listdir(path: Location, truncated: list[str] | None = None) -> list[Entry]:
     return sorted(entries, key=lambda e: e.name)
 
 
-def _read_json(path: Location) -> dict[str, Any]:
+def _parse_json(path: Location) -> dict[str, Any]:
     try:
         data = json.loads(storage.read_bytes(path))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
+
+
+def _read_json(entry: Entry | None, cache: ParsedFileCache | None) -> dict[str, Any]:
+    """A JSON object file found by a listing (keyed on the listing's size and mtime: no stat); {} when unreadable."""
+    if entry is None:
+        return {}
+    return cached(cache, "profiler_info", entry.location, _parse_json, entry=entry)
 
 
 @dataclass(frozen=True)
@@ -202,7 +212,7 @@ def _session_dirs(path: Location, listdir: _Listings, depth: int = 0) -> list[Lo
     return found
 
 
-def _session_devices(session: Location, listdir: _Listings) -> list[DeviceFiles]:
+def _session_devices(session: Location, listdir: _Listings, read_info: bool = True) -> list[DeviceFiles]:
     framework = session / "FRAMEWORK"
     output = session / "ASCEND_PROFILER_OUTPUT"
     kinds = {e.name: e for e in listdir(session) if e.is_dir}  # real dirs only: symlinks are skipped
@@ -215,21 +225,22 @@ def _session_devices(session: Location, listdir: _Listings) -> list[DeviceFiles]
             match = _MS2_RANK_FILE.match(entry.name)
             if match and entry.is_file:
                 ranks.add(match.group(2))
-                if match.group(1) == "profiler_info":
-                    infos[match.group(2)] = _read_json(entry.location)
+                if match.group(1) == "profiler_info" and read_info:
+                    infos[match.group(2)] = _read_json(entry, listdir.cache)
     if not ranks and out_dir is not None and any(e.is_file for e in listdir(out_dir)):
         ranks.add("0")
     base = framework if has_framework else session
     return [DeviceFiles(rank, base, out_dir, session.name, infos.get(rank, {})) for rank in sorted(ranks, key=int)]
 
 
-def scan_profiler_dir(path: Location, display: str) -> ProfilerDir:
+def scan_profiler_dir(path: Location, display: str, cache: ParsedFileCache | None = None) -> ProfilerDir:
     """Index a profiler dir (legacy when it holds legacy files directly, else ms2). Empty if it has no data."""
-    listdir = _Listings()
+    listdir = _Listings(cache)
     info_ids, data_ids = _legacy_ids(path, listdir)
     if data_ids:
         ids = info_ids or data_ids
-        devices = {i: DeviceFiles(i, path, info=_read_json(path / f"profiler_info_{i}.json")) for i in ids}
+        files = {e.name: e for e in listdir(path) if e.is_file}
+        devices = {i: DeviceFiles(i, path, info=_read_json(files.get(f"profiler_info_{i}.json"), cache)) for i in ids}
         return ProfilerDir(path, display, "legacy", devices, _cut_notes(listdir), listdir)
     devices_ms2: dict[str, DeviceFiles] = {}
     # Newest session last (names are `<host>_<pid>_<timestamp>_ascend_ms`; sort by the timestamp, then mtime).
@@ -272,7 +283,7 @@ def is_profiler_dir(path: str | os.PathLike[str] | Location) -> bool:
 def _holds_data(target: Location, listdir: _Listings) -> bool:
     if _legacy_ids(target, listdir)[1]:
         return True
-    return any(_session_devices(s, listdir) for s in _session_dirs(target, listdir))
+    return any(_session_devices(s, listdir, read_info=False) for s in _session_dirs(target, listdir))
 
 
 def find_profiler_dirs(run_dir: str | os.PathLike[str] | Location) -> list[Location]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from urllib.parse import unquote
 
+from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import MAX_DIR_ENTRIES, ProfilerDir, is_profiler_dir, scan_profiler_dir
 from mindinsight_clone.errors import (
     ParamValueError,
@@ -38,8 +39,10 @@ def _plain_component(name: str) -> bool:
             and fits_name_max(name))
 
 
-def style_a(base_dir: Location, train_id: str | None, profile: str | None, *, dot: bool = False) -> ProfilerDir:
-    """`?train_id=./job&profile=profiler`. `dot` adds the final period some MindInsight messages have."""
+def style_a(base_dir: Location, train_id: str | None, profile: str | None, *, dot: bool = False,
+            cache: ParsedFileCache | None = None) -> ProfilerDir:
+    """`?train_id=./job&profile=profiler`. `dot` adds the final period some MindInsight messages have; `cache` (the
+    app's parse cache) keeps the profiler_info files the scan reads."""
     if not profile or not train_id:
         raise ParamValueError("No profiler_dir or train_id.")
     invalid = "Invalid profiler dir." if dot else "Invalid profiler dir"
@@ -55,10 +58,10 @@ def style_a(base_dir: Location, train_id: str | None, profile: str | None, *, do
     candidate = storage.confine(job_dir, profile)  # None for a symlink or a path leaving the job dir
     if candidate is None or not storage.is_dir(candidate):  # is_dir: False on any OSError (ELOOP, EACCES...)
         raise ProfilerDirNotFoundError(display)
-    return scan_profiler_dir(candidate, _display(train_id, profile))
+    return scan_profiler_dir(candidate, _display(train_id, profile), cache)
 
 
-def style_b(base_dir: Location, job: str | None) -> ProfilerDir:
+def style_b(base_dir: Location, job: str | None, cache: ParsedFileCache | None = None) -> ProfilerDir:
     """`?dir=./job`: the job's last `profiler*` sub-dir by name (preferring ones that hold data)."""
     if not job:
         raise ProfilerParamValueError("The file dir does not exist.")
@@ -77,4 +80,4 @@ def style_b(base_dir: Location, job: str | None) -> ProfilerDir:
     if not chosen:
         # MindInsight answers 500 here (IndexError on an empty list); a missing dir is a client-side 4xx.
         raise ProfilerDirNotFoundError(f"<{_display(train_id, 'profiler*')}>")
-    return scan_profiler_dir(job_dir / chosen[0], _display(train_id, chosen[0]))
+    return scan_profiler_dir(job_dir / chosen[0], _display(train_id, chosen[0]), cache)
