@@ -47,6 +47,11 @@ BACKEND_EXTRAS: dict[str, str] = {
     "abfs": "azure", "az": "azure", "abfss": "azure",
 }
 REMOTE_BLOCK_BYTES = 4 * 1024 * 1024  # read-ahead of a remote file: one range request per 4 MiB read
+# botocore settings for s3:// (and OBS through its S3 API) when `--storage-options` does not set them: a dead or
+# slow endpoint costs seconds, not botocore's 60 s per attempt, so a failing store shows up as a problem promptly.
+# Given `config_kwargs` keys win, key by key.
+S3_CONFIG_DEFAULTS: dict[str, Any] = {"connect_timeout": 5, "read_timeout": 30,
+                                      "retries": {"max_attempts": 3, "mode": "standard"}}
 
 
 class StorageConfigError(ValueError):
@@ -92,9 +97,21 @@ def base_location(value: str | os.PathLike[str], options: Mapping[str, Any] | No
             f"reading {scheme}:// needs its fsspec backend: pip install 'mindinsight-clone[{extra}]' ({exc})"
         ) from None
     try:
-        return UPath(text.rstrip("/"), **dict(options or {}))
+        return UPath(text.rstrip("/"), **with_defaults(scheme, options))
     except (TypeError, ValueError) as exc:
         raise StorageConfigError(f"cannot use {text!r} with storage options {dict(options or {})}: {exc}") from None
+
+
+def with_defaults(scheme: str, options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """`options` with this project's defaults for the scheme's backend added (s3: timeouts and retries)."""
+    out = dict(options or {})
+    if BACKEND_EXTRAS.get(scheme) == "s3":
+        given = out.get("config_kwargs")
+        config = dict(given) if isinstance(given, Mapping) else {}
+        for key, value in S3_CONFIG_DEFAULTS.items():
+            config.setdefault(key, value)
+        out["config_kwargs"] = config
+    return out
 
 
 def is_remote(location: Location) -> bool:
@@ -103,7 +120,16 @@ def is_remote(location: Location) -> bool:
 
 def describe(location: Location) -> str:
     """How to name a location in logs and messages (URL for remote ones, no credentials)."""
-    return str(location)
+    return redact(str(location)) if is_remote(location) else str(location)
+
+
+def redact(text: str) -> str:
+    """A URL without the `user:password@` part some schemes allow (`s3://key:secret@bucket/...`)."""
+    if "://" not in text:
+        return text
+    scheme, _, rest = text.partition("://")
+    netloc, slash, path = rest.partition("/")
+    return f"{scheme}://{netloc.rsplit('@', 1)[-1]}{slash}{path}"
 
 
 # ---------------------------------------------------------------------- confinement
@@ -124,7 +150,16 @@ def confine(base: Location, relative: str) -> Location | None:
     """`base / relative` when that stays inside `base`, else None. The one path check for every backend:
     `relative` must be plain (see `plain_parts`); locally no component may be a symlink and the real path
     must be inside the real base; remotely (no symlinks, no `..` resolution by the store) plain parts suffice.
-    Existence is not checked."""
+    Existence is not checked; a local lookup that fails (EACCES, ENAMETOOLONG...) refuses too."""
+    try:
+        return confine_or_raise(base, relative)
+    except (OSError, ValueError):
+        return None
+
+
+def confine_or_raise(base: Location, relative: str) -> Location | None:
+    """`confine`, except that an OSError of the local symlink/realpath lookup is raised rather than
+    answered with None (for callers that tell "refused" from "cannot be looked at")."""
     parts = plain_parts(relative)
     if parts is None:
         return None
@@ -132,36 +167,36 @@ def confine(base: Location, relative: str) -> Location | None:
     if is_remote(base):
         return target
     assert isinstance(base, Path) and isinstance(target, Path)
-    try:
-        current = base
-        for part in parts:
-            current = current / part
-            if current.is_symlink():
-                return None
-        real_base = Path(os.path.realpath(base))
-        real = Path(os.path.realpath(target))
-    except (OSError, ValueError):
-        return None
+    current = base
+    for part in parts:
+        current = current / part
+        if current.is_symlink():
+            return None
+    real_base = Path(os.path.realpath(base))
+    real = Path(os.path.realpath(target))
     if real != real_base and real_base not in real.parents:
         return None
     return target
 
 
 # ---------------------------------------------------------------------- reading
-def list_dir(location: Location, limit: int | None = None) -> tuple[list[Entry], bool]:
+def list_dir(location: Location, limit: int | None = None, *, details: bool = True) -> tuple[list[Entry], bool]:
     """The entries of a directory (at most `limit`) and whether the limit cut the listing.
 
+    `details=False` lets a local listing skip the per-entry lstat: entries then carry only their kind
+    (from the directory itself), size -1 and mtime 0.0; `stat` the ones you need. Remote listings always
+    carry sizes and times (the store sends them anyway).
     Raises OSError (FileNotFoundError, NotADirectoryError, PermissionError...) when it cannot be listed.
     """
     if isinstance(location, Path):
-        return _list_local(location, limit)
+        return _list_local(location, limit, details)
     return _list_remote(location, limit)
 
 
-def iter_dir(location: Location, limit: int | None = None) -> Iterator[Entry]:
+def iter_dir(location: Location, limit: int | None = None, *, details: bool = True) -> Iterator[Entry]:
     """`list_dir` that gives nothing for a directory that cannot be listed."""
     try:
-        entries, _ = list_dir(location, limit)
+        entries, _ = list_dir(location, limit, details=details)
     except OSError as exc:
         logger.debug("cannot list %s: %s", describe(location), exc)
         return iter(())
@@ -191,11 +226,13 @@ def exists(location: Location) -> bool:
     return True
 
 
-def is_dir(location: Location) -> bool:
-    """A real directory (not a symlink to one)."""
+def is_dir(location: Location, follow_symlinks: bool = False) -> bool:
+    """A real directory (not a symlink to one, unless `follow_symlinks`: local only, stores have none)."""
     try:
+        if follow_symlinks and isinstance(location, Path):
+            return stat_module.S_ISDIR(os.stat(location).st_mode)
         return stat(location).is_dir
-    except OSError:
+    except (OSError, ValueError):
         return False
 
 
@@ -215,7 +252,8 @@ def open_binary(location: Location, block_bytes: int = REMOTE_BLOCK_BYTES) -> IO
     fs, path = _fs(location)
     try:
         _invalidate(fs, path)
-        return fs.open(path, "rb", block_size=block_bytes, cache_type="readahead")  # type: ignore[no-any-return]
+        remote = _RemoteFile(fs.open(path, "rb", block_size=block_bytes, cache_type="readahead"), location)
+        return remote  # type: ignore[return-value]  # an io.RawIOBase: read/seek/tell/close as IO[bytes]
     except OSError:
         raise
     except Exception as exc:
@@ -225,7 +263,10 @@ def open_binary(location: Location, block_bytes: int = REMOTE_BLOCK_BYTES) -> IO
 def open_text(location: Location, encoding: str = "utf-8", errors: str = "replace",
               newline: str | None = None) -> IO[str]:
     """A text file over `open_binary` (CSV readers want `newline=""`)."""
-    return io.TextIOWrapper(open_binary(location), encoding=encoding, errors=errors, newline=newline)
+    handle = open_binary(location)
+    if isinstance(handle, _RemoteFile):
+        handle = io.BufferedReader(handle, buffer_size=1024 * 1024)  # type: ignore[assignment]
+    return io.TextIOWrapper(handle, encoding=encoding, errors=errors, newline=newline)  # type: ignore[arg-type]
 
 
 def read_bytes(location: Location, limit: int | None = None) -> bytes:
@@ -265,7 +306,7 @@ def file_identity(handle: IO[bytes]) -> tuple[Any, ...]:
 
 
 # ---------------------------------------------------------------------- internals
-def _list_local(location: Path, limit: int | None) -> tuple[list[Entry], bool]:
+def _list_local(location: Path, limit: int | None, details: bool = True) -> tuple[list[Entry], bool]:
     out: list[Entry] = []
     truncated = False
     with os.scandir(location) as it:
@@ -274,10 +315,15 @@ def _list_local(location: Path, limit: int | None) -> tuple[list[Entry], bool]:
                 truncated = True
                 break
             try:
-                st = entry.stat(follow_symlinks=False)
+                if details:
+                    st = entry.stat(follow_symlinks=False)
+                    out.append(_entry_from_stat(entry.name, Path(entry.path), st))
+                else:  # the kind comes from the directory listing (d_type): no syscall per entry
+                    link = entry.is_symlink()
+                    out.append(Entry(entry.name, Path(entry.path), not link and entry.is_dir(follow_symlinks=False),
+                                     not link and entry.is_file(follow_symlinks=False), link, -1, 0.0))
             except OSError:  # vanished while we looked
                 continue
-            out.append(_entry_from_stat(entry.name, Path(entry.path), st))
     return out, truncated
 
 
@@ -299,6 +345,54 @@ def _invalidate(fs: Any, path: str) -> None:
     """Drop fsspec's cached listing of `path`'s directory, so sizes and new files are seen fresh."""
     with _invalidate_lock, contextlib.suppress(Exception):  # a backend without a listing cache has nothing to drop
         fs.invalidate_cache(path)
+
+
+class _RemoteFile(io.RawIOBase):
+    """A remote file whose every failure is an OSError (a dead endpoint raises botocore's own errors).
+    `size` is the object's size when it was opened."""
+
+    def __init__(self, inner: Any, location: Location) -> None:
+        super().__init__()
+        self._inner = inner
+        self._location = location
+        self.size = int(inner.size)
+
+    def _guard(self, call: Any, *args: Any) -> Any:
+        try:
+            return call(*args)
+        except OSError:
+            raise
+        except Exception as exc:
+            raise _as_oserror(exc, self._location) from exc
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def read(self, size: int | None = -1) -> bytes:
+        return self._guard(self._inner.read, -1 if size is None else size)  # type: ignore[no-any-return]
+
+    def readall(self) -> bytes:
+        return self.read(-1)
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.read(len(buffer))
+        buffer[:len(data)] = data
+        return len(data)
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        return self._guard(self._inner.seek, offset, whence)  # type: ignore[no-any-return]
+
+    def tell(self) -> int:
+        return self._guard(self._inner.tell)  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        if not self.closed:
+            with contextlib.suppress(Exception):
+                self._inner.close()
+        super().close()
 
 
 def _list_remote(location: UPath, limit: int | None) -> tuple[list[Entry], bool]:
