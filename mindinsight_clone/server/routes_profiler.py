@@ -324,7 +324,7 @@ def communication_data() -> Response:
 def profiler_dirs() -> Response:
     """Every `profiler*` dir of a job that holds data, with its layout and devices."""
     train_id = arg("train_id")
-    job_dir = resolve_train_dir(_base(), train_id)  # type: ignore[arg-type]  # TODO(seam): Location with seam-core
+    job_dir = resolve_train_dir(_base(), train_id)
     job = normalize_train_id(train_id or "./")
     answer = []
     for path in find_profiler_dirs(job_dir):

@@ -42,8 +42,12 @@ ROWS_BLOCK_BYTES = 8 << 20  # read-ahead while streaming rows (remote: one range
 
 
 def open_text(path: Location, block_bytes: int = ROWS_BLOCK_BYTES) -> IO[str]:
-    """A CSV file as text through the storage seam (UTF-8, bad bytes replaced, `newline=""` as csv wants)."""
-    return io.TextIOWrapper(storage.open_binary(path, block_bytes), encoding="utf-8", errors="replace", newline="")
+    """A CSV file as text through the storage seam (UTF-8, bad bytes replaced, `newline=""` as csv wants).
+    `block_bytes` is the remote read-ahead; a remote (unbuffered) file gets a buffer as a local one has."""
+    handle: Any = storage.open_binary(path, block_bytes)
+    if not isinstance(handle, io.BufferedIOBase):
+        handle = io.BufferedReader(handle, buffer_size=min(block_bytes, 1 << 20))
+    return io.TextIOWrapper(handle, encoding="utf-8", errors="replace", newline="")
 
 
 def canonical(name: str) -> str:

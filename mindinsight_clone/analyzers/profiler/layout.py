@@ -75,7 +75,7 @@ class _Listings:
 
 def _listdir(path: Location, truncated: list[str] | None = None) -> list[Entry]:
     try:
-        entries, cut = storage.list_dir(path, MAX_DIR_ENTRIES)
+        entries, cut = storage.list_dir(path, MAX_DIR_ENTRIES, details=False)  # local: kinds only, no lstat
     except OSError:
         return []
     if cut:
@@ -95,10 +95,11 @@ def _parse_json(path: Location) -> dict[str, Any]:
 
 
 def _read_json(entry: Entry | None, cache: ParsedFileCache | None) -> dict[str, Any]:
-    """A JSON object file found by a listing (keyed on the listing's size and mtime: no stat); {} when unreadable."""
+    """A JSON object file found by a listing; {} when unreadable. Cached on the listing's size and mtime where the
+    listing has them (remote: no extra request), else on a stat (a local listing gives kinds only)."""
     if entry is None:
         return {}
-    return cached(cache, "profiler_info", entry.location, _parse_json, entry=entry)
+    return cached(cache, "profiler_info", entry.location, _parse_json, entry=entry if entry.size >= 0 else None)
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,7 @@ def style_a(base_dir: Location, train_id: str | None, profile: str | None, *, do
         raise ParamValueError(invalid)
     display = f"<{_display(train_id, profile)}>" if train_id.startswith("./") else "<profiler>"
     try:
-        job_dir = resolve_train_dir(base_dir, train_id)  # type: ignore[arg-type]  # TODO(seam): Location with seam-core
+        job_dir = resolve_train_dir(base_dir, train_id)
     except InvalidTrainId:
         raise ParamValueError(invalid) from None
     except TrainJobNotExistError:
@@ -70,7 +70,7 @@ def style_b(base_dir: Location, job: str | None, cache: ParsedFileCache | None =
     except UnicodeDecodeError:
         raise ProfilerParamValueError("Unquote error with strict mode") from None
     try:
-        job_dir = resolve_train_dir(base_dir, train_id)  # type: ignore[arg-type]  # TODO(seam): Location with seam-core
+        job_dir = resolve_train_dir(base_dir, train_id)
     except InvalidTrainId:
         raise ProfilerParamValueError("train_job dir is invalid.") from None
     names = sorted(e.name for e in storage.iter_dir(job_dir, MAX_DIR_ENTRIES)
