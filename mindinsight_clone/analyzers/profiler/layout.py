@@ -61,6 +61,7 @@ class _Listings:
 
     def __init__(self, cache: ParsedFileCache | None = None) -> None:
         self._seen: dict[str, list[Entry]] = {}
+        self._files: dict[str, dict[str, Entry]] = {}
         self.truncated: list[str] = []
         self.cache = cache
 
@@ -71,6 +72,15 @@ class _Listings:
             entries = _listdir(path, self.truncated)
             self._seen[key] = entries
         return entries
+
+    def file(self, folder: Location, name: str) -> Location | None:
+        """`folder / name` when the listing of `folder` has it as a regular file (never a symlink)."""
+        key = str(folder)
+        files = self._files.get(key)
+        if files is None:
+            files = self._files[key] = {e.name: e for e in self(folder) if e.is_file}
+        entry = files.get(name)
+        return entry.location if entry is not None else None
 
 
 def _listdir(path: Location, truncated: list[str] | None = None) -> list[Entry]:
@@ -111,17 +121,22 @@ class DeviceFiles:
     output: Location | None = None  # ms2: ASCEND_PROFILER_OUTPUT
     session: str | None = None  # ms2: the `*_ascend_ms` dir name
     info: dict[str, Any] = field(default_factory=dict)  # profiler_info_<id>.json, when written
+    # the scan's listings: a file is looked up in its dir's listing, one listing per dir and request (remote: one
+    # LIST instead of a HEAD per lookup); without them (a DeviceFiles made by hand), each lookup is a stat
+    listings: _Listings | None = field(default=None, compare=False, repr=False)
+
+    def _lookup(self, folder: Location, name: str) -> Location | None:
+        if self.listings is not None:
+            return self.listings.file(folder, name)
+        path = folder / name
+        return path if storage.is_file(path) else None  # a regular file, never a symlink
 
     def file(self, template: str) -> Location | None:
         """`template` like `cpu_op_type_info_{}.csv`, formatted with this (discovered, numeric) device id."""
-        path = self.base / template.format(self.device_id)
-        return path if storage.is_file(path) else None  # a regular file, never a symlink
+        return self._lookup(self.base, template.format(self.device_id))
 
     def output_file(self, name: str) -> Location | None:
-        if self.output is None:
-            return None
-        path = self.output / name
-        return path if storage.is_file(path) else None
+        return None if self.output is None else self._lookup(self.output, name)
 
     @property
     def is_ascend(self) -> bool:
@@ -231,7 +246,8 @@ def _session_devices(session: Location, listdir: _Listings, read_info: bool = Tr
     if not ranks and out_dir is not None and any(e.is_file for e in listdir(out_dir)):
         ranks.add("0")
     base = framework if has_framework else session
-    return [DeviceFiles(rank, base, out_dir, session.name, infos.get(rank, {})) for rank in sorted(ranks, key=int)]
+    return [DeviceFiles(rank, base, out_dir, session.name, infos.get(rank, {}), listdir)
+            for rank in sorted(ranks, key=int)]
 
 
 def scan_profiler_dir(path: Location, display: str, cache: ParsedFileCache | None = None) -> ProfilerDir:
@@ -241,7 +257,8 @@ def scan_profiler_dir(path: Location, display: str, cache: ParsedFileCache | Non
     if data_ids:
         ids = info_ids or data_ids
         files = {e.name: e for e in listdir(path) if e.is_file}
-        devices = {i: DeviceFiles(i, path, info=_read_json(files.get(f"profiler_info_{i}.json"), cache)) for i in ids}
+        devices = {i: DeviceFiles(i, path, info=_read_json(files.get(f"profiler_info_{i}.json"), cache),
+                                  listings=listdir) for i in ids}
         return ProfilerDir(path, display, "legacy", devices, _cut_notes(listdir), listdir)
     devices_ms2: dict[str, DeviceFiles] = {}
     # Newest session last (names are `<host>_<pid>_<timestamp>_ascend_ms`; sort by the timestamp, then mtime).
