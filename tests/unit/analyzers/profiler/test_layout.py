@@ -10,7 +10,7 @@ import pytest
 
 from mindinsight_clone.analyzers.profiler import find_profiler_dirs, is_profiler_dir, layout
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
-from mindinsight_clone.analyzers.profiler.layout import scan_profiler_dir
+from mindinsight_clone.analyzers.profiler.layout import DeviceFiles, scan_profiler_dir
 
 
 def _touch(path: Path, text: str = "x\n") -> Path:
@@ -130,3 +130,21 @@ def test_symlinked_profiler_info_is_not_read(tmp_path: Path) -> None:
     os.symlink(outside, prof / "profiler_info_0.json")
     pdir = scan_profiler_dir(prof, "./profiler")
     assert pdir.device_ids == ["0"] and pdir.devices["0"].info == {}
+
+
+def test_symlinked_files_and_sessions_are_not_used(tmp_path: Path) -> None:
+    """Looked up in the scan's listings or by stat (a hand-made DeviceFiles), a symlink is never a file."""
+    outside = _touch(tmp_path / "outside" / "kernel_details.csv", "Name,Start Time(us),Duration(us)\n")
+    session = tmp_path / "profiler" / "host_1_1736408883704_ascend_ms"
+    output = session / "ASCEND_PROFILER_OUTPUT"
+    _touch(output / "trace_view.json", "[]")
+    os.symlink(outside, output / "kernel_details.csv")
+    os.symlink(session, tmp_path / "profiler" / "host_2_1736408883999_ascend_ms")
+    pdir = scan_profiler_dir(tmp_path / "profiler", "./profiler")
+    device = pdir.devices["0"]
+    assert device.session == session.name  # the symlinked (newer) session is skipped
+    assert device.output_file("trace_view.json") == output / "trace_view.json"
+    assert device.output_file("kernel_details.csv") is None and not device.is_ascend
+    by_stat = DeviceFiles("0", session, output)
+    assert by_stat.output_file("trace_view.json") == output / "trace_view.json"
+    assert by_stat.output_file("kernel_details.csv") is None
