@@ -98,16 +98,20 @@ def describe_kinds(kinds: Counter[str], per: float = 1.0) -> str:
 
 
 def wait_served(base: str, manifest: dict[str, Any], timeout: float, last_step: int | None = None,
-                runs: list[str] | None = None) -> bool:
+                runs: list[str] | None = None, ask_to_cache: bool = True) -> bool:
+    """Until every run serves its last step. `ask_to_cache` (the start): list and POST train-job-caches on
+    each poll, as a UI does; without it (the append) only scalar/metadata is polled, so the step arrives
+    through the server's own reload."""
     runs = runs if runs is not None else list(manifest["runs"])
     tag = manifest["probe_tag"]
     last = last_step if last_step is not None else int(manifest["last_step"])
 
     def done() -> bool:
-        listing = common.get_json(base, f"{API}/train-jobs?limit=999")
-        if not listing or {j["train_id"] for j in listing.get("train_jobs", [])} < {f"./{r}" for r in runs}:
-            return False
-        common.http_request(base, f"{API}/train-job-caches", "POST", {"train_ids": [f"./{r}" for r in runs]})
+        if ask_to_cache:
+            listing = common.get_json(base, f"{API}/train-jobs?limit=999")
+            if not listing or {j["train_id"] for j in listing.get("train_jobs", [])} < {f"./{r}" for r in runs}:
+                return False
+            common.http_request(base, f"{API}/train-job-caches", "POST", {"train_ids": [f"./{r}" for r in runs]})
         for run in runs:
             body = common.get_json(base, f"{API}/scalar/metadata?train_id=./{run}&tag={tag}")
             try:
@@ -160,7 +164,7 @@ def measure(backend: str, base_dir: str, extra: list[str], manifest: dict[str, A
             log.mark()
         t_append = time.monotonic()
         appender(run, step)
-        if not wait_served(base, manifest, args.timeout, last_step=step, runs=[run]):
+        if not wait_served(base, manifest, args.timeout, last_step=step, runs=[run], ask_to_cache=False):
             raise SystemExit(f"{backend}: appended step {step} not served within {args.timeout:.0f} s")
         result["append_visible_s"] = time.monotonic() - t_append
         if log:
