@@ -1,6 +1,9 @@
 """Ingest over the real MindSpore 2.10 fixtures (../shared/fixtures/mindspore), checked against MANIFEST.json.
 
 This tests what ingest gives (every value, in file order), not sampling: that is the store's job.
+The checks read the fixtures through the storage seam from the `manifest_base` location: the local dir
+here; tests/integration/test_remote_manifest.py runs the same test functions over the same files
+uploaded to a loopback S3 server by overriding that fixture.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from google.protobuf import json_format, unknown_fields
 from google.protobuf.internal import api_implementation
 from google.protobuf.message import Message
 
+from mindinsight_clone.ingest import storage
 from mindinsight_clone.ingest.event_parser import parse_lineage_records, parse_summary_records
 from mindinsight_clone.ingest.record_reader import read_all
 from mindinsight_clone.ingest.summary_watcher import scan_run, scan_runs, summary_sort_key
@@ -51,15 +55,36 @@ def _tagged_runs() -> list[str]:
     return [r for r in _run_names() if not MANIFEST.exists() or _manifest()["runs"][r]["tags"]]
 
 
-@cache
-def load_run(name: str) -> tuple[list[SummaryValue], list[Any], dict[str, Any]]:
+@pytest.fixture
+def manifest_base() -> storage.Location:
+    """Where the checks read the fixtures from (overridden by test_remote_manifest.py for S3)."""
+    manifest()
+    return FIXTURES
+
+
+def file_names(run_dir: storage.Location, suffix: str) -> list[str]:
+    """Names of the files of `run_dir` ending in `suffix`, in MindSpore's file order (via the storage seam)."""
+    entries, _ = storage.list_dir(run_dir)
+    return sorted((e.name for e in entries if e.is_file and e.name.endswith(suffix)), key=summary_sort_key)
+
+
+_loaded: dict[tuple[str, str], tuple[list[SummaryValue], list[Any], dict[str, Any]]] = {}
+
+
+def load_run(base: storage.Location, name: str) -> tuple[list[SummaryValue], list[Any], dict[str, Any]]:
     """Every value of the run's summary files (in timestamp order), the problems, and per-file results."""
-    run_dir = FIXTURES / name
-    files = sorted((p.name for p in run_dir.iterdir() if p.name.endswith("_MS")), key=summary_sort_key)
+    key = (storage.describe(base), name)
+    if key not in _loaded:
+        _loaded[key] = _load_run(base, name)
+    return _loaded[key]
+
+
+def _load_run(base: storage.Location, name: str) -> tuple[list[SummaryValue], list[Any], dict[str, Any]]:
+    run_dir = base / name
     values: list[SummaryValue] = []
     problems: list[Any] = []
     per_file: dict[str, Any] = {}
-    for file_name in files:
+    for file_name in file_names(run_dir, "_MS"):
         read = read_all(run_dir / file_name)
         parsed = parse_summary_records(read.records, file_name, read.offsets)
         values += parsed.values
@@ -87,9 +112,9 @@ def test_protobuf_backend_is_upb() -> None:
     assert api_implementation.Type() == "upb"
 
 
-def test_discovery_matches_the_manifest() -> None:
+def test_discovery_matches_the_manifest(manifest_base: storage.Location) -> None:
     runs = manifest()["runs"]
-    found = {r.train_id for r in scan_runs(FIXTURES).runs}
+    found = {r.train_id for r in scan_runs(manifest_base).runs}
     expected = {f"./{name}" for name, run in runs.items() if run["discoverable_by_mindinsight"]}
     # by our rule a profiler dir holding any file makes a run; MindInsight 2.3.1 does not see 2.10's layout
     expected.add("./profiler_only_legacy_api")
@@ -98,11 +123,11 @@ def test_discovery_matches_the_manifest() -> None:
 
 
 @pytest.mark.parametrize("name", _run_names())
-def test_files_of_each_run(name: str) -> None:
+def test_files_of_each_run(manifest_base: storage.Location, name: str) -> None:
     run = manifest()["runs"][name]
     if "/" in name:  # nested/deep_run: not a run for the watcher, read directly
         return
-    info = scan_run(FIXTURES, f"./{name}")
+    info = scan_run(manifest_base, f"./{name}")
     summary = sorted(f for f, v in run["files"].items() if v.get("kind") in ("summary", "fake_summary"))
     lineage = sorted(f for f, v in run["files"].items() if v.get("kind") == "lineage")
     if not summary and not lineage and info is None:
@@ -115,12 +140,12 @@ def test_files_of_each_run(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", _run_names())
-def test_record_sequence_of_each_file(name: str) -> None:
+def test_record_sequence_of_each_file(manifest_base: storage.Location, name: str) -> None:
     run = manifest()["runs"][name]
     for file_name, meta in run["files"].items():
         if meta.get("kind") != "summary" or meta.get("damage"):
             continue
-        read = read_all(FIXTURES / name / file_name)
+        read = read_all(manifest_base / name / file_name)
         assert not read.problems and read.offset == meta["bytes"]
         kinds = []
         for payload in read.records:
@@ -132,9 +157,9 @@ def test_record_sequence_of_each_file(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", _tagged_runs())
-def test_tags_types_and_steps(name: str) -> None:
+def test_tags_types_and_steps(manifest_base: storage.Location, name: str) -> None:
     run = manifest()["runs"][name]
-    values, _, _ = load_run(name)
+    values, _, _ = load_run(manifest_base, name)
     tags = by_tag([v for v in values if v.plugin != "graph"])
     expected = {t["mindinsight_tag"]: t for t in run["tags"].values()}
     assert set(tags) == set(expected)
@@ -146,8 +171,8 @@ def test_tags_types_and_steps(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", _tagged_runs())
-def test_scalar_values_are_exact_float32(name: str) -> None:
-    values, _, _ = load_run(name)
+def test_scalar_values_are_exact_float32(manifest_base: storage.Location, name: str) -> None:
+    values, _, _ = load_run(manifest_base, name)
     tags = by_tag(values)
     for meta in manifest()["runs"][name]["tags"].values():
         if meta["plugin"] != "scalar":
@@ -161,8 +186,8 @@ def test_scalar_values_are_exact_float32(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", _tagged_runs())
-def test_images(name: str) -> None:
-    values, _, _ = load_run(name)
+def test_images(manifest_base: storage.Location, name: str) -> None:
+    values, _, _ = load_run(manifest_base, name)
     tags = by_tag(values)
     for meta in manifest()["runs"][name]["tags"].values():
         if meta["plugin"] != "image":
@@ -174,8 +199,8 @@ def test_images(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", _tagged_runs())
-def test_histograms(name: str) -> None:
-    values, _, _ = load_run(name)
+def test_histograms(manifest_base: storage.Location, name: str) -> None:
+    values, _, _ = load_run(manifest_base, name)
     tags = by_tag(values)
     for meta in manifest()["runs"][name]["tags"].values():
         if meta["plugin"] != "histogram":
@@ -193,8 +218,8 @@ def test_histograms(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", _tagged_runs())
-def test_tensors(name: str) -> None:
-    values, _, _ = load_run(name)
+def test_tensors(manifest_base: storage.Location, name: str) -> None:
+    values, _, _ = load_run(manifest_base, name)
     tags = by_tag(values)
     for meta in manifest()["runs"][name]["tags"].values():
         if meta["plugin"] != "tensor":
@@ -207,8 +232,8 @@ def test_tensors(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", _tagged_runs())
-def test_landscapes(name: str) -> None:
-    values, _, _ = load_run(name)
+def test_landscapes(manifest_base: storage.Location, name: str) -> None:
+    values, _, _ = load_run(manifest_base, name)
     tags = by_tag(values)
     for meta in manifest()["runs"][name]["tags"].values():
         if meta["plugin"] != "landscape":
@@ -226,11 +251,11 @@ def test_landscapes(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", _run_names())
-def test_graphs(name: str) -> None:
+def test_graphs(manifest_base: storage.Location, name: str) -> None:
     run = manifest()["runs"][name]
     if not run.get("graphs"):
         return
-    values, _, _ = load_run(name)
+    values, _, _ = load_run(manifest_base, name)
     graphs = [v for v in values if v.plugin == "graph"]
     assert [(g.tag, g.step) for g in graphs] == [(m["file"], m["step"]) for m in run["graphs"]]
     for value, want in zip(graphs, run["graphs"], strict=True):
@@ -245,17 +270,17 @@ def test_graphs(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", _run_names())
-def test_lineage(name: str) -> None:
+def test_lineage(manifest_base: storage.Location, name: str) -> None:
     run = manifest()["runs"][name]
     if not run.get("lineage"):
         return
     events: dict[str, list[tuple[str, lineage_pb2.LineageEvent]]] = defaultdict(list)
-    for path in sorted((FIXTURES / name).glob("*_lineage"), key=lambda p: summary_sort_key(p.name)):
-        read = read_all(path)
-        parsed = parse_lineage_records(read.records, path.name, read.offsets)
+    for file_name in file_names(manifest_base / name, "_lineage"):
+        read = read_all(manifest_base / name / file_name)
+        parsed = parse_lineage_records(read.records, file_name, read.offsets)
         assert not read.problems and not parsed.problems
         for event in parsed.events:
-            events[event.WhichOneof("what")].append((path.name, event))
+            events[event.WhichOneof("what")].append((file_name, event))
             assert event.step == 0
     kinds = {"dataset_graph": "dataset_graph", "custom_lineage_data": "user_defined_info",
              "train_lineage": "train_lineage", "eval_lineage": "evaluation_lineage"}
@@ -283,9 +308,9 @@ def test_lineage(name: str) -> None:
                 assert message.ByteSize() == content["bytes"]
 
 
-def test_crc_corrupt_skips_exactly_step_8() -> None:
+def test_crc_corrupt_skips_exactly_step_8(manifest_base: storage.Location) -> None:
     damage = manifest()["runs"]["crc_corrupt"]["files"]["events.out.events.summary.1795313460.0.vm_MS"]["damage"]
-    values, problems, _ = load_run("crc_corrupt")
+    values, problems, _ = load_run(manifest_base, "crc_corrupt")
     assert [(p.kind, p.offset) for p in problems] == [("payload_crc", damage["record_offset"])]
     steps = sorted({v.step for v in values})
     assert steps == damage["loadable_steps_resync"] and 8 not in steps
@@ -293,9 +318,9 @@ def test_crc_corrupt_skips_exactly_step_8() -> None:
     assert damage["value_if_crc_ignored"] not in loss
 
 
-def test_truncated_keeps_steps_1_to_12_and_waits_for_the_rest() -> None:
+def test_truncated_keeps_steps_1_to_12_and_waits_for_the_rest(manifest_base: storage.Location) -> None:
     meta = manifest()["runs"]["truncated"]["files"]["events.out.events.summary.1795313457.0.vm_MS"]
-    values, problems, per_file = load_run("truncated")
+    values, problems, per_file = load_run(manifest_base, "truncated")
     assert problems == []
     assert sorted({v.step for v in values}) == meta["damage"]["loadable_steps"] == list(range(1, 13))
     read = per_file["events.out.events.summary.1795313457.0.vm_MS"]
@@ -303,16 +328,16 @@ def test_truncated_keeps_steps_1_to_12_and_waits_for_the_rest() -> None:
     assert read.pending_bytes == meta["bytes"] - meta["damage"]["record_offset"]
 
 
-def test_not_summary_is_rejected_without_values() -> None:
-    values, problems, per_file = load_run("not_summary")
+def test_not_summary_is_rejected_without_values(manifest_base: storage.Location) -> None:
+    values, problems, per_file = load_run(manifest_base, "not_summary")
     assert values == []
     assert [(p.kind, p.offset) for p in problems] == [("length_crc", 0)]
     assert "no valid record" in problems[0].message  # scanned for a record to resynchronise on: none
     assert all(not r.records and r.pending_bytes == 0 for r in per_file.values())
 
 
-def test_nested_run_reads_fine_when_asked_directly() -> None:
-    values, problems, _ = load_run("nested/deep_run")
+def test_nested_run_reads_fine_when_asked_directly(manifest_base: storage.Location) -> None:
+    values, problems, _ = load_run(manifest_base, "nested/deep_run")
     assert problems == [] and values
     tags = manifest()["runs"]["nested/deep_run"]["tags"].values()
     assert {v.tag for v in values} == {t["mindinsight_tag"] for t in tags}
