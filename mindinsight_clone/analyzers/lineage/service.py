@@ -22,6 +22,7 @@ from mindinsight_clone.analyzers.lineage.marks import assign_marks
 from mindinsight_clone.analyzers.lineage.notes import AddedInfoStore, validate_added_info
 from mindinsight_clone.analyzers.lineage.record import RunLineage, merge
 from mindinsight_clone.errors import ParamValueError, TrainJobNotExistError
+from mindinsight_clone.ingest.summary_watcher import DEFAULT_MAX_RUN_COUNT
 from mindinsight_clone.store import discovery
 from mindinsight_clone.store.discovery import RunInfo
 
@@ -47,7 +48,7 @@ class RunRegistry(Protocol):
 
 class LineageService:
     def __init__(self, summary_base_dir: str, workspace: str, registry: RunRegistry | None = None,
-                 max_run_count: int = 999) -> None:
+                 max_run_count: int = DEFAULT_MAX_RUN_COUNT) -> None:
         self.base_dir = Path(summary_base_dir)
         self.registry = registry
         self.max_run_count = max_run_count
