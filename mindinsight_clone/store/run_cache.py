@@ -116,6 +116,16 @@ class RunCache:
             res = self._reservoirs.get((plugin, tag))
             return res.snapshot() if res is not None else []
 
+    def has_samples(self, plugin: str, tag: str) -> bool:
+        """`samples(plugin, tag)` would not be empty (without making them)."""
+        with self._lock:
+            whole = self._whole_series(plugin, tag)
+            if whole is not None:
+                return whole.count > 0
+            self._settle(plugin, tag)
+            res = self._reservoirs.get((plugin, tag))
+            return bool(res is not None and res.samples)
+
     def scalar_stats(self, tag: str) -> dict[str, Any] | None:
         with self._lock:
             stats = self._scalar_stats.get(tag)
@@ -456,9 +466,16 @@ def _row_samples(rows: np.ndarray, series: ScalarSeries, first: int) -> Callable
 def _series_samples(series: ScalarSeries) -> list[Sample]:
     """Every stored row of `series` as Samples (a short series: at most a reservoir's capacity)."""
     rows = series.rows(0, series.count)
-    make = _row_samples(rows, series, 0)
+    steps, walls, values = rows["step"].tolist(), rows["wall_time"].tolist(), rows["value"].tolist()
+    n = len(steps)
+    bounds = [(first, source) for first, source in series.segments() if first < n]
+    sources: list[str] = []
+    for j, (first, source) in enumerate(bounds):
+        sources.extend([source] * ((bounds[j + 1][0] if j + 1 < len(bounds) else n) - first))
+    sources.extend([""] * (n - len(sources)))
+    new = tuple.__new__
     with gc_paused():
-        return [make(i) for i in range(int(rows.size))]
+        return [new(Sample, t) for t in zip(steps, walls, values, sources, strict=True)]
 
 
 def _increasing_segments(steps: np.ndarray, walls: np.ndarray,

@@ -158,6 +158,13 @@ def test_short_series_keep_no_samples_and_answer_like_the_reservoir(tmp_path: Pa
         short.add_values(batch)
         short_eager.add_values(batch)
     assert short.samples("scalar", "b/scalar") == short_eager.samples("scalar", "b/scalar")
+    # two files in order (no restart): each sample still names its own file
+    for batch in (_values("c/scalar", range(1, 30), "f1"), _values("c/scalar", range(30, 60), "f2")):
+        short.add_values(batch)
+        short_eager.add_values(batch)
+    assert short.samples("scalar", "c/scalar") == short_eager.samples("scalar", "c/scalar")
+    assert {s.source for s in short.samples("scalar", "c/scalar")} == {"f1", "f2"}
+    assert short.has_samples("scalar", "c/scalar") and not short.has_samples("scalar", "nope/scalar")
     for cache in (lazy, short):
         cache.close()
 
