@@ -200,8 +200,6 @@ class MindInsightAPI(Tool):
             return None
 
 
-# Corpus W has 1,000 runs: MindInsight's defaults list 999 and cache 15. Until the memory-budget cache (branch
-# runs-scale) lands, ours is started with these flags for W (printed with the results).
 # extra flags of ours per corpus (none: every corpus, W's 1,000 runs too, runs with the defaults)
 OURS_CORPUS_ARGS: dict[str, list[str]] = {}
 
