@@ -15,8 +15,10 @@ Corpora (steps are multiplied by --scale; the run count stays, so MindInsight ca
 Values, steps and tags are a pure function of (run, step, tag), seeded, so both formats carry the
 same data (wall times are the writing time: our writer, like MindSpore, stamps events itself).
 `ms` files are written by our writer (`mindinsight_clone.summary`): one event per step holding all
-of that step's values, as MindSpore's SummaryRecord writes them. `tb` files are written by
-tensorboardX: one event per value, as TensorBoard writers do. Each output directory gets a
+of that step's values, as MindSpore's SummaryRecord writes them. `tb` files hold one event per value,
+as TensorBoard writers do: written by tensorboardX, or, for scalar-only corpora (S, L4, L2, L, W), by
+`tfevents_bulk.py` in bulk with the same bytes tensorboardX writes (seconds instead of ~12 minutes per
+rank of L; tests/unit/test_bench_tfevents_bulk.py compares the two). Each output directory gets a
 `corpus.json` manifest (spec, runs, last step, the tag to probe per format, bytes).
 
 This module imports only numpy (and the chosen writer) so that it runs in the TensorBoard venv too.
@@ -113,14 +115,19 @@ class StepData:
     images: list[tuple[str, np.ndarray]]  # HWC uint8 RGB
 
 
-def run_steps(spec: CorpusSpec, run_index: int) -> Iterator[StepData]:
-    """Every step of one run, in order (step numbers 1..steps)."""
+def scalar_values(spec: CorpusSpec, run_index: int) -> np.ndarray:
+    """(steps, scalars) float32: the scalar values of one run, row i = step i + 1."""
     rng = np.random.default_rng(1000 + run_index)
     noise = rng.standard_normal((spec.steps, max(spec.scalars, 1))).astype(np.float32)
     steps = np.arange(1, spec.steps + 1, dtype=np.float32)[:, None]
     decay = np.arange(1, spec.scalars + 1, dtype=np.float32)[None, :] / spec.scalars
-    values = (np.exp(-steps / (200.0 * (run_index + 1))) * decay + 0.01 * noise[:, : spec.scalars]).astype(
+    return (np.exp(-steps / (200.0 * (run_index + 1))) * decay + 0.01 * noise[:, : spec.scalars]).astype(
         np.float32)
+
+
+def run_steps(spec: CorpusSpec, run_index: int) -> Iterator[StepData]:
+    """Every step of one run, in order (step numbers 1..steps)."""
+    values = scalar_values(spec, run_index)
     tags = spec.scalar_tags
     for i in range(spec.steps):
         step = i + 1
@@ -189,6 +196,28 @@ def make_writer(fmt: str, run_dir: Path) -> Writer:
     return TensorBoardWriter(run_dir) if fmt == "tb" else OursWriter(run_dir)
 
 
+def bulk_tb(spec: CorpusSpec, fmt: str) -> bool:
+    """Scalar-only corpora in TensorBoard format are written by `tfevents_bulk` (tensorboardX's bytes, in bulk)."""
+    return fmt == "tb" and spec.scalars > 0 and not spec.histograms and not spec.images
+
+
+def write_run(spec: CorpusSpec, fmt: str, index: int, run_dir: Path) -> None:
+    if bulk_tb(spec, fmt):
+        if str(Path(__file__).parent) not in sys.path:
+            sys.path.insert(0, str(Path(__file__).parent))
+        import tfevents_bulk  # beside this file; numpy only
+
+        tfevents_bulk.write_scalar_run(run_dir, np.arange(1, spec.steps + 1), spec.scalar_tags,
+                                       scalar_values(spec, index))
+        return
+    writer = make_writer(fmt, run_dir)
+    try:
+        for data in run_steps(spec, index):
+            writer.write(data)
+    finally:
+        writer.close()
+
+
 # --- driver ------------------------------------------------------------------------------------------
 
 
@@ -210,12 +239,14 @@ def read_manifest(out: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def writer_name(fmt: str) -> str:
+def writer_name(fmt: str, spec: CorpusSpec | None = None) -> str:
+    if spec is not None and bulk_tb(spec, fmt):
+        return "tfevents_bulk (tensorboardX's bytes)"
     return "tensorboardX" if fmt == "tb" else "mindinsight_clone.summary"
 
 
 def expected_manifest(spec: CorpusSpec, fmt: str) -> dict[str, Any]:
-    return {"version": FORMAT_VERSION, "format": fmt, "writer": writer_name(fmt), "spec": dataclasses.asdict(spec)}
+    return {"version": FORMAT_VERSION, "format": fmt, "writer": writer_name(fmt, spec), "spec": dataclasses.asdict(spec)}
 
 
 def is_current(out: Path, spec: CorpusSpec, fmt: str) -> bool:
@@ -234,12 +265,7 @@ def generate(spec: CorpusSpec, fmt: str, out: Path, quiet: bool = False) -> dict
         run_dir.mkdir(exist_ok=True)
         for old in run_dir.iterdir():
             old.unlink()
-        writer = make_writer(fmt, run_dir)
-        try:
-            for data in run_steps(spec, index):
-                writer.write(data)
-        finally:
-            writer.close()
+        write_run(spec, fmt, index, run_dir)
         if not quiet:
             print(f"  {fmt} {spec.name} {run}: {directory_bytes(run_dir) / 1e6:.1f} MB", file=sys.stderr)
     manifest = expected_manifest(spec, fmt) | {

@@ -200,9 +200,8 @@ class MindInsightAPI(Tool):
             return None
 
 
-# Corpus W has 1,000 runs: MindInsight's defaults list 999 and cache 15. Until the memory-budget cache (branch
-# runs-scale) lands, ours is started with these flags for W (printed with the results).
-OURS_CORPUS_ARGS: dict[str, list[str]] = {"W": ["--max-cached-runs", "1000", "--max-run-count", "1000"]}
+# extra flags of ours per corpus (none: every corpus, W's 1,000 runs too, runs with the defaults)
+OURS_CORPUS_ARGS: dict[str, list[str]] = {}
 
 
 class Ours(MindInsightAPI):
@@ -629,8 +628,7 @@ def main(argv: list[str] | None = None) -> int:
                 ms = manifests["ms"]
                 flags = " ".join(OURS_CORPUS_ARGS.get(kind, []))
                 title = (f"### Corpus {spec.name}: {describe(ms)}\n\n"
-                         + (f"Ours started with `{flags}` (1,000 runs; MindInsight's defaults list 999 and cache 15 "
-                            "until the runs-scale branch's memory budget lands).\n\n" if flags else "")
+                         + (f"Ours started with `{flags}`.\n\n" if flags else "")
                          + f"MindSpore format {ms['bytes'] / 1e6:.2f} MB"
                          + (f", TensorBoard format {manifests['tb']['bytes'] / 1e6:.2f} MB" if "tb" in manifests
                             else "") + f"; medians of {opts.reps}.")
@@ -693,7 +691,7 @@ def write_results(sections: list[str], tools: list[Tool], started: dt.datetime, 
         "",
         f"Regenerate with `python benchmarks/peers.py --write-results` (this file: `{cmd.strip()}`).",
         f"Date: {started:%Y-%m-%d %H:%M %Z}. Tools: {', '.join(t.label for t in tools)}, each with its default",
-        "settings, on the same corpus (the TensorBoard copy written by tensorboardX with the same values), "
+        "settings, on the same corpus (the TensorBoard copy with the same values: tensorboardX's bytes), "
         "interleaved, order rotating each repetition.",
         "",
         "| machine | |",

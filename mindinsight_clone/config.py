@@ -84,8 +84,8 @@ SETTINGS: tuple[Setting, ...] = (
             maximum=64),
     Setting("threads", int, 8, "Threads per gunicorn worker.", minimum=1, maximum=256),
     Setting("timeout", int, 60, "Seconds before gunicorn restarts a silent worker.", minimum=5, maximum=3600),
-    Setting("max_run_count", int, 999, "Most runs listed; the most recently updated are kept (the API and the "
-            "log say how many are left out).", minimum=1, maximum=100000),
+    Setting("max_run_count", int, 10_000, "Most runs listed; the most recently updated are kept (the API and the "
+            "log say how many are left out). MindInsight: 999.", minimum=1, maximum=100000),
     Setting("max_cached_runs", int, 0, "Most runs whose data is kept in memory (LRU); 0 = no count limit, "
             "--cache-memory-mb decides (MindInsight: 15).", minimum=0, maximum=100000),
     Setting("cache_memory_mb", int, 1024, "Memory budget (estimated MB) of the runs kept in memory; the most "

@@ -252,6 +252,9 @@ def read_scalar_records(path: str | os.PathLike[str] | storage.Location, offset:
             per_tag.setdefault(tag + SCALAR_SUFFIX, []).append(part)
     for tag, parts in per_tag.items():
         out.items.append((tag, 0))
+        if len(parts) == 1:  # the common case (one event layout): no copy
+            out.arrays[tag] = parts[0]
+            continue
         out.arrays[tag] = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
                            np.concatenate([p[2] for p in parts]))
     return offset + consumed, out

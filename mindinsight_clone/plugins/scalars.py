@@ -53,7 +53,8 @@ def points(cache: RunCache, tag: str) -> list[dict[str, Any]]:
 
 
 def scalar_metadata(cache: RunCache, tag: str) -> dict[str, Any]:
-    tag_samples(cache, NAME, tag, ScalarNotExistError)
+    if not cache.has_samples(NAME, tag):
+        tag_samples(cache, NAME, tag, ScalarNotExistError)  # raises MindInsight's error
     return {"metadatas": cache.memo(NAME, tag, "points_json", _points_json)}
 
 

@@ -160,10 +160,13 @@ def scalar_metadata() -> Any:
     return body
 
 
+STEP_MIN, STEP_MAX = -(2**63), 2**63 - 1  # steps are int64 (summary files, point store): beyond is refused
+
+
 def _scalar_window(cache: RunCache, tag: str) -> Any:
     """Additive: `start_step`/`end_step`/`points` (docs/api.md, "Scalar windows at full resolution")."""
-    start = params.int_arg("start_step", default=None)
-    end = params.int_arg("end_step", default=None)
+    start = params.int_arg("start_step", default=None, minimum=STEP_MIN, maximum=STEP_MAX)
+    end = params.int_arg("end_step", default=None, minimum=STEP_MIN, maximum=STEP_MAX)
     points = params.int_arg("points", default=scalars.WINDOW_DEFAULT_POINTS, minimum=MIN_POINTS,
                             maximum=scalars.WINDOW_MAX_POINTS)
     if start is not None and end is not None and start > end:

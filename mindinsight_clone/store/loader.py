@@ -43,7 +43,7 @@ ScalarReader = Callable[[Location, int, int, int, int], tuple[int, Any]]
 # scalar reader takes the bulk; each time the scalar reader takes nothing, the general one's step grows 4x.
 SLOW_CHUNK_BYTES = 1024
 FAST_PROBE_BYTES = 64 * 1024  # the scalar reader's first read; doubles while it takes what it reads
-FAST_MAX_BYTES = 4 * 1024 * 1024  # bounds the transient memory of a decode (a few times this)
+FAST_MAX_BYTES = 1024 * 1024  # bounds the transient memory of a decode (a few times this, per loader thread)
 
 
 def summary_file_order(names: Sequence[str]) -> list[str]:

@@ -176,6 +176,11 @@ class ScalarSeries:
                 return np.empty(0, dtype=ROW)
             return np.array(self._map()[start:stop])
 
+    def segments(self) -> list[tuple[int, str]]:
+        """(first row, source file) of each appended segment, ascending."""
+        with self._lock:
+            return list(self._sources)
+
     def source_of(self, row: int) -> str:
         sources = self._sources
         if len(sources) == 1:  # the common case: one file

@@ -40,7 +40,7 @@ def randbelow(getrandbits: Callable[[int], int], n: int) -> int:
 class Reservoir:
     """A per-tag reservoir. Not locked: its RunCache serialises writers and hands readers copies."""
 
-    __slots__ = ("_getrandbits", "_rng", "capacity", "counter", "mutations", "samples")
+    __slots__ = ("_rng", "capacity", "counter", "mutations", "samples")
 
     def __init__(self, capacity: int) -> None:
         if capacity < 0:
@@ -48,12 +48,18 @@ class Reservoir:
         self.capacity = capacity  # 0 = unlimited
         self.samples: list[Sample] = []
         self.counter = 0
-        self._rng = random.Random(0)
-        self._getrandbits = self._rng.getrandbits
+        # made at the first draw (a full reservoir): the same sequence, and a reservoir that never fills
+        # (most tags of many short runs) does not carry the generator's 2.5 KB state
+        self._rng: random.Random | None = None
         self.mutations = 0  # grows on every change (keys derived caches)
 
     def __len__(self) -> int:
         return len(self.samples)
+
+    def _random(self) -> random.Random:
+        if self._rng is None:
+            self._rng = random.Random(0)
+        return self._rng
 
     @property
     def last_step(self) -> int | None:
@@ -71,7 +77,7 @@ class Reservoir:
         samples = self.samples
         cap = self.capacity
         if cap and len(samples) >= cap:
-            r = randbelow(self._getrandbits, self.counter + 1)
+            r = randbelow(self._random().getrandbits, self.counter + 1)
             if r < cap:
                 del samples[r]
             else:
@@ -98,7 +104,7 @@ class Reservoir:
             head = batch[:free]
             samples.extend(head)
             self.counter += len(head)
-        getrandbits = self._getrandbits
+        getrandbits = self._random().getrandbits
         counter = self.counter
         for i in range(free, len(batch)):
             # inline randbelow(counter + 1)
@@ -139,7 +145,7 @@ class Reservoir:
         counter = self.counter + free
         todo = n - free
         if todo:
-            rng = self._rng
+            rng = self._random()
             saved = rng.getstate()
             words = _words(rng, 2 * todo + 16)
             last = len(words) - 1  # words[used] exists while used <= last

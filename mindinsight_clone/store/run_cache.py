@@ -109,9 +109,22 @@ class RunCache:
     def samples(self, plugin: str, tag: str) -> list[Sample]:
         """Kept samples in ascending step order; [] if the tag is unknown for this plugin."""
         with self._lock:
+            whole = self._whole_series(plugin, tag)
+            if whole is not None:
+                return _series_samples(whole)
             self._settle(plugin, tag)
             res = self._reservoirs.get((plugin, tag))
             return res.snapshot() if res is not None else []
+
+    def has_samples(self, plugin: str, tag: str) -> bool:
+        """`samples(plugin, tag)` would not be empty (without making them)."""
+        with self._lock:
+            whole = self._whole_series(plugin, tag)
+            if whole is not None:
+                return whole.count > 0
+            self._settle(plugin, tag)
+            res = self._reservoirs.get((plugin, tag))
+            return bool(res is not None and res.samples)
 
     def scalar_stats(self, tag: str) -> dict[str, Any] | None:
         with self._lock:
@@ -123,7 +136,16 @@ class RunCache:
             return out
 
     def memo(self, plugin: str, tag: str, key: Any, compute: Callable[[list[Sample]], T]) -> T:
-        """`compute(samples)` cached until that tag's reservoir changes (for derived views)."""
+        """`compute(samples)` cached until that tag's reservoir changes (for derived views). A scalar tag
+        whose sample is its whole series (see `_whole_series`) is computed each time and not cached:
+        with thousands of short runs the cached views would cost more memory than the points."""
+        with self._lock:
+            whole = self._whole_series(plugin, tag)
+            if whole is not None:
+                self._memo.pop((plugin, tag, key), None)
+                samples = _series_samples(whole)
+        if whole is not None:
+            return compute(samples)
         with self._lock:
             res = self._reservoirs.get((plugin, tag))
             stamp = res.mutations if res is not None else -1
@@ -154,6 +176,21 @@ class RunCache:
     def close(self) -> None:
         """Delete this run's point store (the run left the cache or was reset)."""
         self.points.close()
+
+    def _whole_series(self, plugin: str, tag: str) -> ScalarSeries | None:
+        """The point-store series of scalar `tag` when its sample is simply every stored row: the series holds
+        at most the reservoir's capacity, every row came in step order and none was fed to the reservoir yet.
+        Such a tag keeps no Sample objects (1,000 runs x 4 tags x 500 steps would be 2 million); its
+        samples are made from the rows when asked. Caller holds the lock."""
+        if plugin != "scalar":
+            return None
+        res = self._reservoirs.get(("scalar", tag))
+        if res is None or res.samples or res.counter or not res.capacity or self._fed.get(tag, 0):
+            return None
+        series = self.points.get(tag)
+        if series is None or series.broken or series.count > res.capacity:
+            return None
+        return series
 
     def _settle(self, plugin: str, tag: str) -> None:
         """Feed the reservoir of scalar `tag` the stored rows it has not seen (caller holds the lock)."""
@@ -424,6 +461,21 @@ def _row_samples(rows: np.ndarray, series: ScalarSeries, first: int) -> Callable
         return new(Sample, (int(steps[i]), float(walls[i]), float(values[i]), source_of(first + i)))  # type: ignore[no-any-return]
 
     return make
+
+
+def _series_samples(series: ScalarSeries) -> list[Sample]:
+    """Every stored row of `series` as Samples (a short series: at most a reservoir's capacity)."""
+    rows = series.rows(0, series.count)
+    steps, walls, values = rows["step"].tolist(), rows["wall_time"].tolist(), rows["value"].tolist()
+    n = len(steps)
+    bounds = [(first, source) for first, source in series.segments() if first < n]
+    sources: list[str] = []
+    for j, (first, source) in enumerate(bounds):
+        sources.extend([source] * ((bounds[j + 1][0] if j + 1 < len(bounds) else n) - first))
+    sources.extend([""] * (n - len(sources)))
+    new = tuple.__new__
+    with gc_paused():
+        return [new(Sample, t) for t in zip(steps, walls, values, sources, strict=True)]
 
 
 def _increasing_segments(steps: np.ndarray, walls: np.ndarray,

@@ -167,7 +167,10 @@ def test_issue13_corpora_smoke(tmp_path: Path) -> None:
               "--corpus-dir", str(tmp_path / "corpora"), timeout=600)
     for corpus in ("smoke-L", "smoke-W"):
         assert f"### Corpus {corpus}" in out
-    assert "`rank_N/` of one job" in out and "--max-cached-runs 1000" in out
+    assert "`rank_N/` of one job" in out
+    assert "Ours started with" not in out  # W's runs too are loaded with the default settings
+    if peers == "tensorboard":  # its copy of the corpora written in bulk (benchmarks/tfevents_bulk.py)
+        assert number(table_row(out, "start → last step served (s)")[1]) > 0
     assert number(table_row(out, "start → last step served (s)")[0]) > 0
     assert number(table_row(out, "peak PSS, process tree (MB)")[0]) > 0
     assert "our vectorised scalar path" in out

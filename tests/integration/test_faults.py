@@ -319,7 +319,7 @@ def test_ten_thousand_run_dirs(tmp_path: Path) -> None:
         stamp = now - 20_000 + i  # run_09999 is the most recently updated
         os.utime(f, (stamp, stamp))
         os.utime(run, (stamp, stamp))
-    server = Server(base, tmp_path / "ws")
+    server = Server(base, tmp_path / "ws", ("--max-run-count", "999"))  # MindInsight's cut, to check it holds
     t0 = time.monotonic()
     server.start()
     try:

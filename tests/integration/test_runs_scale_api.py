@@ -126,6 +126,22 @@ def test_runs_left_out_by_max_run_count_are_reported(base: Path, tmp_path: Path)
     assert body["omitted_runs"] == {"count": 37, "found": 47, "listed": 10, "setting": "max_run_count"}
 
 
+def test_default_lists_more_runs_than_mindinsight(tmp_path: Path) -> None:
+    """1,001 runs: MindInsight's 999 would leave two out; the default lists (and pages through) all of them."""
+    root = tmp_path / "many"
+    for i in range(1001):
+        scalar_run(root / f"run_{i:04d}", range(1, 3), ["loss"], ts=1_700_000_000 + i)
+    client = _client(root, tmp_path / "ws")
+    first = _jobs(client, "limit=999")
+    assert first["total"] == 1001 and "omitted_runs" not in first
+    rest = _jobs(client, "limit=999&offset=1")
+    ids = {j["train_id"] for j in first["train_jobs"] + rest["train_jobs"]}
+    assert ids == {f"./run_{i:04d}" for i in range(1001)}
+    assert _jobs(client, "search=run_1000")["total"] == 1
+    cut = _jobs(_client(root, tmp_path / "ws2", max_run_count=999), "limit=999")
+    assert cut["total"] == 999 and cut["omitted_runs"]["count"] == 2
+
+
 def test_real_fixture_nested_run_is_found_when_asked(tmp_path: Path) -> None:
     require_shared(FIXTURES)
     shallow = _jobs(_client(FIXTURES, tmp_path / "a"), "limit=999")

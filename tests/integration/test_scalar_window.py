@@ -94,7 +94,9 @@ def test_default_answer_is_still_the_sample(client: FlaskClient) -> None:
 
 def test_bad_window_parameters_are_refused(client: FlaskClient) -> None:
     for query, code in (("points=3", "50540002"), ("points=100001", "50540002"), ("points=x", "50540001"),
-                        ("start_step=10&end_step=5", "50540002"), ("start_step=a", "50540001")):
+                        ("start_step=10&end_step=5", "50540002"), ("start_step=a", "50540001"),
+                        ("end_step=-388567760433093804032", "50540002"),  # beyond int64 (found by the fuzz test)
+                        ("start_step=9223372036854775808", "50540002")):
         resp = client.get(f"{API}?train_id=./run&tag=loss/scalar&{query}")
         assert resp.status_code == 400, query
         assert resp.get_json()["error_code"] == code, (query, resp.get_json())

@@ -25,6 +25,7 @@ from mindinsight_clone.analyzers.lineage.record import RunLineage, merge
 from mindinsight_clone.errors import ParamValueError, TrainJobNotExistError
 from mindinsight_clone.ingest import storage
 from mindinsight_clone.ingest.storage import Location
+from mindinsight_clone.ingest.summary_watcher import DEFAULT_MAX_RUN_COUNT
 from mindinsight_clone.store import discovery
 from mindinsight_clone.store.discovery import RunInfo
 
@@ -55,7 +56,7 @@ class RunRegistry(Protocol):
 
 class LineageService:
     def __init__(self, summary_base_dir: str | Location, workspace: str, registry: RunRegistry | None = None,
-                 max_run_count: int = 999) -> None:
+                 max_run_count: int = DEFAULT_MAX_RUN_COUNT) -> None:
         # a local path, or a storage location (remote base dirs: DataManager.base_dir, with its options)
         self.base_dir: Location = Path(summary_base_dir) if isinstance(summary_base_dir, str) else summary_base_dir
         self.registry = registry

@@ -130,6 +130,45 @@ def test_deferred_reservoir_equals_the_eager_one(tmp_path: Path) -> None:
     assert root.budget.used == used_before  # `late`'s in-memory rows were given back
 
 
+def test_short_series_keep_no_samples_and_answer_like_the_reservoir(tmp_path: Path) -> None:
+    """While a tag has at most `scalar_samples` points in order, its sample is its series: no Sample objects
+    are kept, and every answer (samples, memo) equals the reservoir's, also once it grows past the capacity
+    or restarts."""
+    settings = settings_for_tests(scalar_samples=300)
+    root = PointRoot(tmp_path)
+    lazy = RunCache("./r", settings, root.run_store("./r"))
+    eager = RunCache("./r", settings)
+    batches = [
+        _values("a/scalar", range(1, 120), "f1"),
+        _values("a/scalar", range(120, 250), "f1"),
+        _values("a/scalar", range(250, 900), "f1"),  # past the capacity: sampled from now on
+        _values("a/scalar", range(500, 700), "f2", offset=5.0),  # a restart (purge)
+    ]
+    for i, batch in enumerate(batches):
+        lazy.add_values(batch)
+        eager.add_values(batch)
+        assert lazy.samples("scalar", "a/scalar") == eager.samples("scalar", "a/scalar")
+        assert lazy.memo("scalar", "a/scalar", "n", len) == len(eager.samples("scalar", "a/scalar"))
+        kept = lazy._reservoirs[("scalar", "a/scalar")].samples
+        assert (len(kept) == 0) == (i < 2)  # short: nothing kept besides the rows
+    # a restart while still short takes the careful path and stays equal
+    short = RunCache("./s", settings, root.run_store("./s"))
+    short_eager = RunCache("./s", settings)
+    for batch in (_values("b/scalar", range(1, 50), "f1"), _values("b/scalar", range(20, 60), "f2", offset=1.0)):
+        short.add_values(batch)
+        short_eager.add_values(batch)
+    assert short.samples("scalar", "b/scalar") == short_eager.samples("scalar", "b/scalar")
+    # two files in order (no restart): each sample still names its own file
+    for batch in (_values("c/scalar", range(1, 30), "f1"), _values("c/scalar", range(30, 60), "f2")):
+        short.add_values(batch)
+        short_eager.add_values(batch)
+    assert short.samples("scalar", "c/scalar") == short_eager.samples("scalar", "c/scalar")
+    assert {s.source for s in short.samples("scalar", "c/scalar")} == {"f1", "f2"}
+    assert short.has_samples("scalar", "c/scalar") and not short.has_samples("scalar", "nope/scalar")
+    for cache in (lazy, short):
+        cache.close()
+
+
 def test_unwritable_workspace_disables_the_store(tmp_path: Path) -> None:
     blocker = tmp_path / "ws"
     blocker.write_text("a file where the workspace should be")
