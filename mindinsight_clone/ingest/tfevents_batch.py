@@ -156,8 +156,10 @@ def _cycle(data: bytes, pos: int, max_record_bytes: int, plugins: Mapping[str, s
         record = _template(payload, plugins)
         if record is None:
             return None
-        if records and record == records[0] and _masked(payload, record) == first:
-            break
+        if records and record.tags == records[0].tags:
+            if record == records[0] and _masked(payload, record) == first:
+                break
+            return None  # the first tag is back in another layout (a longer step varint, ...): no cycle here
         if not records:
             first = _masked(payload, record)
         records.append(record)
@@ -229,9 +231,10 @@ def _decode(rows: np.ndarray, cycle: _Cycle) -> Group:
             steps.append(step.view(np.int64))
             walls.append(wall)
             values.append(np.ascontiguousarray(rows[:, at + v:at + v + 4]).view("<f4").ravel())
+    with np.errstate(invalid="ignore"):  # a signalling NaN written as a value stays a NaN, quietly
+        wide = np.stack(values, axis=1).astype(np.float64)
     # shape (rows, values) flattened row-major: the order the records hold them
-    return (tuple(tags), np.stack(steps, axis=1), np.stack(walls, axis=1),
-            np.stack(values, axis=1).astype(np.float64), n * len(cycle.records))
+    return tuple(tags), np.stack(steps, axis=1), np.stack(walls, axis=1), wide, n * len(cycle.records)
 
 
 def decode_block(data: bytes, max_record_bytes: int, plugins: Mapping[str, str] | None = None
