@@ -10,6 +10,8 @@ the same bytes except the wall times, steps and values. So:
 1. Cycle: the records from the current offset are walked one by one (Python, a few dozen) until the first
    record's layout (length, structure, tag bytes) comes back; each one must be exactly one of the layouts
    above (`_template`), nothing else (no metadata, no other field, wall time first, fields in order).
+   When that cycle holds too few rows (tags written at different cadences: `loss` every step, `lr` every
+   10th), the shortest period of the layouts of the next (up to) 1024 records is the cycle instead.
 2. Rows: the following bytes are cut into rows of that cycle's length. A row is taken when it equals the
    first outside the variable bytes (wall time, step varint, values, payload CRCs), every step varint has
    the template's length (continuation bits) and every payload CRC32C is right (vectorised through CRC
@@ -26,9 +28,10 @@ plugin (from metadata seen earlier in the file, `TfeventsState.plugins`) is `sca
 
 from __future__ import annotations
 
+import itertools
 import os
 import struct
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,6 +50,7 @@ from mindinsight_clone.ingest.scalar_batch import (
 )
 
 MAX_CYCLE = 512  # most records walked to find where the first one's layout comes back
+MAX_WALK = 1024  # most records walked to find the period of their layouts (tags written at other cadences)
 _MASK_DELTA = np.uint32(0xA282EAD8)
 _HEADER = struct.Struct("<QI")
 _SCALAR_PLUGINS = ("", "scalars")  # what the per-record parser reads a rank-0 DT_FLOAT tensor as a scalar for
@@ -138,36 +142,59 @@ class _Cycle:
     fixed: np.ndarray  # row offsets of the bytes that must equal the first row's
 
 
-def _cycle(data: bytes, pos: int, max_record_bytes: int, plugins: Mapping[str, str] | None) -> _Cycle | None:
-    """Walk records from `pos` until the first one's layout comes back: that sequence is one row."""
+def _walk(data: bytes, pos: int, max_record_bytes: int, plugins: Mapping[str, str] | None
+          ) -> Iterator[tuple[int, _Record, bytes]]:
+    """(offset from `pos`, layout, payload with its variable bytes zeroed) of each record from `pos` on, while
+    they are whole scalar-only records with a good length CRC."""
     view = memoryview(data)
-    records: list[_Record] = []
-    starts: list[int] = []
     at = pos
-    first = b""
-    while len(records) <= MAX_CYCLE and len(data) - at >= HEADER_BYTES:
+    while len(data) - at >= HEADER_BYTES:
         length, length_crc = _HEADER.unpack_from(data, at)
         if length > max_record_bytes or masked_crc32c(view[at:at + 8]) != length_crc:
-            return None
+            return
         stride = HEADER_BYTES + length + FOOTER_BYTES
         if at + stride > len(data):
-            return None
+            return
         payload = bytes(view[at + HEADER_BYTES:at + HEADER_BYTES + length])
         record = _template(payload, plugins)
         if record is None:
-            return None
+            return
+        yield at - pos, record, _masked(payload, record)
+        at += stride
+
+
+def _cycle(data: bytes, pos: int, max_record_bytes: int, plugins: Mapping[str, str] | None) -> _Cycle | None:
+    """Walk records from `pos` until the first one's layout comes back: that sequence is one row."""
+    records: list[_Record] = []
+    starts: list[int] = []
+    first = b""
+    for start, record, masked in itertools.islice(_walk(data, pos, max_record_bytes, plugins), MAX_CYCLE + 1):
         if records and record.tags == records[0].tags:
-            if record == records[0] and _masked(payload, record) == first:
-                break
+            if record == records[0] and masked == first:
+                return _make_cycle(records, starts, start)
             return None  # the first tag is back in another layout (a longer step varint, ...): no cycle here
         if not records:
-            first = _masked(payload, record)
+            first = masked
         records.append(record)
-        starts.append(at - pos)
-        at += stride
-    else:
-        return None
-    period = at - pos
+        starts.append(start)
+    return None
+
+
+def _periodic_cycle(data: bytes, pos: int, max_record_bytes: int, plugins: Mapping[str, str] | None
+                    ) -> _Cycle | None:
+    """The shortest period of the layouts of the next records (at most MAX_WALK of them, at least two periods),
+    e.g. 11 records when `loss` is written every step and `lr` every 10th: that sequence is one row."""
+    walked = list(itertools.islice(_walk(data, pos, max_record_bytes, plugins), MAX_WALK))
+    ids: dict[tuple[_Record, bytes], int] = {}
+    keys = np.array([ids.setdefault((record, masked), len(ids)) for _, record, masked in walked], dtype=np.int64)
+    for period in np.flatnonzero(keys == keys[0]).tolist() if keys.size else ():
+        if period and 2 * period <= keys.size and np.array_equal(keys[period:], keys[:-period]):
+            end = walked[period][0]
+            return _make_cycle([r for _, r, _ in walked[:period]], [s for s, _, _ in walked[:period]], end)
+    return None
+
+
+def _make_cycle(records: list[_Record], starts: list[int], period: int) -> _Cycle:
     variable = np.zeros(period, dtype=bool)
     for record, start in zip(records, starts, strict=True):
         payload_at = start + HEADER_BYTES
@@ -248,18 +275,21 @@ def decode_block(data: bytes, max_record_bytes: int, plugins: Mapping[str, str] 
     pos, end = 0, len(data)
     groups: list[Group] = []
     while end - pos >= HEADER_BYTES:
-        cycle = _cycle(data, pos, max_record_bytes, plugins)
-        if cycle is None:
+        taken = 0
+        for find in (_cycle, _periodic_cycle):  # the cheap guess first, the longer walk when it takes too little
+            cycle = find(data, pos, max_record_bytes, plugins)
+            if cycle is None or (end - pos) // cycle.period * len(cycle.records) < MIN_RUN:
+                continue
+            count = (end - pos) // cycle.period
+            rows = buf[pos:pos + count * cycle.period].reshape(count, cycle.period)
+            count = _rows_ok(rows, cycle)
+            if count * len(cycle.records) >= MIN_RUN:
+                groups.append(_decode(rows[:count], cycle))
+                taken = count * cycle.period
+                break
+        if not taken:
             break
-        count = (end - pos) // cycle.period
-        if count * len(cycle.records) < MIN_RUN:
-            break
-        rows = buf[pos:pos + count * cycle.period].reshape(count, cycle.period)
-        count = _rows_ok(rows, cycle)
-        if count * len(cycle.records) < MIN_RUN:
-            break
-        groups.append(_decode(rows[:count], cycle))
-        pos += count * cycle.period
+        pos += taken
     return pos, groups
 
 

@@ -1,9 +1,13 @@
 """The vectorised tfevents scalar path (ingest.tfevents_batch) reads exactly what the per-record path
-(RecordReader + tfevents_parser) reads: same tags, steps, wall times, values and problems."""
+(RecordReader + tfevents_parser) reads: same tags, steps, wall times, values and problems.
+
+    MINDINSIGHT_FUZZ_EXAMPLES=2000 pytest tests/unit/ingest/test_tfevents_batch.py -s   # a longer property run
+"""
 
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 from typing import Any
 
@@ -136,6 +140,24 @@ def test_tensorboardx_odd_values_big_steps_and_damage(tmp_path: Path) -> None:
         s: repr(served[s]) for s in expected}  # (steps 2**40.. came before the restart at -50: not served)
 
 
+def test_tags_written_at_different_cadences_go_fast(tmp_path: Path) -> None:
+    """`loss` every step, `lr` every 10th, `val/acc` every 50th: the period of the layouts is the cycle."""
+    tbx = pytest.importorskip(TFX, reason="tensorboardX (dev extra) writes the tfevents fixtures")
+    run = tmp_path / "base" / "run"
+    written: dict[str, list[tuple[int, float]]] = {}
+    with tbx.SummaryWriter(logdir=str(run)) as writer:
+        for step in range(1, 5001):
+            for tag, every in (("loss", 1), ("lr", 10), ("val/acc", 50)):
+                if step % every == 0:
+                    value = float(np.float32(math.cos(step * every)))
+                    writer.add_scalar(tag, value, step, walltime=WALL0 + step)
+                    written.setdefault(tag, []).append((step, value))
+    fast, taken = _same(run, tmp_path)
+    assert taken >= 0.9 * sum(len(v) for v in written.values())
+    for tag, expected in written.items():
+        assert _served(fast, tag) == expected
+
+
 # ---------------------------------------------------------------------- TF2-style tensor scalars
 def _tf2_payloads(steps: range, tags: tuple[str, ...], plugin_of: dict[str, str], describe: bool = True
                   ) -> list[bytes]:
@@ -225,13 +247,15 @@ def _event_runs(draw: Any) -> list[bytes]:
     for _ in range(draw(st.integers(1, 4))):
         tags = draw(st.lists(_tags, min_size=1, max_size=4))
         per_event = draw(st.sampled_from([1, 1, 1, 2]))
+        cadence = draw(st.lists(st.sampled_from([1, 1, 2, 5]), min_size=len(tags), max_size=len(tags)))
         tensor = draw(st.booleans())
         step0 = draw(st.sampled_from([0, 1, 120, 2**20, 2**62, -(2**40)]))
         wall0 = draw(st.sampled_from([0.0, WALL0, float("nan")]))
-        for step in range(step0, step0 + draw(st.one_of(st.integers(1, 10), st.integers(20, 100)))):
-            for i in range(0, len(tags), per_event):
+        for step in range(step0, step0 + draw(st.integers(1, 100) if draw(st.booleans()) else st.integers(20, 100))):
+            now = [t for t, every in zip(tags, cadence, strict=True) if step % every == 0]
+            for i in range(0, len(now), per_event):
                 ev = tb_event_pb2.Event(wall_time=wall0 + step, step=step)
-                for tag in tags[i:i + per_event]:
+                for tag in now[i:i + per_event]:
                     v = ev.summary.value.add(tag=tag)
                     if tensor:
                         v.tensor.dtype = tb_types_pb2.DT_FLOAT
@@ -257,7 +281,7 @@ def _event_runs(draw: Any) -> list[bytes]:
     return payloads
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=int(os.environ.get("MINDINSIGHT_FUZZ_EXAMPLES", "100")), deadline=None, suppress_health_check=list(HealthCheck))
 @given(payloads=_event_runs(), data=st.data())
 def test_any_mix_of_records_and_damage_reads_the_same_both_ways(tmp_path_factory: pytest.TempPathFactory,
                                                                 payloads: list[bytes], data: st.DataObject) -> None:
