@@ -24,6 +24,7 @@ from mindinsight_clone.proto import tb_event_pb2, tb_types_pb2
 from mindinsight_clone.store.loader import RunLoader
 from mindinsight_clone.store.point_store import PointRoot
 from tests.unit.ingest.tfevents_files import WALL0, tensorboardx_run, tf2_scalar, write_payloads
+from tests.unit.store.summary_files import scalar_event, summary_name, write_records
 
 TFX = "tensorboardX"
 FILE = "events.out.tfevents.1700000000.host.1.0"
@@ -342,3 +343,16 @@ def test_property_report() -> None:
     print(f"\ntfevents fast path vs general path: {TRIED['files']} generated files equal both ways; the loader's "
           f"fast path took {TRIED['fast_records']} records in {TRIED['fast_files']} of them; the decoder alone took "
           f"{TRIED['decoded']} records; {TRIED['damaged_files']} files had problems reported")
+
+
+def test_records_parser_picks_the_reader_of_each_format(tmp_path: Path) -> None:
+    """One run may hold both formats: MindSpore files go to scalar_batch, TensorBoard files to tfevents_batch,
+    which never takes the other format's records."""
+    ms = write_records(tmp_path / summary_name(1), [scalar_event(s, {"loss": s / 2}) for s in range(1, 200)])
+    tb = write_payloads(tmp_path / FILE, _tf2_payloads(range(1, 200), ("loss",), {}, describe=False)[1:])
+    parser = formats.RecordsParser()
+    for path in (ms, tb):
+        end, arrays = parser.read_scalars(path, 0, path.stat().st_size, 10**9)
+        assert end == path.stat().st_size and arrays.records == 199
+        assert arrays.arrays["loss/scalar"][0].tolist() == list(range(1, 200))
+    assert tfevents_batch.read_scalar_records(ms, 0, ms.stat().st_size, 10**9, plugins={})[1].records == 0
