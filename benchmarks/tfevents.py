@@ -8,7 +8,10 @@ Same harness and figures as `peers.py` (start -> last step served, PSS, scalar r
 visible), on the SAME tfevents corpus for both servers: ours reads the `events.out.tfevents.*` files
 through `ingest.tfevents_parser` and answers MindInsight's API (`<tag>/scalar`); TensorBoard runs with
 `--load_fast=true` (rustboard). The corpus is generated with the TensorBoard venv's tensorboardX.
-Also prints our parser alone on the same files (one process, no server): read + CRC + decode + values.
+Also prints, on the same files in one process (no server): our per-record path alone (record reader +
+tfevents parser: read + CRC + decode + values), and our loader alone (`DataManager.reload`: the vectorised
+scalar path `ingest.tfevents_batch` with the per-record path for the rest, into the store), as the server
+reads.
 """
 
 from __future__ import annotations
@@ -58,6 +61,21 @@ def parse_only(corpus_dir: Path) -> dict[str, float]:
                 break
     seconds = time.perf_counter() - t0
     return {"seconds": seconds, "mb_s": total / 1e6 / seconds, "values": values, "values_s": values / seconds}
+
+
+def load_only(corpus_dir: Path) -> dict[str, float]:
+    """Seconds for one `DataManager.reload` of the corpus (what the server's load thread does), in-process."""
+    from mindinsight_clone.config import settings_for_tests
+    from mindinsight_clone.store.data_manager import DataManager
+
+    total = sum(f.stat().st_size for f in corpus_dir.glob("*/events.out.tfevents.*"))
+    with tempfile.TemporaryDirectory(prefix="mic-tfevents-load-") as workspace:
+        manager = DataManager(settings_for_tests(summary_base_dir=str(corpus_dir), workspace=workspace))
+        t0 = time.perf_counter()
+        manager.reload()
+        seconds = time.perf_counter() - t0
+        manager.stop()
+    return {"seconds": seconds, "mb_s": total / 1e6 / seconds}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -117,7 +135,10 @@ def main(argv: list[str] | None = None) -> int:
     alone = parse_only(corpus_dir)
     if not math.isnan(alone["seconds"]):
         print(f"\nour reader + tfevents parser alone: {alone['seconds']:.2f} s, {alone['mb_s']:.1f} MB/s, "
-              f"{alone['values_s']:,.0f} scalar values/s ({alone['values']:,} values)")
+              f"{alone['values_s']:,.0f} scalar values/s ({alone['values']:,} values; the per-record path)")
+    loaded = load_only(corpus_dir)
+    print(f"our loader alone (DataManager.reload, vectorised scalar path + per-record rest, into the store): "
+          f"{loaded['seconds']:.2f} s, {loaded['mb_s']:.1f} MB/s (load average {common.load_average()})")
     print(f"load average after: {common.load_average()}")
     return 0
 

@@ -4,15 +4,19 @@
 * TensorBoard event files (`events.out.tfevents.<ts>*`): `tfevents_parser` (`tensorboard Event`),
   with per-file state (each tag's plugin, sent only with its first value) kept here between reads.
 
+Each format also has a vectorised reader of its scalar-only records (`scalar_batch`, `tfevents_batch`);
+`RecordsParser.read_scalars` picks it by file name, for `RunLoader.read_scalars`.
+
 The store holds one `RecordsParser` per run and never looks at which format a value came from.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
-from mindinsight_clone.ingest import event_parser, tfevents_parser
+from mindinsight_clone.ingest import event_parser, scalar_batch, storage, tfevents_batch, tfevents_parser
 from mindinsight_clone.ingest.tfevents_parser import TfeventsState, is_tfevents_file
 from mindinsight_clone.ingest.values import SummaryValue
 
@@ -39,6 +43,17 @@ class RecordsParser:
             state = self._tfevents.setdefault(file_name, TfeventsState())
             return tfevents_parser.parse_tfevents_columns(records, file_name, offsets, state)
         return self._summary(records, file_name, offsets)
+
+    def read_scalars(self, path: str | os.PathLike[str] | storage.Location, offset: int, size: int,
+                     max_record_bytes: int, max_bytes: int = scalar_batch.BLOCK_BYTES,
+                     ) -> tuple[int, scalar_batch.ScalarArrays]:
+        """The vectorised scalar-only reader of `path`'s format (see `RunLoader.read_scalars`); a tfevents
+        file's reader is told each tag's plugin as this parser has learnt it so far from that file."""
+        name = path.name if isinstance(path, storage.Location) else os.path.basename(path)
+        if is_tfevents_file(name):
+            plugins = self._tfevents.setdefault(name, TfeventsState()).plugins
+            return tfevents_batch.read_scalar_records(path, offset, size, max_record_bytes, max_bytes, plugins)
+        return scalar_batch.read_scalar_records(path, offset, size, max_record_bytes, max_bytes)
 
     def text_tags(self, files: Collection[str] | None = None) -> list[str]:
         """Tags of TensorBoard text summaries read so far (no view shows their values), sorted; only from

@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from mindinsight_clone.config import Settings, storage_options
 from mindinsight_clone.errors import MindInsightError, TrainJobNotExistError
-from mindinsight_clone.ingest import event_parser, formats, scalar_batch, storage
+from mindinsight_clone.ingest import event_parser, formats, storage
 from mindinsight_clone.ingest.train_id import check_train_id_syntax, normalize_train_id
 from mindinsight_clone.ingest.values import SummaryValue
 from mindinsight_clone.store import cache_budget, discovery, run_groups
@@ -131,9 +131,9 @@ class DataManager:
     def _new_loader(self, run: RunInfo) -> RunLoader:
         if self._points is None:
             self._points = PointRoot(self.settings.workspace)
+        parser = formats.RecordsParser(parse_records)  # one per run: it keeps per-file tfevents state
         return RunLoader(run.train_id, run.path, self.settings, parse_event, parse_pb,
-                         parse_records=formats.RecordsParser(parse_records), points_root=self._points,
-                         read_scalars=scalar_batch.read_scalar_records)
+                         parse_records=parser, points_root=self._points, read_scalars=parser.read_scalars)
 
     def wake(self) -> None:
         self._wake.set()

@@ -20,7 +20,7 @@ from mindinsight_clone.config import Settings
 from mindinsight_clone.ingest import storage
 from mindinsight_clone.ingest.record_reader import DEFAULT_CHUNK_BYTES, ReadProblem, RecordReader
 from mindinsight_clone.ingest.storage import Entry, Location
-from mindinsight_clone.ingest.tfevents_parser import is_tfevents_file, tfevents_timestamp
+from mindinsight_clone.ingest.tfevents_parser import tfevents_timestamp
 from mindinsight_clone.ingest.values import SummaryValue
 from mindinsight_clone.store.point_store import PointRoot
 from mindinsight_clone.store.run_cache import RunCache
@@ -37,7 +37,8 @@ EventParser = Callable[[bytes, str], list[SummaryValue]]
 RecordsParser = Callable[[Sequence[bytes], str, Sequence[int]], Any]
 # .pb file location -> values (a graph file is one tag of its own)
 PbParser = Callable[[Location], list[SummaryValue]]
-# (path, offset, size, max record bytes, max bytes) -> (new offset, scalar columns) (ingest.scalar_batch)
+# (location, offset, size, max record bytes, max bytes) -> (new offset, scalar columns) (ingest.formats.RecordsParser
+# .read_scalars: ingest.scalar_batch or ingest.tfevents_batch by file name)
 ScalarReader = Callable[[Location, int, int, int, int], tuple[int, Any]]
 # With a scalar reader, the general reader takes small steps (it returns after about this much) while the
 # scalar reader takes the bulk; each time the scalar reader takes nothing, the general one's step grows 4x.
@@ -212,8 +213,7 @@ class RunLoader:
 
     def _read_file(self, name: str, before: Entry) -> bool:
         state = self._files.get(name)
-        # the vectorised path knows MindSpore's scalar-only records; TensorBoard files never match it
-        fast = self.read_scalars is not None and not is_tfevents_file(name)
+        fast = self.read_scalars is not None  # it picks the vectorised reader of the file's format
         if state is None:
             chunk = {"chunk_bytes": SLOW_CHUNK_BYTES} if fast else {}
             state = self._files[name] = _FileState(
