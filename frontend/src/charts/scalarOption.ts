@@ -47,6 +47,8 @@ export interface WindowAnswer {
   points: ScalarPoint[]
   /** real points of the series inside the window, before the server's reduction */
   total: number
+  /** false: the server has no full-resolution series and answered from its sample (window.exact) */
+  exact?: boolean
 }
 
 export interface Zoom {
