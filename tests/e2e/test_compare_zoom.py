@@ -62,10 +62,10 @@ def ranks_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str
         run_cli("stop", "--port", str(port), "--workspace", str(ws))
 
 
-PLOTTED = """id => {
+PLOTTED = """([id, kind]) => {
   const out = {}
   for (const s of window.__charts[id].instance().getOption().series)
-    if (String(s.id).startsWith('raw:')) out[String(s.id).slice(4)] = (s.data || []).map(d => [d[2], d[1]])
+    if (String(s.id).startsWith(kind + ':')) out[String(s.id).slice(kind.length + 1)] = (s.data || []).map(d => [d[2], d[1]])
   return out
 }"""
 
@@ -99,13 +99,25 @@ def box_zoom(page: Any, chart: str, step: int) -> Any:
 
 
 def assert_spike_plotted(page: Any, chart: str, spike: int) -> None:
-    plotted = page.evaluate(PLOTTED, chart)
+    plotted = page.evaluate(PLOTTED, [chart, 'raw'])
     assert set(plotted) == set(RUNS)
     assert [spike, SPIKE_VALUE] in plotted[SPIKY]  # the spike's step with its real value, for the run that has it
     assert all(v != SPIKE_VALUE for _, v in plotted[RUNS[0]])  # and not for the other
     y_max = page.evaluate(f"() => window.__charts['{chart}'].instance().getModel().getComponent('yAxis')"
                           ".axis.scale.getExtent()[1]")
     assert y_max >= SPIKE_VALUE
+
+
+def hover_tooltip(page: Any, chart: str, step: int, value: float) -> str:
+    """The tooltip's text with the mouse on the point (step, value)."""
+    canvas = page.locator(f"[data-chart-id='{chart}']")
+    box = canvas.bounding_box()
+    px, py = page.evaluate(f"() => window.__charts['{chart}'].instance().convertToPixel({{gridIndex: 0}}, "
+                           f"[{step}, {value}])")
+    page.mouse.move(box["x"] + px, box["y"] + py)
+    tip = page.locator(".chart-tooltip").filter(has_text=str(step))
+    tip.first.wait_for(state="visible")
+    return str(tip.first.inner_text())
 
 
 def api_window(base: str, run: str, start: int, end: int) -> dict[str, Any]:
@@ -137,14 +149,22 @@ def test_compare_zoom_shows_the_spike_and_exports_the_windows_real_points(
     base, spike = ranks_server
     chart = f"compare:{TAG}"
     runs = "&".join(f"run={urllib.parse.quote(r)}" for r in RUNS)
-    page.goto(f"{base}/#/compare-plate?{runs}&tag={urllib.parse.quote(TAG)}")
+    page.goto(f"{base}/#/compare-plate?{runs}&tag={urllib.parse.quote(TAG)}&smooth=0.5")
     wait_loaded(page, chart)
-    before = page.evaluate(PLOTTED, chart)
+    before = page.evaluate(PLOTTED, [chart, 'raw'])
     assert all(step != spike for pts in before.values() for step, _ in pts)  # the samples miss the spike
 
     canvas = box_zoom(page, chart, spike)
     card = page.get_by_test_id("scalar-card").filter(has=canvas)
     assert_spike_plotted(page, chart, spike)
+    # smoothing applies to the window's points: the smoothed line of rank_1 rises towards the spike
+    smoothed = page.evaluate(PLOTTED, [chart, "sm"])
+    top = max(v for _, v in smoothed[SPIKY] if v is not None)
+    assert 2 < top < SPIKE_VALUE
+    assert max(v for _, v in smoothed[RUNS[0]] if v is not None) < 2
+    # the tooltip shows the real step and value (the smoothed value beside it)
+    tip = hover_tooltip(page, chart, spike, SPIKE_VALUE)
+    assert f"Step {spike}" in tip and "37.5" in tip
     lo, hi = (int(x) for x in canvas.get_attribute("data-window-range").split(","))
     assert lo <= spike <= hi and hi - lo < STEPS // 10
     windows = {run: api_window(base, run, lo, hi) for run in RUNS}
