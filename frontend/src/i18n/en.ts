@@ -504,6 +504,7 @@ export const en = {
   'scalar.exportSampled': '{names}: the server keeps no full-resolution series, exported from its sample.',
   'scalar.exportShown': 'Exported the {rows} sampled points shown (this chart has no full-resolution source).',
   'scalar.exportFailed': 'Export failed: {error}',
+  'scalar.exportEmpty': 'No step lies inside the zoomed window: nothing to export.',
 }
 
 export type MessageKey = keyof typeof en

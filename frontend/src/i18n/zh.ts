@@ -506,4 +506,5 @@ export const zh: Partial<Record<MessageKey, string>> = {
   'scalar.exportSampled': '{names}：服务器没有保存全分辨率数据，导出的是采样点。',
   'scalar.exportShown': '已导出当前显示的 {rows} 个采样点（此图表没有全分辨率数据源）。',
   'scalar.exportFailed': '导出失败：{error}',
+  'scalar.exportEmpty': '缩放窗口内没有任何步：没有可导出的数据。',
 }

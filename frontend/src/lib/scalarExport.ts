@@ -66,29 +66,37 @@ export async function fetchAllPoints(
   signal: AbortSignal,
   limits: ExportLimits = {},
 ): Promise<ExportedLine> {
-  const windowMax = limits.windowMax ?? WINDOW_MAX_POINTS
   const probe = await fetch(key, start, end, MIN_POINTS, signal)
+  return collectLine(fetch, key, start, end, probe, budget, signal, limits.windowMax ?? WINDOW_MAX_POINTS)
+}
+
+/** fetchAllPoints once the line's count probe (`points` = 4 over the whole window) has answered. */
+async function collectLine(
+  fetch: WindowFetch,
+  key: string,
+  start: number | null,
+  end: number | null,
+  probe: WindowAnswer,
+  budget: number,
+  signal: AbortSignal,
+  windowMax: number,
+): Promise<ExportedLine> {
   const exact = probe.exact !== false
   const span = stepSpan(probe.points)
   if (!probe.total || !span) return { key, points: [], total: 0, complete: true, exact }
   if (probe.total > budget || (!exact && probe.total > windowMax)) {
-    const n = Math.max(MIN_POINTS, Math.min(budget, windowMax))
-    const ans = await fetch(key, start, end, n, signal)
+    const ans = await fetch(key, start, end, reducedPoints(budget, windowMax), signal)
     return { key, points: ans.points, total: ans.total, complete: ans.points.length >= ans.total, exact }
   }
-  const a = start ?? span[0]
-  const b = end ?? span[1]
-  const parts: ScalarPoint[][] = []
   let complete = true
-  // Depth-first over halves of [lo, hi] whose count `n` is known; the parts come out in step order.
-  const collect = async (lo: number, hi: number, n: number): Promise<void> => {
-    if (n === 0) return
+  // Halves of [lo, hi] whose count `n` is known, fetched concurrently; the parts come back in step order.
+  const collect = async (lo: number, hi: number, n: number): Promise<ScalarPoint[]> => {
+    if (n === 0) return []
     if (n <= windowMax || lo >= hi) {
       const ans = await fetch(key, lo, hi, windowMax, signal)
       if (ans.total <= windowMax || lo >= hi) {
         if (ans.points.length < ans.total) complete = false
-        parts.push(ans.points)
-        return
+        return ans.points
       }
       n = ans.total // the run grew since the probe: split this part too
     }
@@ -97,15 +105,22 @@ export async function fetchAllPoints(
       fetch(key, lo, mid, MIN_POINTS, signal),
       fetch(key, mid + 1, hi, MIN_POINTS, signal),
     ])
-    await collect(lo, mid, left.total)
-    await collect(mid + 1, hi, right.total)
+    const [a, b] = await Promise.all([collect(lo, mid, left.total), collect(mid + 1, hi, right.total)])
+    return a.concat(b)
   }
-  await collect(a, b, probe.total)
-  const points = parts.flat()
+  const points = await collect(start ?? span[0], end ?? span[1], probe.total)
   return { key, points, total: complete ? points.length : Math.max(probe.total, points.length), complete, exact }
 }
 
-/** Every real point of each line in the window, sharing one row limit in line order. */
+/** Points of the M4 reduction of a line over the row budget. */
+function reducedPoints(budget: number, windowMax: number): number {
+  return Math.max(MIN_POINTS, Math.min(budget, windowMax))
+}
+
+/**
+ * Every real point of each line in the window, sharing one row limit in line order: the lines' counts are
+ * probed first, then every line is fetched concurrently (the browser bounds the connections per host).
+ */
 export async function fetchExport(
   fetch: WindowFetch,
   keys: string[],
@@ -114,14 +129,15 @@ export async function fetchExport(
   signal: AbortSignal,
   limits: ExportLimits = {},
 ): Promise<ExportedLine[]> {
+  const windowMax = limits.windowMax ?? WINDOW_MAX_POINTS
+  const probes = await Promise.all(keys.map((key) => fetch(key, start, end, MIN_POINTS, signal)))
   let left = limits.maxRows ?? EXPORT_MAX_ROWS
-  const out: ExportedLine[] = []
-  for (const key of keys) {
-    const line = await fetchAllPoints(fetch, key, start, end, Math.max(MIN_POINTS, left), signal, limits)
-    left -= line.points.length
-    out.push(line)
-  }
-  return out
+  const budgets = probes.map((p) => {
+    const budget = Math.max(MIN_POINTS, left)
+    left -= p.total <= budget ? p.total : reducedPoints(budget, windowMax)
+    return budget
+  })
+  return Promise.all(keys.map((key, i) => collectLine(fetch, key, start, end, probes[i], budgets[i], signal, windowMax)))
 }
 
 /** What an export holds, for the note under the chart and the file name. */
