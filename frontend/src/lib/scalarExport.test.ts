@@ -123,6 +123,21 @@ describe('fetchExport and its summary', () => {
     expect(s).toEqual({ kind: 'reduced', rows: 300 + lines[1].points.length, lines: 2, reduced: ['run b'], sampled: [] })
   })
 
+  it('keeps step order when the concurrent answers arrive in any order', async () => {
+    const a = makeSeries(Array.from({ length: 900 }, (_, i) => 2 * i + 1), 401)
+    const b = makeSeries(Array.from({ length: 500 }, (_, i) => i + 1))
+    const srv = fakeServer({ a, b }, 64)
+    let seed = 7
+    const jittered: WindowFetch = async (...args) => {
+      seed = (seed * 48271) % 2147483647
+      await new Promise((r) => setTimeout(r, seed % 5))
+      return srv.fetch(...args)
+    }
+    const lines = await fetchExport(jittered, ['a', 'b'], null, null, signal, { windowMax: 64 })
+    expect(lines.map((l) => l.points)).toEqual([a, b])
+    expect(lines.every((l) => l.complete)).toBe(true)
+  })
+
   it('says "all" when every line is complete and exact', async () => {
     const srv = fakeServer({ a: makeSeries([1, 2]), b: makeSeries([3]) }, 100)
     const lines = await fetchExport(srv.fetch, ['a', 'b'], null, null, signal, { windowMax: 100 })
