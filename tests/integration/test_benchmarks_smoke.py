@@ -186,3 +186,10 @@ def test_many_runs_smoke(tmp_path: Path) -> None:
     out = run("many_runs.py", "--smoke", "--out", str(tmp_path / "many"))
     assert "runs: 308 (302 list entries" in out and "all listed and cached" in out, out
     assert "start -> every run cached" in out and "train-jobs search" in out, out
+
+
+def test_ui_zoom_export_smoke() -> None:
+    _require_chromium()
+    out = run("ui_zoom_export.py", "--smoke")
+    assert "zoom (1 % of the steps):" in out and "CSV of the zoomed window:" in out, out
+    assert "CSV of every step:" in out and "(40,000 rows" in out, out  # 2 ranks x 20,000 steps, every one

@@ -186,7 +186,7 @@ export const api = {
 
   /** mindinsight-clone: the real points of a step window, at most `points` (every step, or per bucket the
    * first/last/min/max real points); `window.exact` is false when the server answers from its sample. */
-  scalarWindow: (trainId: string, tag: string, startStep: number, endStep: number, points: number, o?: RequestOptions) =>
+  scalarWindow: (trainId: string, tag: string, startStep: number | null, endStep: number | null, points: number, o?: RequestOptions) =>
     request<{ metadatas: ScalarPoint[]; window?: ScalarWindowInfo }>(
       'GET',
       DV + 'scalar/metadata',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { prepareLines, summarize, toCsv } from './scalarOption'
+import { prepareLines, stepTickFormatter, summarize, toCsv } from './scalarOption'
 
 const pts = [
   { step: 1, value: 1, wall_time: 100 },
@@ -18,5 +18,15 @@ describe('scalar chart data', () => {
     const prepared = prepareLines([{ key: 'a', name: 'loss', color: '#000', points: pts }], 'step', 0)
     expect(summarize(prepared)[0]).toMatchObject({ name: 'loss', points: 3, lastX: 4, lastY: 3, lastSmoothedY: 3 })
     expect(toCsv(prepared).split('\n')[2]).toBe('loss,2,101,,')
+  })
+})
+
+describe('step axis labels in a zoomed window', () => {
+  it('shows whole steps where three significant digits cannot tell the ticks apart', () => {
+    expect(stepTickFormatter(null)(123_100)).toBe('123k')
+    expect(stepTickFormatter(200_000)(120_000)).toBe('120k')
+    expect(stepTickFormatter(2_000)(123_100)).toBe('123100')
+    expect(stepTickFormatter(2_000)(123_200)).not.toBe(stepTickFormatter(2_000)(123_100))
+    expect(stepTickFormatter(40)(500)).toBe('500')
   })
 })

@@ -47,6 +47,8 @@ export interface WindowAnswer {
   points: ScalarPoint[]
   /** real points of the series inside the window, before the server's reduction */
   total: number
+  /** false: the server has no full-resolution series and answered from its sample (window.exact) */
+  exact?: boolean
 }
 
 export interface Zoom {
@@ -327,7 +329,7 @@ export function buildScalarOption(prepared: PreparedLine[], s: ScalarChartSettin
             ? undefined
             : s.xMode === 'relative'
               ? (v: number) => formatDuration(v)
-              : (v: number) => formatTick(v),
+              : stepTickFormatter(z ? z.x[1] - z.x[0] : null),
       },
     },
     yAxis: (dual ? [0, 1] : [0]).map((i) => ({
@@ -393,6 +395,19 @@ function tooltipHtml(raw: unknown, s: ScalarChartSettings, multi: boolean): stri
       <div class="tt-sub">${escapeHtml(L.step)} ${step} · ${escapeHtml(L.time)} ${formatWallTime(wt)}</div></div></div>`
   })
   return `<div class="tt"><div class="tt-title">${title}</div>${lines.join('')}</div>`
+}
+
+/**
+ * Step axis labels: the short form (123k), or the whole step where the short form's three significant
+ * digits cannot tell the ticks of a zoomed window apart (123100 / 123200, not 123k / 123k).
+ */
+export function stepTickFormatter(span: number | null): (v: number) => string {
+  return (v: number) => {
+    const a = Math.abs(v)
+    if (span === null || a < 1e3) return formatTick(v)
+    const resolution = 10 ** (Math.floor(Math.log10(a)) - 2) // what three significant digits resolve
+    return span / 8 < resolution ? String(Math.round(v)) : formatTick(v)
+  }
 }
 
 export function toCsv(prepared: PreparedLine[]): string {

@@ -491,6 +491,20 @@ export const en = {
   'a11y.goToPage': 'Go to page',
   'a11y.dimension': 'Index of dimension {i}',
   'a11y.colormap': 'Color map',
+  // ui13: zoomed windows and exports at full resolution (ScalarChart)
+  'scalar.windowSampled': 'The server keeps no full-resolution series for {names}: their zoomed points come from the sample.',
+  'scalar.windowFailed': 'The zoomed window of {names} could not be read: their sampled points are shown.',
+  'scalar.exportWhatWindow': 'every real step of the zoomed window',
+  'scalar.exportWhatAll': 'every real step of the series',
+  'scalar.exportWhatSample': 'the sampled points shown',
+  'scalar.exporting': 'Exporting every real step…',
+  'scalar.exportRows': 'Exported {rows} rows of {lines} line(s).',
+  'scalar.exportEveryStep': 'Every real step of the window is in the file.',
+  'scalar.exportReduced': '{names}: over the limit of {max} rows per export, exported reduced to the first, last, min and max point per bucket (M4).',
+  'scalar.exportSampled': '{names}: the server keeps no full-resolution series, exported from its sample.',
+  'scalar.exportShown': 'Exported the {rows} sampled points shown (this chart has no full-resolution source).',
+  'scalar.exportFailed': 'Export failed: {error}',
+  'scalar.exportEmpty': 'No step lies inside the zoomed window: nothing to export.',
 }
 
 export type MessageKey = keyof typeof en

@@ -493,4 +493,18 @@ export const zh: Partial<Record<MessageKey, string>> = {
   'a11y.goToPage': '跳转到页',
   'a11y.dimension': '第 {i} 维的索引',
   'a11y.colormap': '颜色映射',
+  // ui13: zoomed windows and exports at full resolution (ScalarChart)
+  'scalar.windowSampled': '服务器没有保存 {names} 的全分辨率数据：其缩放后的点来自采样。',
+  'scalar.windowFailed': '无法读取 {names} 的缩放窗口：显示的是其采样点。',
+  'scalar.exportWhatWindow': '缩放窗口内的每一个真实步',
+  'scalar.exportWhatAll': '整条曲线的每一个真实步',
+  'scalar.exportWhatSample': '当前显示的采样点',
+  'scalar.exporting': '正在导出每一个真实步…',
+  'scalar.exportRows': '已导出 {lines} 条曲线共 {rows} 行。',
+  'scalar.exportEveryStep': '文件包含窗口内的每一个真实步。',
+  'scalar.exportReduced': '{names}：超过单次导出 {max} 行的上限，已按每个分桶的首、末、最小、最大点（M4）精简导出。',
+  'scalar.exportSampled': '{names}：服务器没有保存全分辨率数据，导出的是采样点。',
+  'scalar.exportShown': '已导出当前显示的 {rows} 个采样点（此图表没有全分辨率数据源）。',
+  'scalar.exportFailed': '导出失败：{error}',
+  'scalar.exportEmpty': '缩放窗口内没有任何步：没有可导出的数据。',
 }

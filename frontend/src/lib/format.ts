@@ -9,13 +9,18 @@ export function formatNumber(v: number | null | undefined, digits = 6): string {
   return String(Number(v.toPrecision(digits)))
 }
 
+/** Three significant digits without trailing zeros after the point (120 stays 120, 1.50 -> 1.5). */
+function sig3(x: number): string {
+  return String(Number(x.toPrecision(3)))
+}
+
 /** Axis ticks: short form (1.2k, 3e-5). */
 export function formatTick(v: number): string {
   const a = Math.abs(v)
   if (v === 0) return '0'
-  if (a >= 1e9) return (v / 1e9).toPrecision(3).replace(/\.?0+$/, '') + 'G'
-  if (a >= 1e6) return (v / 1e6).toPrecision(3).replace(/\.?0+$/, '') + 'M'
-  if (a >= 1e3) return (v / 1e3).toPrecision(3).replace(/\.?0+$/, '') + 'k'
+  if (a >= 1e9) return sig3(v / 1e9) + 'G'
+  if (a >= 1e6) return sig3(v / 1e6) + 'M'
+  if (a >= 1e3) return sig3(v / 1e3) + 'k'
   if (a < 1e-3) return v.toExponential(1)
   return String(Number(v.toPrecision(4)))
 }
