@@ -133,6 +133,23 @@ def test_lineage_and_dataset_graph_are_the_same(apps: tuple[FlaskClient, FlaskCl
     assert tagged[0]["added_info"]["tag"] == 3
 
 
+def test_datavisual_requests_make_no_store_requests(s3_server: S3Server,
+                                                   apps: tuple[FlaskClient, FlaskClient]) -> None:
+    """Listing and reading happen on the reload thread; requests answer from the caches and the registry."""
+    _, remote = apps
+    before = s3_server.requests_logged()
+    jobs = _jobs(remote)
+    for tid in jobs:
+        plugins = _get(remote, f"/datavisual/plugins?train_id={quote(tid)}")["plugins"]
+        for tag in plugins.get("scalar", [])[:1]:
+            _get(remote, f"/datavisual/scalar/metadata?train_id={quote(tid)}&tag={quote(tag)}")
+        for tag in plugins.get("image", [])[:1]:
+            _get(remote, f"/datavisual/image/single-image?train_id={quote(tid)}&tag={quote(tag)}&step=-1")
+    _get(remote, "/datavisual/train-jobs?train_id=./resnet_lr0.05_bs128_momentum")  # profiler type: from the scan
+    assert remote.get(f"{API}/datavisual/plugins?train_id=./nope").status_code == 400
+    assert s3_server.requests_logged() == before
+
+
 def test_path_tricks_over_the_s3_base_are_refused(apps: tuple[FlaskClient, FlaskClient]) -> None:
     _, remote = apps
     for tid in ("../other", "./..", "./../team", "./s3://other/x", "./%2e%2e", "./lenet_lr0.001_bs64_adam/.."):

@@ -103,7 +103,7 @@ class FileCache:
         try:
             lineage = parse_file(path)
         except OSError as exc:  # keep what was read before; retried on the next refresh
-            log.warning("cannot read lineage file %s: %s", storage.describe(path), exc)
+            log.debug("cannot read lineage file %s: %s", storage.describe(path), exc)  # the reader logged it
             return entry.lineage if entry is not None else None
         with self._lock:
             self._entries[key] = _Entry(stamp, lineage)

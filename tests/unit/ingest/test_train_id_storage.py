@@ -126,3 +126,10 @@ def test_local_missing_or_unreadable_is_not_found(tmp_path: Path) -> None:
         assert not isinstance(raised.value, InvalidTrainId)
     finally:
         locked.chmod(0o755)
+
+
+def test_urls_are_shown_without_credentials() -> None:
+    assert storage.redact("s3://AKIA:secret@bucket/prefix") == "s3://bucket/prefix"
+    assert storage.redact("hdfs://user@namenode:8020/data") == "hdfs://namenode:8020/data"
+    assert storage.redact("s3://bucket/a@b") == "s3://bucket/a@b"  # an @ in the key is not a credential
+    assert storage.redact("/local/path@x") == "/local/path@x"
