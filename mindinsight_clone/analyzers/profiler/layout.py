@@ -69,7 +69,7 @@ class _Listings:
         key = str(path)
         entries = self._seen.get(key)
         if entries is None:
-            entries = _listdir(path, self.truncated)
+            entries = list_entries(path, self.truncated)
             self._seen[key] = entries
         return entries
 
@@ -83,7 +83,9 @@ class _Listings:
         return entry.location if entry is not None else None
 
 
-def _listdir(path: Location, truncated: list[str] | None = None) -> list[Entry]:
+def list_entries(path: Location, truncated: list[str] | None = None) -> list[Entry]:
+    """The entries of a directory sorted by name ([] when it cannot be listed), at most MAX_DIR_ENTRIES (a cut is
+    logged and appended to `truncated`). Locally kinds only (no stat per entry); symlinks are neither dir nor file."""
     try:
         entries, cut = storage.list_dir(path, MAX_DIR_ENTRIES, details=False)  # local: kinds only, no lstat
     except OSError:
@@ -307,5 +309,5 @@ def _holds_data(target: Location, listdir: _Listings) -> bool:
 def find_profiler_dirs(run_dir: str | os.PathLike[str] | Location) -> list[Location]:
     """The direct sub-dirs of `run_dir` named `profiler*` (or MindFormers' `profile`) that hold profiler
     data, sorted by name."""
-    return [e.location for e in _listdir(_location(run_dir))
+    return [e.location for e in list_entries(_location(run_dir))
             if is_profiler_dir_name(e.name) and e.is_dir and _holds_data(e.location, _Listings())]
