@@ -21,13 +21,13 @@ Writing (workspace: logs, caches, notes) stays local and does not go through her
 from __future__ import annotations
 
 import contextlib
+import copy
 import io
 import logging
 import os
 import stat as stat_module
 import threading
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any, TypeAlias
 
@@ -58,18 +58,49 @@ class StorageConfigError(ValueError):
     """The base location cannot be used as given (unknown scheme, backend not installed, bad options)."""
 
 
-@dataclass(frozen=True, slots=True)
 class Entry:
-    """One directory entry or the answer of `stat`. `is_symlink` entries are neither files nor dirs here."""
+    """One directory entry or the answer of `stat`. `is_symlink` entries are neither files nor dirs here.
 
-    name: str
-    location: Location
-    is_dir: bool
-    is_file: bool
-    is_symlink: bool
-    size: int
-    mtime: float  # seconds since the epoch; 0.0 where the store does not say (directories on S3)
-    identity: tuple[Any, ...] = ()  # local: (st_dev, st_ino); remote: () (an object is its name)
+    Fields: name, location, is_dir, is_file, is_symlink, size, mtime (seconds since the epoch; 0.0 where
+    the store does not say, e.g. directories on S3), identity (local: (st_dev, st_ino); remote: (), an
+    object is its name). Read-only by convention. A local listing builds `location` only when asked for
+    (making a Path per entry would cost more than the listing itself).
+    """
+
+    __slots__ = ("_location", "_parent", "identity", "is_dir", "is_file", "is_symlink", "mtime", "name", "size")
+
+    def __init__(self, name: str, location: Location | None, is_dir: bool, is_file: bool, is_symlink: bool,
+                 size: int, mtime: float, identity: tuple[Any, ...] = (), parent: Location | None = None) -> None:
+        self.name = name
+        self._location = location
+        self._parent = parent  # with location None: the location is parent / name
+        self.is_dir = is_dir
+        self.is_file = is_file
+        self.is_symlink = is_symlink
+        self.size = size
+        self.mtime = mtime
+        self.identity = identity
+
+    @property
+    def location(self) -> Location:
+        if self._location is None:
+            assert self._parent is not None
+            self._location = self._parent / self.name
+        return self._location
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.name, str(self.location), self.is_dir, self.is_file, self.is_symlink, self.size, self.mtime,
+                self.identity)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Entry) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (f"Entry(name={self.name!r}, location={str(self.location)!r}, is_dir={self.is_dir}, "
+                f"is_file={self.is_file}, is_symlink={self.is_symlink}, size={self.size}, mtime={self.mtime})")
 
 
 # ---------------------------------------------------------------------- making locations
@@ -107,9 +138,10 @@ def with_defaults(scheme: str, options: Mapping[str, Any] | None) -> dict[str, A
     out = dict(options or {})
     if BACKEND_EXTRAS.get(scheme) == "s3":
         given = out.get("config_kwargs")
-        config = dict(given) if isinstance(given, Mapping) else {}
+        # deep copies: botocore rewrites the retries dict it is given (max_attempts -> total_max_attempts)
+        config = copy.deepcopy(dict(given)) if isinstance(given, Mapping) else {}
         for key, value in S3_CONFIG_DEFAULTS.items():
-            config.setdefault(key, value)
+            config.setdefault(key, copy.deepcopy(value))
         out["config_kwargs"] = config
     return out
 
@@ -180,12 +212,14 @@ def confine_or_raise(base: Location, relative: str) -> Location | None:
 
 
 # ---------------------------------------------------------------------- reading
-def list_dir(location: Location, limit: int | None = None, *, details: bool = True) -> tuple[list[Entry], bool]:
+def list_dir(location: Location, limit: int | None = None, *,
+             details: bool | Callable[[str], bool] = True) -> tuple[list[Entry], bool]:
     """The entries of a directory (at most `limit`) and whether the limit cut the listing.
 
     `details=False` lets a local listing skip the per-entry lstat: entries then carry only their kind
-    (from the directory itself), size -1 and mtime 0.0; `stat` the ones you need. Remote listings always
-    carry sizes and times (the store sends them anyway).
+    (from the directory itself), size -1 and mtime 0.0; `stat` the ones you need. A callable takes the name
+    of a regular file and says whether that file gets its size and mtime (the files a caller keeps).
+    Remote listings always carry sizes and times (the store sends them anyway).
     Raises OSError (FileNotFoundError, NotADirectoryError, PermissionError...) when it cannot be listed.
     """
     if isinstance(location, Path):
@@ -193,7 +227,8 @@ def list_dir(location: Location, limit: int | None = None, *, details: bool = Tr
     return _list_remote(location, limit)
 
 
-def iter_dir(location: Location, limit: int | None = None, *, details: bool = True) -> Iterator[Entry]:
+def iter_dir(location: Location, limit: int | None = None, *,
+             details: bool | Callable[[str], bool] = True) -> Iterator[Entry]:
     """`list_dir` that gives nothing for a directory that cannot be listed."""
     try:
         entries, _ = list_dir(location, limit, details=details)
@@ -306,7 +341,8 @@ def file_identity(handle: IO[bytes]) -> tuple[Any, ...]:
 
 
 # ---------------------------------------------------------------------- internals
-def _list_local(location: Path, limit: int | None, details: bool = True) -> tuple[list[Entry], bool]:
+def _list_local(location: Path, limit: int | None,
+                details: bool | Callable[[str], bool] = True) -> tuple[list[Entry], bool]:
     out: list[Entry] = []
     truncated = False
     with os.scandir(location) as it:
@@ -315,23 +351,27 @@ def _list_local(location: Path, limit: int | None, details: bool = True) -> tupl
                 truncated = True
                 break
             try:
-                if details:
+                if details is True:
                     st = entry.stat(follow_symlinks=False)
-                    out.append(_entry_from_stat(entry.name, Path(entry.path), st))
-                else:  # the kind comes from the directory listing (d_type): no syscall per entry
-                    link = entry.is_symlink()
-                    out.append(Entry(entry.name, Path(entry.path), not link and entry.is_dir(follow_symlinks=False),
-                                     not link and entry.is_file(follow_symlinks=False), link, -1, 0.0))
+                    out.append(_entry_from_stat(entry.name, None, st, location))
+                    continue
+                # the kind comes from the directory listing (d_type): no syscall per entry
+                link = entry.is_symlink()
+                is_file = not link and entry.is_file(follow_symlinks=False)
+                if is_file and details is not False and details(entry.name):
+                    out.append(_entry_from_stat(entry.name, None, entry.stat(follow_symlinks=False), location))
+                    continue
+                out.append(Entry(entry.name, None, not link and entry.is_dir(follow_symlinks=False), is_file, link,
+                                 -1, 0.0, (), location))
             except OSError:  # vanished while we looked
                 continue
     return out, truncated
 
 
-def _entry_from_stat(name: str, location: Path, st: os.stat_result) -> Entry:
+def _entry_from_stat(name: str, location: Path | None, st: os.stat_result, parent: Path | None = None) -> Entry:
     mode = st.st_mode
-    return Entry(name=name, location=location, is_dir=stat_module.S_ISDIR(mode), is_file=stat_module.S_ISREG(mode),
-                 is_symlink=stat_module.S_ISLNK(mode), size=st.st_size, mtime=st.st_mtime,
-                 identity=(st.st_dev, st.st_ino))
+    return Entry(name, location, stat_module.S_ISDIR(mode), stat_module.S_ISREG(mode), stat_module.S_ISLNK(mode),
+                 st.st_size, st.st_mtime, (st.st_dev, st.st_ino), parent)
 
 
 def _fs(location: UPath) -> tuple[Any, str]:
@@ -399,7 +439,7 @@ def _list_remote(location: UPath, limit: int | None) -> tuple[list[Entry], bool]
     fs, path = _fs(location)
     _invalidate(fs, path)
     try:
-        infos = fs.ls(path, detail=True)
+        infos = _ls_bounded(fs, path, limit)
     except OSError:
         raise
     except Exception as exc:
@@ -418,12 +458,28 @@ def _list_remote(location: UPath, limit: int | None) -> tuple[list[Entry], bool]
     return out, truncated
 
 
+def _ls_bounded(fs: Any, path: str, limit: int | None) -> list[dict[str, Any]]:
+    """`fs.ls(path, detail=True)`, but on S3 (s3fs) at most about `limit` + 1 files are fetched: the listing
+    pages stop there, so a prefix of a million objects costs a few requests, not a thousand. A cut listing
+    is not left in s3fs's directory cache (it would hide the objects past the cut)."""
+    lsdir = getattr(fs, "_lsdir", None)
+    if limit is None or lsdir is None or getattr(fs, "loop", None) is None or type(fs).__name__ != "S3FileSystem":
+        return list(fs.ls(path, detail=True))
+    from fsspec.asyn import sync
+
+    infos = list(sync(fs.loop, lsdir, fs._strip_protocol(path), refresh=True, max_items=limit + 1))
+    if not infos:  # an empty listing: no prefix (s3fs says FileNotFoundError), or a bucket with nothing in it
+        return list(fs.ls(path, detail=True))
+    if len(infos) > limit:
+        _invalidate(fs, path)
+    return infos
+
+
 def _entry_from_info(location: UPath, info: Mapping[str, Any]) -> Entry:
     kind = info.get("type")
     mtime = _info_mtime(info)
     size = int(info.get("size") or 0)
-    return Entry(name=location.name, location=location, is_dir=kind == "directory", is_file=kind == "file",
-                 is_symlink=False, size=size, mtime=mtime)
+    return Entry(location.name, location, kind == "directory", kind == "file", False, size, mtime)
 
 
 def _info_mtime(info: Mapping[str, Any]) -> float:

@@ -205,7 +205,7 @@ class _ScanState:
         `failed` under `train_id` (the run whose directory it is)."""
         self.listings += 1
         try:
-            entries, cut = storage.list_dir(path, self.max_entries, details=False)
+            entries, cut = storage.list_dir(path, self.max_entries, details=_is_run_file)
         except OSError as exc:
             logger.debug("cannot list %s: %s", storage.describe(path), exc)
             if train_id is not None and storage.is_remote(path) and not isinstance(exc, FileNotFoundError):
@@ -232,13 +232,12 @@ def _scan_dir(path: Location, train_id: str, state: _ScanState,
             if subdirs is not None and entry.is_dir:
                 subdirs.append(entry)
             if entry.is_file:
+                size, mtime = entry.size, entry.mtime
+                if size < 0:  # a local listing stats only the files `_is_run_file` keeps
+                    continue
                 kind = _file_kind(name)
                 if kind is None:
                     continue
-                size, mtime = entry.size, entry.mtime
-                if size < 0:  # a local listing carries kinds only: stat the files we keep
-                    st = storage.stat(entry.location)
-                    size, mtime = st.size, st.mtime
                 info = FileInfo(name, size, mtime)
                 {"summary": run.summary_files, "lineage": run.lineage_files, "pb": run.pb_files}[kind].append(info)
                 mtimes.append(mtime)
@@ -263,6 +262,10 @@ def _scan_dir(path: Location, train_id: str, state: _ScanState,
     stamp = summary_timestamp(newest[0].name) if newest else None
     run.create_time = float(stamp) if stamp is not None else min(mtimes)
     return run
+
+
+def _is_run_file(name: str) -> bool:
+    return _file_kind(name) is not None
 
 
 def _file_kind(name: str) -> str | None:

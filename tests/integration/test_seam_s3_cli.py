@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import time
 import urllib.request
 from pathlib import Path
@@ -51,9 +52,12 @@ def test_start_on_an_s3_base_serves_train_jobs(s3_server: S3Server, tmp_path: Pa
 
 def test_start_refuses_a_bucket_it_cannot_list(tmp_path: Path) -> None:
     pytest.importorskip("s3fs")
-    dead = json.dumps({"endpoint_url": f"http://127.0.0.1:{free_port()}", "key": "k", "secret": "hush"})
-    result = run_cli("start", "--port", str(free_port()), "--summary-base-dir", "s3://nobucket/prefix",
-                     "--storage-options", dead, "--workspace", str(tmp_path / "ws"))
+    with socket.socket() as sock:  # bound, never listening: connections are refused, nobody else takes the port
+        sock.bind(("127.0.0.1", 0))
+        dead = json.dumps({"endpoint_url": f"http://127.0.0.1:{sock.getsockname()[1]}", "key": "k",
+                           "secret": "hush"})
+        result = run_cli("start", "--port", str(free_port()), "--summary-base-dir", "s3://nobucket/prefix",
+                         "--storage-options", dead, "--workspace", str(tmp_path / "ws"))
     assert result.returncode != 0
     assert "Summary base dir s3://nobucket/prefix cannot be listed" in result.stderr
     assert "hush" not in result.stdout + result.stderr

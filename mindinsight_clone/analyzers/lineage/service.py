@@ -71,7 +71,10 @@ class LineageService:
 
     # ------------------------------------------------------------------ refresh
     def _run_list(self) -> list[RunInfo]:
-        if self.registry is not None and getattr(self.registry, "load_status", "init") == "loaded":
+        # a remote base dir is never scanned on a request thread: the registry's runs so far (its reload
+        # thread lists the store); a local one is scanned here until the registry has loaded once
+        if self.registry is not None and (getattr(self.registry, "load_status", "init") == "loaded"
+                                          or storage.is_remote(self.base_dir)):
             return self.registry.runs()
         return discovery.scan(self.base_dir, self.max_run_count)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -46,12 +47,15 @@ def s3_tree(s3_server: S3Server, tmp_path: Path, request: pytest.FixtureRequest)
     return storage.base_location(f"s3://{BUCKET}/{prefix}", s3_server.storage_options)
 
 
-def _dead_base() -> storage.Location:
+@pytest.fixture
+def dead_base() -> Iterator[storage.Location]:
+    """An endpoint that refuses connections: a port we hold bound but never listen on (so no other
+    process, e.g. another test's S3 server, can take it meanwhile)."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    return storage.base_location("s3://dead/base", {"endpoint_url": f"http://127.0.0.1:{port}", "key": "k",
-                                                     "secret": "s"})
+        yield storage.base_location("s3://dead/base", {"endpoint_url": f"http://127.0.0.1:{port}", "key": "k",
+                                                        "secret": "s"})
 
 
 # ---------------------------------------------------------------------- discovery
@@ -97,8 +101,8 @@ def test_max_scan_entries_cuts_remote_listings(s3_tree: storage.Location) -> Non
     assert result.truncated
 
 
-def test_a_failing_store_is_not_an_empty_one() -> None:
-    result = scan_runs(_dead_base())
+def test_a_failing_store_is_not_an_empty_one(dead_base: storage.Location) -> None:
+    result = scan_runs(dead_base)
     assert result.runs == []
     assert set(result.failed) == {"./"} and "cannot list s3://dead/base" in result.failed["./"]
 
@@ -161,8 +165,8 @@ def test_too_large_stops_the_file(s3_server: S3Server) -> None:
     assert result.stopped and [p.kind for p in result.problems] == ["too_large"]
 
 
-def test_a_dead_store_is_an_unreadable_problem_not_an_exception() -> None:
-    result = RecordReader(_dead_base() / "run" / "events.summary.1").read()
+def test_a_dead_store_is_an_unreadable_problem_not_an_exception(dead_base: storage.Location) -> None:
+    result = RecordReader(dead_base / "run" / "events.summary.1").read()
     assert [p.kind for p in result.problems] == ["unreadable"] and result.records == []
 
 
@@ -178,3 +182,25 @@ def test_scalar_batch_reads_the_same_columns_remotely(s3_server: S3Server, tmp_p
     for tag, (steps, _walls, values) in cols_local.arrays.items():
         assert cols_remote.arrays[tag][0].tolist() == steps.tolist()
         assert cols_remote.arrays[tag][2].tolist() == values.tolist()
+
+
+def test_a_cut_remote_listing_hides_nothing_from_later_lookups(s3_server: S3Server) -> None:
+    for i in range(6):
+        s3_server.put(BUCKET, f"cut/dir/obj{i}", b"x" * i)
+    base = storage.base_location(f"s3://{BUCKET}/cut", s3_server.storage_options)
+    entries, truncated = storage.list_dir(base / "dir", limit=2)
+    assert truncated and [e.name for e in entries] == ["obj0", "obj1"]
+    assert storage.stat(base / "dir" / "obj5").size == 5  # not answered "missing" from a partial cached listing
+    full, cut = storage.list_dir(base / "dir")
+    assert not cut and len(full) == 6
+
+
+def test_s3_timeout_and_retry_defaults_fill_only_what_is_not_given(s3_server: S3Server) -> None:
+    given = {"endpoint_url": s3_server.endpoint, "config_kwargs": {"read_timeout": 99}}
+    options = storage.with_defaults("s3", given)
+    assert options["config_kwargs"] == {"connect_timeout": 5, "read_timeout": 99,
+                                        "retries": {"max_attempts": 3, "mode": "standard"}}
+    assert given["config_kwargs"] == {"read_timeout": 99}  # the caller's mapping is left alone
+    assert storage.with_defaults("gs", {"token": "anon"}) == {"token": "anon"}
+    base = storage.base_location(f"s3://{BUCKET}/x", {**s3_server.storage_options, **given})
+    assert base.storage_options["config_kwargs"]["connect_timeout"] == 5
