@@ -203,3 +203,25 @@ def test_the_answers_hold_data(clients: tuple[FlaskClient, FlaskClient]) -> None
     assert "truncated" in summary["problems"][0]["message"]
     cluster = _ask(remote, "GET", f"/profile/cluster-analysis?{_a('cluster_job')}", None)[1]
     assert cluster.get("available") is True
+
+
+def test_a_dead_store_gives_clear_errors_and_the_app_keeps_answering(tmp_path: Path) -> None:
+    """The store goes away after the profiler was read once (parsed files cached): the endpoints answer
+    MindInsight's 4xx errors (no 500, no hang), nothing stale from the cache."""
+    pytest.importorskip("moto.server", reason="moto[server] (dev extra) runs the loopback S3 server")
+    pytest.importorskip("s3fs", reason="s3fs (the [s3] extra) reads s3:// base dirs")
+    require_shared(ASCEND)
+    from tests.s3_server import running_s3_server
+
+    with running_s3_server(tmp_path) as server:
+        server.upload_tree(ASCEND / "torch_npu_level1", "profiler-seam-dead", "base/job")
+        client = _client("s3://profiler-seam-dead/base", tmp_path / "ws", server.storage_options)
+        requests = [("GET", f"/profile/step-trace-time?{_a('job', '0')}", None),
+                    ("GET", "/profile/timeline-summary?dir=./job&device_id=0", None),
+                    ("POST", f"/profile/ops/search?{_a('job')}", {"op_type": "aicore_type", "device_id": "0"})]
+        assert all(_ask(client, *request)[0] == 200 for request in requests)
+        server.process.terminate()
+        server.process.wait(timeout=30)
+        for request in requests:
+            status, answer = _ask(client, *request)
+            assert 400 <= status < 500 and answer["error_code"], (request, status, answer)

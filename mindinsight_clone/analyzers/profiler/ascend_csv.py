@@ -90,6 +90,15 @@ def require(path: Location | None, name: str, rank: str, why: str = "") -> Locat
     return path
 
 
+def reason(err: Exception) -> str:
+    """Why a read failed, in words a client may see: never the file's absolute path or URL (both backends put it
+    in the OSError's text), which goes to the log instead."""
+    log.warning("profiler file read failed: %s", err)
+    if isinstance(err, OSError):
+        return err.strerror or type(err).__name__
+    return str(err)
+
+
 def clean(cell: str) -> str:
     return cell.strip()
 
@@ -172,7 +181,7 @@ def open_csv(path: Location, lbl: str, required: Sequence[str]) -> CsvFile:
         with open_text(path, HEADER_BLOCK_BYTES) as handle:
             header = next(csv.reader(handle), None)
     except (OSError, csv.Error) as err:
-        raise ProfilerRawFileError(f"<{lbl}> cannot be read: {err}") from None
+        raise ProfilerRawFileError(f"<{lbl}> cannot be read: {reason(err)}") from None
     if not header:
         raise ProfilerRawFileError(f"<{lbl}> is empty (no header line).")
     index: dict[str, int] = {}

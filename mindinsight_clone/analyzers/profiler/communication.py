@@ -62,7 +62,7 @@ def load_json(path: Location, lbl: str) -> dict[str, Any]:
     try:
         data = orjson.loads(storage.read_bytes(path))
     except OSError as err:
-        raise ProfilerRawFileError(f"<{lbl}> cannot be read: {err}") from None
+        raise ProfilerRawFileError(f"<{lbl}> cannot be read: {ascend_csv.reason(err)}") from None
     except orjson.JSONDecodeError as err:
         raise ProfilerRawFileError(f"<{lbl}> is not valid JSON (truncated?): {err}") from None
     if not isinstance(data, dict):

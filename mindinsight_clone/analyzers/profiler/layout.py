@@ -17,6 +17,8 @@ import json
 import logging
 import os
 import re
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -50,6 +52,7 @@ ASCEND_MARKERS = ("kernel_details.csv", "op_statistic.csv", "step_trace_time.csv
 _MAX_SESSION_DEPTH = 3
 # Entries read from one directory of a profiler dir; a cut listing is logged and named in `ProfilerDir.problems`.
 MAX_DIR_ENTRIES = 100_000
+REMOTE_LISTING_THREADS = 16  # remote listings of one scan made at once (one request each)
 
 Layout = Literal["legacy", "ms2"]
 
@@ -69,9 +72,20 @@ class _Listings:
         key = str(path)
         entries = self._seen.get(key)
         if entries is None:
-            entries = _listdir(path, self.truncated)
+            entries = list_entries(path, self.truncated)
             self._seen[key] = entries
         return entries
+
+    def prefetch(self, paths: Sequence[Location]) -> None:
+        """List `paths` now, remote ones in parallel (each listing is a request; a scan of a many-rank job would
+        otherwise wait for them one after the other). Local listings are left to be made when asked for."""
+        todo = list({str(p): p for p in paths if str(p) not in self._seen}.values())
+        if len(todo) < 2 or not storage.is_remote(todo[0]):
+            return
+        with ThreadPoolExecutor(max_workers=min(REMOTE_LISTING_THREADS, len(todo))) as pool:
+            listed = list(pool.map(lambda path: list_entries(path, self.truncated), todo))
+        for path, entries in zip(todo, listed, strict=True):
+            self._seen[str(path)] = entries
 
     def file(self, folder: Location, name: str) -> Location | None:
         """`folder / name` when the listing of `folder` has it as a regular file (never a symlink)."""
@@ -83,7 +97,9 @@ class _Listings:
         return entry.location if entry is not None else None
 
 
-def _listdir(path: Location, truncated: list[str] | None = None) -> list[Entry]:
+def list_entries(path: Location, truncated: list[str] | None = None) -> list[Entry]:
+    """The entries of a directory sorted by name ([] when it cannot be listed), at most MAX_DIR_ENTRIES (a cut is
+    logged and appended to `truncated`). Locally kinds only (no stat per entry); symlinks are neither dir nor file."""
     try:
         entries, cut = storage.list_dir(path, MAX_DIR_ENTRIES, details=False)  # local: kinds only, no lstat
     except OSError:
@@ -156,6 +172,10 @@ class ProfilerDir:
     # the scan's listings, reused by has_kind (a profiler dir is scanned per request; remote: a listing is a request)
     listings: _Listings = field(default_factory=_Listings, compare=False, repr=False)
 
+    def prefetch_outputs(self) -> None:
+        """List every rank's ASCEND_PROFILER_OUTPUT at once (remote: in parallel) before a view over all ranks."""
+        self.listings.prefetch([d.output for d in self.devices.values() if d.output is not None])
+
     @property
     def device_ids(self) -> list[str]:
         return sorted(self.devices, key=int)
@@ -213,6 +233,25 @@ def _legacy_ids(path: Location, listdir: _Listings) -> tuple[set[str], set[str]]
     return info_ids, data_ids
 
 
+def _prefetch_tree(path: Location, listdir: _Listings) -> None:
+    """List, level by level and each level at once, the dirs `_session_dirs` will walk (remote: in parallel)."""
+    level, depth = [path], 0
+    while level:
+        listdir.prefetch(level)
+        if depth >= _MAX_SESSION_DEPTH:
+            return
+        below: list[Location] = []
+        frameworks: list[Location] = []
+        for folder in level:
+            entries = [e for e in listdir(folder) if e.is_dir]
+            if depth > 0 and any(e.name in _MS2_SESSION_DIRS for e in entries):  # a session: its FRAMEWORK/ next
+                frameworks.extend(e.location for e in entries if e.name == "FRAMEWORK")
+                continue
+            below.extend(e.location for e in entries if e.name not in _MS2_SESSION_DIRS and e.name != "logs")
+        listdir.prefetch(frameworks)
+        level, depth = below, depth + 1
+
+
 def _session_dirs(path: Location, listdir: _Listings, depth: int = 0) -> list[Location]:
     """`*_ascend_ms`-like dirs (holding FRAMEWORK/ or ASCEND_PROFILER_OUTPUT/) under `path`, symlinks skipped."""
     found: list[Location] = []
@@ -261,6 +300,7 @@ def scan_profiler_dir(path: Location, display: str, cache: ParsedFileCache | Non
                                   listings=listdir) for i in ids}
         return ProfilerDir(path, display, "legacy", devices, _cut_notes(listdir), listdir)
     devices_ms2: dict[str, DeviceFiles] = {}
+    _prefetch_tree(path, listdir)
     # Newest session last (names are `<host>_<pid>_<timestamp>_ascend_ms`; sort by the timestamp, then mtime).
     for session in sorted(_session_dirs(path, listdir), key=_session_sort_key):
         for dev in _session_devices(session, listdir):
@@ -307,5 +347,5 @@ def _holds_data(target: Location, listdir: _Listings) -> bool:
 def find_profiler_dirs(run_dir: str | os.PathLike[str] | Location) -> list[Location]:
     """The direct sub-dirs of `run_dir` named `profiler*` (or MindFormers' `profile`) that hold profiler
     data, sorted by name."""
-    return [e.location for e in _listdir(_location(run_dir))
+    return [e.location for e in list_entries(_location(run_dir))
             if is_profiler_dir_name(e.name) and e.is_dir and _holds_data(e.location, _Listings())]

@@ -16,7 +16,7 @@ from __future__ import annotations
 from urllib.parse import unquote
 
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
-from mindinsight_clone.analyzers.profiler.layout import MAX_DIR_ENTRIES, ProfilerDir, is_profiler_dir, scan_profiler_dir
+from mindinsight_clone.analyzers.profiler.layout import ProfilerDir, is_profiler_dir, list_entries, scan_profiler_dir
 from mindinsight_clone.errors import (
     ParamValueError,
     ProfilerDirNotFoundError,
@@ -73,8 +73,8 @@ def style_b(base_dir: Location, job: str | None, cache: ParsedFileCache | None =
         job_dir = resolve_train_dir(base_dir, train_id)
     except InvalidTrainId:
         raise ProfilerParamValueError("train_job dir is invalid.") from None
-    names = sorted(e.name for e in storage.iter_dir(job_dir, MAX_DIR_ENTRIES)
-                   if is_profiler_dir_name(e.name) and e.is_dir)  # a symlink is never a dir here
+    names = [e.name for e in list_entries(job_dir)
+             if is_profiler_dir_name(e.name) and e.is_dir]  # a symlink is never a dir here
     with_data = [n for n in names if is_profiler_dir(job_dir / n)]
     chosen = (with_data or names)[-1:] if names else []
     if not chosen:

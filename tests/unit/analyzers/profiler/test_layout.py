@@ -148,3 +148,22 @@ def test_symlinked_files_and_sessions_are_not_used(tmp_path: Path) -> None:
     by_stat = DeviceFiles("0", session, output)
     assert by_stat.output_file("trace_view.json") == output / "trace_view.json"
     assert by_stat.output_file("kernel_details.csv") is None
+
+
+def test_a_file_gone_after_the_scan_is_an_error_without_its_path(tmp_path: Path) -> None:
+    """A listed file that vanished before it was read: a domain error naming the file and rank, not the path."""
+    from mindinsight_clone.analyzers.profiler import communication, step_trace_time
+    from mindinsight_clone.errors import ProfilerRawFileError
+
+    output = tmp_path / "profiler" / "host_1_1736408883704_ascend_ms" / "ASCEND_PROFILER_OUTPUT"
+    stt = _touch(output / "step_trace_time.csv", "Step,Computing,Communication(Not Overlapped),Free\n1,2,3,4\n")
+    comm = _touch(output / "communication.json", "{}")
+    device = scan_profiler_dir(tmp_path / "profiler", "./profiler").devices["0"]
+    stt.unlink()
+    comm.unlink()
+    for call in (lambda: step_trace_time.step_trace_time(device, ParsedFileCache()),
+                 lambda: communication.communication(device, ParsedFileCache())):
+        with pytest.raises(ProfilerRawFileError) as caught:
+            call()
+        assert "cannot be read: No such file or directory" in caught.value.message
+        assert str(tmp_path) not in caught.value.message

@@ -198,3 +198,29 @@ def test_truncated_remote_files_report_what_local_ones_report(s3_base: storage.L
     expected = _ascend_answers(local, ParsedFileCache())
     assert expected["summary0"]["problems"]  # the cut is reported
     assert _ascend_answers(remote, ParsedFileCache()) == expected
+
+
+def test_many_rank_mindformers_layout_over_s3_equals_local(s3_base: storage.Location, s3_server: S3Server,
+                                                          tmp_path: Path) -> None:
+    """`profile/rank_N/<host>_<pid>_<ts>_ascend_ms/` with FRAMEWORK/ and ASCEND_PROFILER_OUTPUT/ per rank (remote
+    listings of a level are made at once): the same ranks, sessions, files and cluster table as on disk."""
+    source = next((JOBS["torch_npu_level1"] / "profiler").glob("rank0_*"))
+    framework = next((JOBS["profiler_cpu"] / "profiler").glob("*_ascend_ms/FRAMEWORK"))
+    profile = tmp_path / "mf" / "profile"
+    for rank in range(6):
+        session = profile / f"rank_{rank}" / f"host_{4000 + rank}_2025010112000{rank}123_ascend_ms"
+        (session / "FRAMEWORK").mkdir(parents=True)
+        (session / "ASCEND_PROFILER_OUTPUT").mkdir()
+        (session / "FRAMEWORK" / f"cpu_op_type_info_{rank}.csv").write_bytes(
+            (framework / "cpu_op_type_info_0.csv").read_bytes())
+        (session / "ASCEND_PROFILER_OUTPUT" / "step_trace_time.csv").write_bytes(
+            (source / "ASCEND_PROFILER_OUTPUT" / "step_trace_time.csv").read_bytes())
+        (session / f"profiler_info_{rank}.json").write_bytes((source / "profiler_info_0.json").read_bytes())
+    s3_server.upload_tree(tmp_path / "mf", BUCKET, "base/mf")
+    local = scan_profiler_dir(profile, "./mf/profile")
+    remote = scan_profiler_dir(s3_base / "mf" / "profile", "./mf/profile", ParsedFileCache())
+    assert local.device_ids == [str(r) for r in range(6)]
+    assert _index(remote) == _index(local)
+    expected = step_trace_time.cluster_step_trace(local, None)
+    assert len(expected["ranks"]) == 6
+    assert step_trace_time.cluster_step_trace(remote, ParsedFileCache()) == expected
