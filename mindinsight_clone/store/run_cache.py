@@ -33,7 +33,7 @@ from mindinsight_clone.errors import TrainJobNotExistError
 from mindinsight_clone.ingest.gc_pause import gc_paused
 from mindinsight_clone.ingest.values import PLUGIN_NAMES, SummaryValue
 from mindinsight_clone.store.envelope import ScalarStats
-from mindinsight_clone.store.point_store import PointStore, ScalarSeries, Window
+from mindinsight_clone.store.point_store import ROW, PointStore, ScalarSeries, Window
 from mindinsight_clone.store.reservoir import Reservoir, Sample
 
 T = TypeVar("T")
@@ -432,10 +432,16 @@ class RunCache:
         """Sum over tags of `cost(plugin, newest sample) x samples kept`: the run's estimated size.
 
         A scalar reservoir is fed lazily from the point store (`_settle`), so it counts the samples it
-        will hold once settled: its kept samples plus the stored rows it has not seen, up to its capacity."""
+        will hold once settled: its kept samples plus the stored rows it has not seen, up to its capacity.
+        A tag whose sample is its whole series (`_whole_series`) keeps no samples: it counts its rows
+        while they are in memory (24 bytes each), nothing once they are in their file."""
         total = 0
         with self._lock:
             for (plugin, tag), res in self._reservoirs.items():
+                whole = self._whole_series(plugin, tag)
+                if whole is not None:
+                    total += 0 if whole.on_disk else whole.count * ROW.itemsize
+                    continue
                 kept = len(res.samples)
                 if plugin == "scalar":
                     series = self.points.get(tag)

@@ -15,6 +15,7 @@ import pytest
 from mindinsight_clone.config import settings_for_tests
 from mindinsight_clone.store import cache_budget
 from mindinsight_clone.store.data_manager import DataManager
+from mindinsight_clone.store.point_store import ROW
 from mindinsight_clone.summary import SummaryWriter
 
 RUNS = 1050
@@ -96,7 +97,8 @@ def test_runs_left_out_of_the_list_are_counted_and_logged(many_runs: Path,
 
 
 def test_the_estimate_follows_what_is_kept(tmp_path: Path) -> None:
-    for n, steps in (("small", 10), ("big", 400)):
+    """A tag within its sample size keeps only its rows (24 bytes each, in memory); one past it keeps Samples."""
+    for n, steps in (("small", 10), ("big", 400), ("huge", 1500)):
         with SummaryWriter(tmp_path / n, timestamp=1_700_000_000, host="h") as w:
             for step in range(1, steps + 1):
                 w.add_scalar("loss", 0.5, step)
@@ -104,4 +106,6 @@ def test_the_estimate_follows_what_is_kept(tmp_path: Path) -> None:
     dm.reload()
     small = cache_budget.run_bytes(dm.run_cache("./small"))
     big = cache_budget.run_bytes(dm.run_cache("./big"))
-    assert big - small == 390 * cache_budget.SAMPLE_OVERHEAD
+    huge = cache_budget.run_bytes(dm.run_cache("./huge"))
+    assert big - small == 390 * ROW.itemsize
+    assert huge - small == 1000 * cache_budget.SAMPLE_OVERHEAD - 10 * ROW.itemsize  # scalar_samples = 1000
