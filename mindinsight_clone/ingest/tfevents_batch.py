@@ -73,12 +73,15 @@ class _Record:
     step_len: int  # 0: no step field (step 0)
     tags: tuple[str, ...]
     value_at: tuple[int, ...]  # offset of each value's 4-byte float32
+    variable: tuple[int, ...]  # offsets of all the bytes above (wall time, step varint, values), ascending
 
-    @property
-    def variable(self) -> tuple[int, ...]:
-        spans = [(self.wall_at, 8)] if self.wall_at >= 0 else []
-        spans += [(self.step_at, self.step_len)] + [(at, 4) for at in self.value_at]
-        return tuple(sorted(p for at, n in spans for p in range(at, at + n)))
+
+def _record(length: int, wall_at: int, step_at: int, step_len: int, tags: tuple[str, ...],
+            value_at: tuple[int, ...]) -> _Record:
+    spans = [(wall_at, 8)] if wall_at >= 0 else []
+    spans += [(step_at, step_len)] + [(at, 4) for at in value_at]
+    variable = tuple(sorted(p for at, n in spans for p in range(at, at + n)))
+    return _Record(length, wall_at, step_at, step_len, tags, value_at, variable)
 
 
 def _template(payload: bytes, plugins: Mapping[str, str] | None) -> _Record | None:
@@ -120,7 +123,7 @@ def _template(payload: bytes, plugins: Mapping[str, str] | None) -> _Record | No
             return None
     except (ValueError, IndexError, UnicodeDecodeError):
         return None
-    return _Record(len(payload), wall_at, step_at, step_len, tuple(tags), tuple(value_at))
+    return _record(len(payload), wall_at, step_at, step_len, tuple(tags), tuple(value_at))
 
 
 def _value_at(payload: bytes, pos: int, end: int, tag: str, plugins: Mapping[str, str] | None) -> int:
@@ -277,22 +280,27 @@ def decode_block(data: bytes, max_record_bytes: int, plugins: Mapping[str, str] 
     pos, end = 0, len(data)
     groups: list[Group] = []
     while end - pos >= HEADER_BYTES:
-        taken = 0
-        for find in (_cycle, _periodic_cycle):  # the cheap guess first, the longer walk when it takes too little
-            cycle = find(data, pos, max_record_bytes, plugins)
-            if cycle is None or (end - pos) // cycle.period * len(cycle.records) < MIN_RUN:
-                continue
-            count = (end - pos) // cycle.period
-            rows = buf[pos:pos + count * cycle.period].reshape(count, cycle.period)
-            count = _rows_ok(rows, cycle)
-            if count * len(cycle.records) >= MIN_RUN:
-                groups.append(_decode(rows[:count], cycle))
-                taken = count * cycle.period
+        cycle = _cycle(data, pos, max_record_bytes, plugins)
+        if cycle is None or (end - pos) // cycle.period * len(cycle.records) < MIN_RUN:
+            break  # not scalar-only records, or too few of them before the end of the data
+        rows, count = _matching_rows(buf, pos, cycle)
+        if count * len(cycle.records) < MIN_RUN:  # a record of another layout soon: tags at other cadences?
+            cycle = _periodic_cycle(data, pos, max_record_bytes, plugins)
+            if cycle is None:
                 break
-        if not taken:
-            break
-        pos += taken
+            rows, count = _matching_rows(buf, pos, cycle)
+            if count * len(cycle.records) < MIN_RUN:
+                break
+        groups.append(_decode(rows[:count], cycle))
+        pos += count * cycle.period
     return pos, groups
+
+
+def _matching_rows(buf: np.ndarray, pos: int, cycle: _Cycle) -> tuple[np.ndarray, int]:
+    """The rows of `cycle` from `pos` to the end of `buf`, and how many leading ones it takes."""
+    count = (buf.size - pos) // cycle.period
+    rows = buf[pos:pos + count * cycle.period].reshape(count, cycle.period)
+    return rows, _rows_ok(rows, cycle)
 
 
 def read_scalar_records(path: str | os.PathLike[str] | storage.Location, offset: int, size: int, max_record_bytes: int,
