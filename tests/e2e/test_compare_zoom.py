@@ -183,6 +183,12 @@ def test_compare_zoom_shows_the_spike_and_exports_the_windows_real_points(
         assert got[run] == want
         assert [s for s, _, _ in want] == list(range(lo, hi + 1))  # every step of the window
     assert any(s == spike and v == SPIKE_VALUE for s, _, v in got[SPIKY])
+    # JSON of the same window: the same real points
+    name, text = download(page, card, "chart-download-json")
+    assert name == f"compare_loss_scalar_steps{lo}-{hi}_all.json"
+    doc = json.loads(text)
+    assert doc["smoothing"] == 0.5
+    assert {s["name"]: [(p["step"], p["wall_time"], p["value"]) for p in s["points"]] for s in doc["series"]} == got
     note = card.get_by_test_id("chart-export-note")
     assert note.get_attribute("data-kind") == "all"
     assert int(note.get_attribute("data-rows")) == sum(len(v) for v in got.values())
