@@ -451,10 +451,14 @@ def _list_remote(location: UPath, limit: int | None) -> tuple[list[Entry], bool]
         name = str(info.get("name", "")).rstrip("/")
         if not name or name == base:
             continue  # some stores list the directory itself
+        leaf = name.rsplit("/", 1)[-1]
+        if plain_parts(leaf) is None:  # keys with `.`/`..` segments (e.g. planted in the bucket) are no entries
+            logger.warning("%s: skipped an entry named %r (not a plain name)", describe(location), leaf)
+            continue
         if limit is not None and len(out) >= limit:
             truncated = True
             break
-        out.append(_entry_from_info(location / name.rsplit("/", 1)[-1], info))
+        out.append(_entry_from_info(location / leaf, info))
     return out, truncated
 
 
