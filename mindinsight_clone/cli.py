@@ -16,6 +16,7 @@ import click
 
 from mindinsight_clone import __version__
 from mindinsight_clone.config import BY_NAME, SETTINGS, Setting, SettingError, resolve
+from mindinsight_clone.ingest import storage
 from mindinsight_clone.server import lifecycle
 
 CONFIG_HELP = "Settings file: file:/path/x.py, file:/path/x.yaml or python:pkg.module."
@@ -82,7 +83,7 @@ def start(config: str | None, foreground: bool, **values: Any) -> None:
             fg="red", bold=True, err=True,
         )
     click.echo(f"Workspace: {settings.workspace}")
-    click.echo(f"Summary base dir: {settings.summary_base_dir}")
+    click.echo(f"Summary base dir: {storage.redact(settings.summary_base_dir)}")
     try:
         if foreground:
             click.echo(f"Web address: {lifecycle.web_address(settings)} (foreground; Ctrl+C stops)")

@@ -72,7 +72,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("summary_base_dir", str, "", "Directory whose subdirectories are training runs (default: cwd); a URL "
             "(s3://bucket/prefix, hdfs://..., gs://...) reads it through fsspec."),
     Setting("storage_options", str, "{}", "JSON object passed to the fsspec backend of a URL base dir (e.g. "
-            '{"endpoint_url": "https://obs.example.com", "anon": true}).'),
+            '{"endpoint_url": "https://obs.example.com", "anon": true}). For s3:// the botocore timeouts and '
+            'retries default to {"config_kwargs": {"connect_timeout": 5, "read_timeout": 30, "retries": '
+            '{"max_attempts": 3, "mode": "standard"}}}; keys given here win.'),
     Setting("reload_interval", int, 3, "Seconds between rescans of the summary base dir; 0 loads once.",
             minimum=0, maximum=300),
     Setting("workspace", str, _home("mindinsight-clone"), "Directory for logs, pid files and lineage notes."),

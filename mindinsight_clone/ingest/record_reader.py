@@ -19,20 +19,26 @@ Damage is reported as `ReadProblem`s (and logged), never raised:
 * the file shrank below the offset or was replaced (new inode): reported, and the reader starts
   again from 0 within the same call (`ReadResult.reset`), so the caller drops what it had;
 * the file cannot be opened or read: reported, no exception.
+
+The file is a storage location (`ingest.storage`): a local path, or a remote object read with range
+requests from the offset on. A remote object has no identity but its name: one replaced by a longer one
+reads as appended, by a shorter one as shrunk (a reset).
 """
 
 from __future__ import annotations
 
-import io
 import logging
 import os
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import IO, Any, Literal
 
 import numpy as np
 from crc32c import crc32c
+from upath import UPath
+
+from mindinsight_clone.ingest import storage
 
 logger = logging.getLogger(__name__)
 
@@ -91,10 +97,10 @@ class ReadResult:
 class RecordReader:
     """Resumable reader of one record file. Not thread-safe; one loader owns it."""
 
-    def __init__(self, path: str | os.PathLike[str], offset: int = 0,
+    def __init__(self, path: str | os.PathLike[str] | storage.Location, offset: int = 0,
                  max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
                  chunk_bytes: int = DEFAULT_CHUNK_BYTES) -> None:
-        self.path = Path(path)
+        self.path: storage.Location = path if isinstance(path, Path | UPath) else Path(path)
         self.name = self.path.name
         self.offset = offset
         self.max_record_bytes = max_record_bytes
@@ -102,7 +108,7 @@ class RecordReader:
         self.stopped = False  # set by an unrecoverable header; cleared only when the file is reset
         # while resynchronising: (offset of the damaged header, offset to scan on from, damage reported yet)
         self._resync: tuple[int, int, bool] | None = None
-        self._identity: tuple[int, int] | None = None  # (st_dev, st_ino) of the file we read
+        self._identity: tuple[Any, ...] | None = None  # storage.file_identity of the file we read
 
     @property
     def resyncing(self) -> bool:
@@ -113,13 +119,13 @@ class RecordReader:
         """Read the complete records that follow `self.offset`; never raises on file damage."""
         result = ReadResult(offset=self.offset)
         try:
-            with self.path.open("rb") as f:
-                st = os.fstat(f.fileno())
-                self._check_identity(st, result)
+            with storage.open_binary(self.path) as f:
+                size = storage.file_size(f)
+                self._check_identity(size, storage.file_identity(f), result)
                 if not self.stopped:
-                    self._read_from(f, st.st_size, result)
+                    self._read_from(f, size, result)
                     if not (self.stopped or result.more or self.resyncing):
-                        result.pending_bytes = max(0, st.st_size - self.offset)
+                        result.pending_bytes = max(0, size - self.offset)
         except OSError as exc:
             self._problem(result, self.offset, "unreadable", f"cannot read file: {exc.strerror or exc}")
         result.offset = self.offset
@@ -127,13 +133,12 @@ class RecordReader:
         return result
 
     # ------------------------------------------------------------------ internals
-    def _check_identity(self, st: os.stat_result, result: ReadResult) -> None:
-        identity = (st.st_dev, st.st_ino)
+    def _check_identity(self, size: int, identity: tuple[Any, ...], result: ReadResult) -> None:
         kind: ProblemKind | None = None
         if self._identity is not None and identity != self._identity:
             kind, why = "replaced", "file was replaced"
-        elif st.st_size < self.offset:
-            kind, why = "shrunk", f"file shrank to {st.st_size} bytes, below offset {self.offset}"
+        elif size < self.offset:
+            kind, why = "shrunk", f"file shrank to {size} bytes, below offset {self.offset}"
         self._identity = identity
         if kind is not None:
             self._problem(result, self.offset, kind, f"{why}; reading it again from the start")
@@ -142,7 +147,7 @@ class RecordReader:
             self._resync = None
             result.reset = True
 
-    def _read_from(self, f: io.BufferedReader, size: int, result: ReadResult) -> None:
+    def _read_from(self, f: IO[bytes], size: int, result: ReadResult) -> None:
         """Parse records from `self.offset` on, reading READ_CHUNK_BYTES at a time."""
         start = pos = self.offset
         if self._resync is not None:  # a damaged header earlier: go on looking for the next record
@@ -214,7 +219,7 @@ class RecordReader:
             data = data[i:]
         self.offset = pos
 
-    def _read_large_record(self, f: io.BufferedReader, pos: int, length: int, result: ReadResult) -> None:
+    def _read_large_record(self, f: IO[bytes], pos: int, length: int, result: ReadResult) -> None:
         """A record longer than READ_CHUNK_BYTES, wholly on disk: check its CRC chunk by chunk, and only
         then read the payload in one allocation (a bogus length costs one chunk of memory)."""
         f.seek(pos + HEADER_BYTES)
@@ -236,7 +241,7 @@ class RecordReader:
             result.records.append(payload)
             result.offsets.append(pos)
 
-    def _resynchronise(self, f: io.BufferedReader, size: int, result: ReadResult) -> int | None:
+    def _resynchronise(self, f: IO[bytes], size: int, result: ReadResult) -> int | None:
         """After a damaged header at `self._resync[0]`: the offset of the next plausible header (its length
         within the limit and its length CRC right), scanning on from where the last call stopped.
 
@@ -281,10 +286,10 @@ class RecordReader:
     def _problem(self, result: ReadResult, offset: int, kind: ProblemKind, message: str) -> None:
         problem = ReadProblem(self.name, offset, kind, message)
         result.problems.append(problem)
-        logger.warning("%s at byte %d: %s", self.path, offset, message)
+        logger.warning("%s at byte %d: %s", storage.describe(self.path), offset, message)
 
 
-def _find_header(f: io.BufferedReader, start: int, end: int, max_len: int) -> int | None:
+def _find_header(f: IO[bytes], start: int, end: int, max_len: int) -> int | None:
     """First offset in [start, end - HEADER_BYTES] holding a header whose length is at most `max_len` and
     whose length CRC matches. Reads SCAN_WINDOW_BYTES windows; numpy rules out most offsets at once (the
     high bytes of the length must be zero, and an all-zero header is never a real one)."""
@@ -309,7 +314,7 @@ def _find_header(f: io.BufferedReader, start: int, end: int, max_len: int) -> in
     return None
 
 
-def read_all(path: str | os.PathLike[str], max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
+def read_all(path: str | os.PathLike[str] | storage.Location, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
              ) -> ReadResult:
     """Every readable record of a file, in one result (loops over `more`)."""
     reader = RecordReader(path, max_record_bytes=max_record_bytes)

@@ -32,7 +32,9 @@ from typing import Any
 
 import numpy as np
 from crc32c import crc32c
+from upath import UPath
 
+from mindinsight_clone.ingest import storage
 from mindinsight_clone.ingest.record_reader import FOOTER_BYTES, HEADER_BYTES, masked_crc32c
 
 SCALAR_SUFFIX = "/scalar"
@@ -215,20 +217,21 @@ def decode_block(data: bytes, max_record_bytes: int) -> tuple[int, list[tuple[_L
     return pos, groups
 
 
-def read_scalar_records(path: str | os.PathLike[str], offset: int, size: int, max_record_bytes: int,
+def read_scalar_records(path: str | os.PathLike[str] | storage.Location, offset: int, size: int, max_record_bytes: int,
                         max_bytes: int = BLOCK_BYTES) -> tuple[int, ScalarArrays]:
     """Decode scalar-only records of the file from `offset` (up to `size`, at most `max_bytes` of it).
 
     Returns the offset just past the last record taken (== `offset` if none) and the columns. Never raises on
     file problems: an unreadable file or any irregularity simply takes nothing.
     """
-    name = Path(path).name
-    out = ScalarArrays(name)
+    location = path if isinstance(path, Path | UPath) else Path(path)
+    out = ScalarArrays(location.name)
     want = min(max(size - offset, 0), max_bytes)
     if want < HEADER_BYTES:
         return offset, out
     try:
-        with open(path, "rb") as f:
+        # no read-ahead: this call reads exactly `want` bytes (one range request when remote)
+        with storage.open_binary(location, block_bytes=0) as f:
             f.seek(offset)
             data = f.read(want)
     except OSError:

@@ -21,13 +21,13 @@ Writing (workspace: logs, caches, notes) stays local and does not go through her
 from __future__ import annotations
 
 import contextlib
+import copy
 import io
 import logging
 import os
 import stat as stat_module
 import threading
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any, TypeAlias
 
@@ -47,24 +47,60 @@ BACKEND_EXTRAS: dict[str, str] = {
     "abfs": "azure", "az": "azure", "abfss": "azure",
 }
 REMOTE_BLOCK_BYTES = 4 * 1024 * 1024  # read-ahead of a remote file: one range request per 4 MiB read
+# botocore settings for s3:// (and OBS through its S3 API) when `--storage-options` does not set them: a dead or
+# slow endpoint costs seconds, not botocore's 60 s per attempt, so a failing store shows up as a problem promptly.
+# Given `config_kwargs` keys win, key by key.
+S3_CONFIG_DEFAULTS: dict[str, Any] = {"connect_timeout": 5, "read_timeout": 30,
+                                      "retries": {"max_attempts": 3, "mode": "standard"}}
 
 
 class StorageConfigError(ValueError):
     """The base location cannot be used as given (unknown scheme, backend not installed, bad options)."""
 
 
-@dataclass(frozen=True, slots=True)
 class Entry:
-    """One directory entry or the answer of `stat`. `is_symlink` entries are neither files nor dirs here."""
+    """One directory entry or the answer of `stat`. `is_symlink` entries are neither files nor dirs here.
 
-    name: str
-    location: Location
-    is_dir: bool
-    is_file: bool
-    is_symlink: bool
-    size: int
-    mtime: float  # seconds since the epoch; 0.0 where the store does not say (directories on S3)
-    identity: tuple[Any, ...] = ()  # local: (st_dev, st_ino); remote: () (an object is its name)
+    Fields: name, location, is_dir, is_file, is_symlink, size, mtime (seconds since the epoch; 0.0 where
+    the store does not say, e.g. directories on S3), identity (local: (st_dev, st_ino); remote: (), an
+    object is its name). Read-only by convention. A local listing builds `location` only when asked for
+    (making a Path per entry would cost more than the listing itself).
+    """
+
+    __slots__ = ("_location", "_parent", "identity", "is_dir", "is_file", "is_symlink", "mtime", "name", "size")
+
+    def __init__(self, name: str, location: Location | None, is_dir: bool, is_file: bool, is_symlink: bool,
+                 size: int, mtime: float, identity: tuple[Any, ...] = (), parent: Location | None = None) -> None:
+        self.name = name
+        self._location = location
+        self._parent = parent  # with location None: the location is parent / name
+        self.is_dir = is_dir
+        self.is_file = is_file
+        self.is_symlink = is_symlink
+        self.size = size
+        self.mtime = mtime
+        self.identity = identity
+
+    @property
+    def location(self) -> Location:
+        if self._location is None:
+            assert self._parent is not None
+            self._location = self._parent / self.name
+        return self._location
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.name, str(self.location), self.is_dir, self.is_file, self.is_symlink, self.size, self.mtime,
+                self.identity)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Entry) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (f"Entry(name={self.name!r}, location={str(self.location)!r}, is_dir={self.is_dir}, "
+                f"is_file={self.is_file}, is_symlink={self.is_symlink}, size={self.size}, mtime={self.mtime})")
 
 
 # ---------------------------------------------------------------------- making locations
@@ -92,9 +128,22 @@ def base_location(value: str | os.PathLike[str], options: Mapping[str, Any] | No
             f"reading {scheme}:// needs its fsspec backend: pip install 'mindinsight-clone[{extra}]' ({exc})"
         ) from None
     try:
-        return UPath(text.rstrip("/"), **dict(options or {}))
+        return UPath(text.rstrip("/"), **with_defaults(scheme, options))
     except (TypeError, ValueError) as exc:
         raise StorageConfigError(f"cannot use {text!r} with storage options {dict(options or {})}: {exc}") from None
+
+
+def with_defaults(scheme: str, options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """`options` with this project's defaults for the scheme's backend added (s3: timeouts and retries)."""
+    out = dict(options or {})
+    if BACKEND_EXTRAS.get(scheme) == "s3":
+        given = out.get("config_kwargs")
+        # deep copies: botocore rewrites the retries dict it is given (max_attempts -> total_max_attempts)
+        config = copy.deepcopy(dict(given)) if isinstance(given, Mapping) else {}
+        for key, value in S3_CONFIG_DEFAULTS.items():
+            config.setdefault(key, copy.deepcopy(value))
+        out["config_kwargs"] = config
+    return out
 
 
 def is_remote(location: Location) -> bool:
@@ -103,7 +152,16 @@ def is_remote(location: Location) -> bool:
 
 def describe(location: Location) -> str:
     """How to name a location in logs and messages (URL for remote ones, no credentials)."""
-    return str(location)
+    return redact(str(location)) if is_remote(location) else str(location)
+
+
+def redact(text: str) -> str:
+    """A URL without the `user:password@` part some schemes allow (`s3://key:secret@bucket/...`)."""
+    if "://" not in text:
+        return text
+    scheme, _, rest = text.partition("://")
+    netloc, slash, path = rest.partition("/")
+    return f"{scheme}://{netloc.rsplit('@', 1)[-1]}{slash}{path}"
 
 
 # ---------------------------------------------------------------------- confinement
@@ -124,7 +182,16 @@ def confine(base: Location, relative: str) -> Location | None:
     """`base / relative` when that stays inside `base`, else None. The one path check for every backend:
     `relative` must be plain (see `plain_parts`); locally no component may be a symlink and the real path
     must be inside the real base; remotely (no symlinks, no `..` resolution by the store) plain parts suffice.
-    Existence is not checked."""
+    Existence is not checked; a local lookup that fails (EACCES, ENAMETOOLONG...) refuses too."""
+    try:
+        return confine_or_raise(base, relative)
+    except (OSError, ValueError):
+        return None
+
+
+def confine_or_raise(base: Location, relative: str) -> Location | None:
+    """`confine`, except that an OSError of the local symlink/realpath lookup is raised rather than
+    answered with None (for callers that tell "refused" from "cannot be looked at")."""
     parts = plain_parts(relative)
     if parts is None:
         return None
@@ -132,36 +199,39 @@ def confine(base: Location, relative: str) -> Location | None:
     if is_remote(base):
         return target
     assert isinstance(base, Path) and isinstance(target, Path)
-    try:
-        current = base
-        for part in parts:
-            current = current / part
-            if current.is_symlink():
-                return None
-        real_base = Path(os.path.realpath(base))
-        real = Path(os.path.realpath(target))
-    except (OSError, ValueError):
-        return None
+    current = base
+    for part in parts:
+        current = current / part
+        if current.is_symlink():
+            return None
+    real_base = Path(os.path.realpath(base))
+    real = Path(os.path.realpath(target))
     if real != real_base and real_base not in real.parents:
         return None
     return target
 
 
 # ---------------------------------------------------------------------- reading
-def list_dir(location: Location, limit: int | None = None) -> tuple[list[Entry], bool]:
+def list_dir(location: Location, limit: int | None = None, *,
+             details: bool | Callable[[str], bool] = True) -> tuple[list[Entry], bool]:
     """The entries of a directory (at most `limit`) and whether the limit cut the listing.
 
+    `details=False` lets a local listing skip the per-entry lstat: entries then carry only their kind
+    (from the directory itself), size -1 and mtime 0.0; `stat` the ones you need. A callable takes the name
+    of a regular file and says whether that file gets its size and mtime (the files a caller keeps).
+    Remote listings always carry sizes and times (the store sends them anyway).
     Raises OSError (FileNotFoundError, NotADirectoryError, PermissionError...) when it cannot be listed.
     """
     if isinstance(location, Path):
-        return _list_local(location, limit)
+        return _list_local(location, limit, details)
     return _list_remote(location, limit)
 
 
-def iter_dir(location: Location, limit: int | None = None) -> Iterator[Entry]:
+def iter_dir(location: Location, limit: int | None = None, *,
+             details: bool | Callable[[str], bool] = True) -> Iterator[Entry]:
     """`list_dir` that gives nothing for a directory that cannot be listed."""
     try:
-        entries, _ = list_dir(location, limit)
+        entries, _ = list_dir(location, limit, details=details)
     except OSError as exc:
         logger.debug("cannot list %s: %s", describe(location), exc)
         return iter(())
@@ -191,11 +261,13 @@ def exists(location: Location) -> bool:
     return True
 
 
-def is_dir(location: Location) -> bool:
-    """A real directory (not a symlink to one)."""
+def is_dir(location: Location, follow_symlinks: bool = False) -> bool:
+    """A real directory (not a symlink to one, unless `follow_symlinks`: local only, stores have none)."""
     try:
+        if follow_symlinks and isinstance(location, Path):
+            return stat_module.S_ISDIR(os.stat(location).st_mode)
         return stat(location).is_dir
-    except OSError:
+    except (OSError, ValueError):
         return False
 
 
@@ -215,7 +287,8 @@ def open_binary(location: Location, block_bytes: int = REMOTE_BLOCK_BYTES) -> IO
     fs, path = _fs(location)
     try:
         _invalidate(fs, path)
-        return fs.open(path, "rb", block_size=block_bytes, cache_type="readahead")  # type: ignore[no-any-return]
+        remote = _RemoteFile(fs.open(path, "rb", block_size=block_bytes, cache_type="readahead"), location)
+        return remote  # type: ignore[return-value]  # an io.RawIOBase: read/seek/tell/close as IO[bytes]
     except OSError:
         raise
     except Exception as exc:
@@ -225,7 +298,10 @@ def open_binary(location: Location, block_bytes: int = REMOTE_BLOCK_BYTES) -> IO
 def open_text(location: Location, encoding: str = "utf-8", errors: str = "replace",
               newline: str | None = None) -> IO[str]:
     """A text file over `open_binary` (CSV readers want `newline=""`)."""
-    return io.TextIOWrapper(open_binary(location), encoding=encoding, errors=errors, newline=newline)
+    handle = open_binary(location)
+    if isinstance(handle, _RemoteFile):
+        handle = io.BufferedReader(handle, buffer_size=1024 * 1024)  # type: ignore[assignment]
+    return io.TextIOWrapper(handle, encoding=encoding, errors=errors, newline=newline)  # type: ignore[arg-type]
 
 
 def read_bytes(location: Location, limit: int | None = None) -> bytes:
@@ -265,7 +341,8 @@ def file_identity(handle: IO[bytes]) -> tuple[Any, ...]:
 
 
 # ---------------------------------------------------------------------- internals
-def _list_local(location: Path, limit: int | None) -> tuple[list[Entry], bool]:
+def _list_local(location: Path, limit: int | None,
+                details: bool | Callable[[str], bool] = True) -> tuple[list[Entry], bool]:
     out: list[Entry] = []
     truncated = False
     with os.scandir(location) as it:
@@ -274,18 +351,27 @@ def _list_local(location: Path, limit: int | None) -> tuple[list[Entry], bool]:
                 truncated = True
                 break
             try:
-                st = entry.stat(follow_symlinks=False)
+                if details is True:
+                    st = entry.stat(follow_symlinks=False)
+                    out.append(_entry_from_stat(entry.name, None, st, location))
+                    continue
+                # the kind comes from the directory listing (d_type): no syscall per entry
+                link = entry.is_symlink()
+                is_file = not link and entry.is_file(follow_symlinks=False)
+                if is_file and details is not False and details(entry.name):
+                    out.append(_entry_from_stat(entry.name, None, entry.stat(follow_symlinks=False), location))
+                    continue
+                out.append(Entry(entry.name, None, not link and entry.is_dir(follow_symlinks=False), is_file, link,
+                                 -1, 0.0, (), location))
             except OSError:  # vanished while we looked
                 continue
-            out.append(_entry_from_stat(entry.name, Path(entry.path), st))
     return out, truncated
 
 
-def _entry_from_stat(name: str, location: Path, st: os.stat_result) -> Entry:
+def _entry_from_stat(name: str, location: Path | None, st: os.stat_result, parent: Path | None = None) -> Entry:
     mode = st.st_mode
-    return Entry(name=name, location=location, is_dir=stat_module.S_ISDIR(mode), is_file=stat_module.S_ISREG(mode),
-                 is_symlink=stat_module.S_ISLNK(mode), size=st.st_size, mtime=st.st_mtime,
-                 identity=(st.st_dev, st.st_ino))
+    return Entry(name, location, stat_module.S_ISDIR(mode), stat_module.S_ISREG(mode), stat_module.S_ISLNK(mode),
+                 st.st_size, st.st_mtime, (st.st_dev, st.st_ino), parent)
 
 
 def _fs(location: UPath) -> tuple[Any, str]:
@@ -301,11 +387,59 @@ def _invalidate(fs: Any, path: str) -> None:
         fs.invalidate_cache(path)
 
 
+class _RemoteFile(io.RawIOBase):
+    """A remote file whose every failure is an OSError (a dead endpoint raises botocore's own errors).
+    `size` is the object's size when it was opened."""
+
+    def __init__(self, inner: Any, location: Location) -> None:
+        super().__init__()
+        self._inner = inner
+        self._location = location
+        self.size = int(inner.size)
+
+    def _guard(self, call: Any, *args: Any) -> Any:
+        try:
+            return call(*args)
+        except OSError:
+            raise
+        except Exception as exc:
+            raise _as_oserror(exc, self._location) from exc
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def read(self, size: int | None = -1) -> bytes:
+        return self._guard(self._inner.read, -1 if size is None else size)  # type: ignore[no-any-return]
+
+    def readall(self) -> bytes:
+        return self.read(-1)
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.read(len(buffer))
+        buffer[:len(data)] = data
+        return len(data)
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        return self._guard(self._inner.seek, offset, whence)  # type: ignore[no-any-return]
+
+    def tell(self) -> int:
+        return self._guard(self._inner.tell)  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        if not self.closed:
+            with contextlib.suppress(Exception):
+                self._inner.close()
+        super().close()
+
+
 def _list_remote(location: UPath, limit: int | None) -> tuple[list[Entry], bool]:
     fs, path = _fs(location)
     _invalidate(fs, path)
     try:
-        infos = fs.ls(path, detail=True)
+        infos = _ls_bounded(fs, path, limit)
     except OSError:
         raise
     except Exception as exc:
@@ -324,12 +458,28 @@ def _list_remote(location: UPath, limit: int | None) -> tuple[list[Entry], bool]
     return out, truncated
 
 
+def _ls_bounded(fs: Any, path: str, limit: int | None) -> list[dict[str, Any]]:
+    """`fs.ls(path, detail=True)`, but on S3 (s3fs) at most about `limit` + 1 files are fetched: the listing
+    pages stop there, so a prefix of a million objects costs a few requests, not a thousand. A cut listing
+    is not left in s3fs's directory cache (it would hide the objects past the cut)."""
+    lsdir = getattr(fs, "_lsdir", None)
+    if limit is None or lsdir is None or getattr(fs, "loop", None) is None or type(fs).__name__ != "S3FileSystem":
+        return list(fs.ls(path, detail=True))
+    from fsspec.asyn import sync
+
+    infos = list(sync(fs.loop, lsdir, fs._strip_protocol(path), refresh=True, max_items=limit + 1))
+    if not infos:  # an empty listing: no prefix (s3fs says FileNotFoundError), or a bucket with nothing in it
+        return list(fs.ls(path, detail=True))
+    if len(infos) > limit:
+        _invalidate(fs, path)
+    return infos
+
+
 def _entry_from_info(location: UPath, info: Mapping[str, Any]) -> Entry:
     kind = info.get("type")
     mtime = _info_mtime(info)
     size = int(info.get("size") or 0)
-    return Entry(name=location.name, location=location, is_dir=kind == "directory", is_file=kind == "file",
-                 is_symlink=False, size=size, mtime=mtime)
+    return Entry(location.name, location, kind == "directory", kind == "file", False, size, mtime)
 
 
 def _info_mtime(info: Mapping[str, Any]) -> float:

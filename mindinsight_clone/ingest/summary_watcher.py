@@ -11,7 +11,10 @@ A run is the base dir itself or one of its DIRECT subdirectories that directly c
   itself (no summary/pb file or `profiler*` dir directly inside).
 
 `train_id` is `./<name>` (`./` for the base dir). Symlinks are never followed. Every directory
-listing stops after `max_scan_entries` entries. When there are more than `max_run_count` runs, the
+listing stops after `max_scan_entries` entries. All listing goes through `ingest.storage`, so the base dir
+may be remote (`s3://bucket/prefix`): a scan makes one listing call per directory it looks at (bounded by
+`max_scan_dirs` and the profiler probe's budgets), and `ScanResult.failed` tells a failing store from an
+empty one. When there are more than `max_run_count` runs, the
 MOST RECENTLY updated ones are kept (MindInsight keeps the oldest; see LIMITS.md §3).
 
 With `max_depth` > 1 (MindInsight: always 1) directories down to that depth are runs too, e.g.
@@ -30,6 +33,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from upath import UPath
+
+from mindinsight_clone.ingest import storage
+from mindinsight_clone.ingest.storage import Entry, Location
 from mindinsight_clone.ingest.tfevents_parser import is_tfevents_file, tfevents_timestamp
 
 logger = logging.getLogger(__name__)
@@ -41,6 +48,7 @@ DEFAULT_MAX_RUN_COUNT = 999
 DEFAULT_MAX_DEPTH = 1  # MindInsight: the base dir and its direct subdirectories
 DEFAULT_MAX_SCAN_DIRS = 200_000  # most directories listed by one deep scan (max_depth > 1)
 PROFILER_PROBE_ENTRIES = 10_000  # most entries looked at while checking a profiler dir for a file
+PROFILER_PROBE_LISTINGS = 64  # most directories listed while checking a profiler dir for a file
 MAX_WATCHED_DIRS = 1_000  # most directories watched (inotify: one watch each); past it, only the base dir
 
 
@@ -54,7 +62,7 @@ class FileInfo:
 @dataclass(slots=True)
 class RunInfo:
     train_id: str  # "./", "./<name>" or, deeper, "./<dir>/.../<name>"
-    path: Path
+    path: Location  # local Path or remote UPath (ingest.storage)
     summary_files: list[FileInfo] = field(default_factory=list)  # sorted by the number after "summary."
     lineage_files: list[FileInfo] = field(default_factory=list)  # same order
     pb_files: list[FileInfo] = field(default_factory=list)  # by name
@@ -62,6 +70,10 @@ class RunInfo:
     create_time: float = 0.0  # timestamp in the newest summary file name (else oldest mtime)
     update_time: float = 0.0  # newest mtime of the run's files and profiler dirs
     total_bytes: int = 0  # summary + lineage + pb bytes
+    # filled by store.discovery on the reload thread (None: not looked at yet), so listing runs
+    # never touches the store on a request thread
+    profiler_type: str | None = None
+    graph_mode: str | None = None
 
     @property
     def name(self) -> str:
@@ -73,6 +85,11 @@ class ScanResult:
     runs: list[RunInfo]  # newest update_time first
     total_runs: int  # runs found before the max_run_count cut
     truncated: bool = False  # some listing hit max_scan_entries
+    # remote only: directories whose listing failed (train_id -> error; "./" = the base dir). A failing
+    # store is not an empty one: the caller keeps what it knew about those runs. Locally a directory that
+    # cannot be listed is skipped, as always.
+    failed: dict[str, str] = field(default_factory=dict)
+    listings: int = 0  # listing calls made (each one request, or a few pages, on an object store)
 
 
 def summary_timestamp(name: str) -> int | None:
@@ -86,49 +103,55 @@ def summary_sort_key(name: str) -> tuple[int, str]:
     return (ts if ts is not None else -1, name)
 
 
-def scan_runs(base_dir: str | os.PathLike[str], max_run_count: int = DEFAULT_MAX_RUN_COUNT,
+def as_location(base_dir: str | os.PathLike[str] | Location) -> Location:
+    """A storage location as given, or a local path."""
+    return base_dir if isinstance(base_dir, Path | UPath) else Path(base_dir)
+
+
+def scan_runs(base_dir: str | os.PathLike[str] | Location, max_run_count: int = DEFAULT_MAX_RUN_COUNT,
               max_scan_entries: int = DEFAULT_MAX_SCAN_ENTRIES, max_depth: int = DEFAULT_MAX_DEPTH,
               max_scan_dirs: int = DEFAULT_MAX_SCAN_DIRS) -> ScanResult:
-    """The runs of `base_dir` down to `max_depth`, most recently updated first; an unreadable base
-    dir gives none."""
-    base = Path(base_dir)
+    """The runs of `base_dir` (a local path or a storage location) down to `max_depth`, most recently
+    updated first; an unreadable base dir gives none (remote: `failed` says why)."""
+    base = as_location(base_dir)
     state = _ScanState(max_scan_entries)
     deep = max_depth > 1
     runs = _scan_deep(base, state, max_depth, max_scan_dirs) if deep else _scan_one_level(base, state)
     runs.sort(key=lambda r: (-r.update_time, r.train_id))
-    return ScanResult(runs=runs[:max_run_count], total_runs=len(runs), truncated=state.truncated)
+    return ScanResult(runs=runs[:max_run_count], total_runs=len(runs), truncated=state.truncated,
+                      failed=state.failed, listings=state.listings)
 
 
-def _scan_one_level(base: Path, state: _ScanState) -> list[RunInfo]:
+def _scan_one_level(base: Location, state: _ScanState) -> list[RunInfo]:
     """MindInsight's discovery: the base dir and its direct subdirectories."""
     runs: list[RunInfo] = []
-    base_run = _scan_dir(base, "./", state)
+    subdirs: list[Entry] = []
+    base_run = _scan_dir(base, "./", state, subdirs)
     if base_run is not None:
         runs.append(base_run)
-    for entry in state.list_dir(base):
-        if entry.is_dir(follow_symlinks=False):
-            run = _scan_dir(Path(entry.path), "./" + entry.name, state)
-            if run is not None:
-                runs.append(run)
+    for entry in subdirs:
+        run = _scan_dir(entry.location, "./" + entry.name, state)
+        if run is not None:
+            runs.append(run)
     return runs
 
 
-def _scan_deep(base: Path, state: _ScanState, max_depth: int, max_scan_dirs: int) -> list[RunInfo]:
+def _scan_deep(base: Location, state: _ScanState, max_depth: int, max_scan_dirs: int) -> list[RunInfo]:
     """Breadth-first discovery down to `max_depth` levels below the base dir (symlinks never followed,
     a run's own profiler dirs not entered, at most `max_scan_dirs` directories listed)."""
     runs: list[RunInfo] = []
-    level: list[tuple[Path, str]] = [(base, "./")]
+    level: list[tuple[Location, str]] = [(base, "./")]
     listed = 0
     for depth in range(max_depth + 1):
-        next_level: list[tuple[Path, str]] = []
+        next_level: list[tuple[Location, str]] = []
         for path, train_id in level:
             if listed >= max_scan_dirs:
                 state.truncated = True
                 logger.warning("more than %d directories under %s; the rest are not scanned for runs",
-                               max_scan_dirs, base)
+                               max_scan_dirs, storage.describe(base))
                 return runs
             listed += 1
-            subdirs: list[os.DirEntry[str]] = []
+            subdirs: list[Entry] = []
             run = _scan_dir(path, train_id, state, subdirs)
             if run is not None:
                 runs.append(run)
@@ -136,29 +159,35 @@ def _scan_deep(base: Path, state: _ScanState, max_depth: int, max_scan_dirs: int
                 continue
             skip = set(run.profiler_dirs) if run is not None else set()
             prefix = train_id if train_id == "./" else train_id + "/"
-            next_level.extend((Path(e.path), prefix + e.name) for e in subdirs if e.name not in skip)
+            next_level.extend((e.location, prefix + e.name) for e in subdirs if e.name not in skip)
         level = sorted(next_level, key=lambda item: item[1])
     return runs
 
 
-def scan_run(base_dir: str | os.PathLike[str], train_id: str,
+def scan_run(base_dir: str | os.PathLike[str] | Location, train_id: str,
              max_scan_entries: int = DEFAULT_MAX_SCAN_ENTRIES) -> RunInfo | None:
     """One run by train_id (`./`, `./<name>` or `./<dir>/<name>`), or None if it is not a run (or a
     component of its path is a symlink). The caller validates ids."""
+    base = as_location(base_dir)
     name = train_id[2:].rstrip("/") if train_id.startswith("./") else train_id
-    path = Path(base_dir) / name if name else Path(base_dir)
-    if name and _through_symlink(Path(base_dir), name):
+    path = base.joinpath(*name.split("/")) if name else base
+    if name and _through_symlink(base, name):
         return None
     return _scan_dir(path, "./" + name, _ScanState(max_scan_entries))
 
 
-def _through_symlink(base: Path, name: str) -> bool:
-    """Whether any component of `base/name` below `base` is a symlink."""
+def _through_symlink(base: Location, name: str) -> bool:
+    """Whether any component of `base/name` below `base` is a symlink (object stores have none)."""
+    if storage.is_remote(base):
+        return False
     current = base
     for part in name.split("/"):
         current = current / part
-        if current.is_symlink():
-            return True
+        try:
+            if storage.stat(current).is_symlink:
+                return True
+        except OSError:
+            return False
     return False
 
 
@@ -167,49 +196,59 @@ class _ScanState:
     def __init__(self, max_entries: int) -> None:
         self.max_entries = max_entries
         self.truncated = False
+        self.listings = 0
+        self.failed: dict[str, str] = {}
 
-    def list_dir(self, path: Path) -> list[os.DirEntry[str]]:
-        """At most max_entries entries of `path`; [] if it cannot be listed."""
-        out: list[os.DirEntry[str]] = []
+    def list_dir(self, path: Location, train_id: str | None = None) -> list[Entry]:
+        """At most max_entries entries of `path` (kinds only, no per-entry stat locally); [] if it cannot
+        be listed. A remote listing that fails for another reason than a missing prefix is noted in
+        `failed` under `train_id` (the run whose directory it is)."""
+        self.listings += 1
         try:
-            with os.scandir(path) as it:
-                for entry in it:
-                    if len(out) >= self.max_entries:
-                        self.truncated = True
-                        logger.warning("%s has more than %d entries; the rest are ignored", path,
-                                       self.max_entries)
-                        break
-                    out.append(entry)
+            entries, cut = storage.list_dir(path, self.max_entries, details=_is_run_file)
         except OSError as exc:
-            logger.debug("cannot list %s: %s", path, exc)
-        return out
+            logger.debug("cannot list %s: %s", storage.describe(path), exc)
+            if train_id is not None and storage.is_remote(path) and not isinstance(exc, FileNotFoundError):
+                self.failed[train_id] = f"cannot list {storage.describe(path)}: {exc}"
+            return []
+        if cut:
+            self.truncated = True
+            logger.warning("%s has more than %d entries; the rest are ignored", storage.describe(path),
+                           self.max_entries)
+        return entries
 
 
-def _scan_dir(path: Path, train_id: str, state: _ScanState,
-              subdirs: list[os.DirEntry[str]] | None = None) -> RunInfo | None:
+def _scan_dir(path: Location, train_id: str, state: _ScanState,
+              subdirs: list[Entry] | None = None) -> RunInfo | None:
     """The run in `path` or None; with `subdirs`, also collects its (non-symlink) subdirectories."""
     run = RunInfo(train_id=train_id, path=path)
     mtimes: list[float] = []
-    for entry in state.list_dir(path):
+    remote = storage.is_remote(path)
+    for entry in state.list_dir(path, train_id):
         name = entry.name
         try:
-            if entry.is_symlink():
+            if entry.is_symlink:
                 continue
-            if subdirs is not None and entry.is_dir(follow_symlinks=False):
+            if subdirs is not None and entry.is_dir:
                 subdirs.append(entry)
-            if entry.is_file(follow_symlinks=False):
+            if entry.is_file:
+                size, mtime = entry.size, entry.mtime
+                if size < 0:  # a local listing stats only the files `_is_run_file` keeps
+                    continue
                 kind = _file_kind(name)
                 if kind is None:
                     continue
-                st = entry.stat(follow_symlinks=False)
-                info = FileInfo(name, st.st_size, st.st_mtime)
+                info = FileInfo(name, size, mtime)
                 {"summary": run.summary_files, "lineage": run.lineage_files, "pb": run.pb_files}[kind].append(info)
-                mtimes.append(st.st_mtime)
-                run.total_bytes += st.st_size
-            elif (is_profiler_dir_name(name) and entry.is_dir(follow_symlinks=False)
-                  and _is_profiler_dir(Path(entry.path), state)):
+                mtimes.append(mtime)
+                run.total_bytes += size
+            elif is_profiler_dir_name(name) and entry.is_dir:
+                found = _is_profiler_dir(entry.location, state)
+                if found is None:
+                    continue
                 run.profiler_dirs.append(name)
-                mtimes.append(entry.stat(follow_symlinks=False).st_mtime)
+                # a store has no directory times: the newest file the probe saw stands in
+                mtimes.append(found if remote else storage.stat(entry.location).mtime)
         except OSError:  # vanished while we looked
             continue
     if not (run.summary_files or run.lineage_files or run.pb_files or run.profiler_dirs):
@@ -223,6 +262,10 @@ def _scan_dir(path: Path, train_id: str, state: _ScanState,
     stamp = summary_timestamp(newest[0].name) if newest else None
     run.create_time = float(stamp) if stamp is not None else min(mtimes)
     return run
+
+
+def _is_run_file(name: str) -> bool:
+    return _file_kind(name) is not None
 
 
 def _file_kind(name: str) -> str | None:
@@ -243,37 +286,50 @@ def is_profiler_dir_name(name: str) -> bool:
     return name.startswith("profiler") or name == "profile"
 
 
-def _is_profiler_dir(path: Path, state: _ScanState) -> bool:
+def _is_profiler_dir(path: Location, state: _ScanState) -> float | None:
     """A `profiler*` dir with profiler output: holds a file, and is not itself a run directory
-    (e.g. a run named `profiler_cpu` next to other runs is not the base dir's profiler data)."""
-    for entry in state.list_dir(path):
+    (e.g. a run named `profiler_cpu` next to other runs is not the base dir's profiler data).
+    Returns the newest mtime the probe saw (0.0 locally, where listings carry kinds only), else None."""
+    entries = state.list_dir(path)
+    for entry in entries:
         name = entry.name
-        if _file_kind(name) is not None and entry.is_file(follow_symlinks=False):
-            return False
-        if is_profiler_dir_name(name) and entry.is_dir(follow_symlinks=False):
-            return False
-    return _holds_a_file(path)
+        if _file_kind(name) is not None and entry.is_file:
+            return None
+        if is_profiler_dir_name(name) and entry.is_dir:
+            return None
+    return _holds_a_file(path, entries, state)
 
 
-def _holds_a_file(path: Path) -> bool:
-    """Whether `path` contains a regular file at any depth (bounded, symlinks not followed)."""
+def _holds_a_file(path: Location, first: list[Entry] | None = None, state: _ScanState | None = None) -> float | None:
+    """Whether `path` contains a regular file at any depth (bounded in entries and listing calls,
+    symlinks not followed): the newest mtime among the files of the directory where one was found, or None.
+    `first` is the listing of `path` when the caller has it already."""
     budget = PROFILER_PROBE_ENTRIES
-    stack = [path]
-    while stack and budget > 0:
+    calls = PROFILER_PROBE_LISTINGS
+    stack: list[Location] = [path]
+    while stack and budget > 0 and calls > 0:
         current = stack.pop()
-        try:
-            with os.scandir(current) as it:
-                for entry in it:
-                    budget -= 1
-                    if budget <= 0:
-                        break
-                    if entry.is_file(follow_symlinks=False):
-                        return True
-                    if entry.is_dir(follow_symlinks=False):
-                        stack.append(Path(entry.path))
-        except OSError:
-            continue
-    return False
+        if first is not None and current is path:
+            entries, first = first, None
+        else:
+            calls -= 1
+            if state is not None:
+                state.listings += 1
+            try:
+                entries, _ = storage.list_dir(current, budget, details=False)
+            except OSError:
+                continue
+        dirs: list[Location] = []
+        for entry in entries:
+            budget -= 1
+            if budget <= 0:
+                break
+            if entry.is_file:
+                return max(e.mtime for e in entries if e.is_file)
+            if entry.is_dir:
+                dirs.append(entry.location)
+        stack.extend(dirs)
+    return None
 
 
 # ---------------------------------------------------------------------- change notification
@@ -283,16 +339,12 @@ def count_dirs(base: Path, limit: int) -> int:
     stack = [base]
     while stack:
         current = stack.pop()
-        try:
-            with os.scandir(current) as it:
-                for entry in it:
-                    if entry.is_dir(follow_symlinks=False):
-                        count += 1
-                        if count > limit:
-                            return count
-                        stack.append(Path(entry.path))
-        except OSError:
-            continue
+        for entry in storage.iter_dir(current, details=False):
+            if entry.is_dir and isinstance(entry.location, Path):
+                count += 1
+                if count > limit:
+                    return count
+                stack.append(entry.location)
     return count
 
 
@@ -373,14 +425,14 @@ class ChangeNotifier:
                 observer.unschedule(self._watch)  # type: ignore[attr-defined]
             self._watch = None
         handler = _Handler(self)
-        if self.base_dir.is_dir():
+        if storage.is_dir(self.base_dir, follow_symlinks=True):
             target, recursive, self._watching_base = self.base_dir, self._wants_recursive(), True
             self._log_mode(recursive)
             self.recursive = recursive
         else:
             target = self.base_dir.parent
             recursive, self._watching_base = False, False
-            if not target.is_dir():
+            if not storage.is_dir(target, follow_symlinks=True):
                 logger.info("%s does not exist; not watching it", self.base_dir)
                 return
         try:
@@ -411,7 +463,8 @@ class ChangeNotifier:
             return
         if not self._watching_base:
             base = str(self.base_dir)
-            if base in (os.path.abspath(src), os.path.abspath(dest or src)) and self.base_dir.is_dir():
+            if base in (os.path.abspath(src), os.path.abspath(dest or src)) and storage.is_dir(
+                    self.base_dir, follow_symlinks=True):
                 with self._lock:
                     self._arm()
                 self._fire(src)

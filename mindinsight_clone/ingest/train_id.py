@@ -4,18 +4,24 @@ This is the one place where path-like request parameters are checked. A train_id
 dir itself) or `./<name>` for a direct subdirectory, or `./<dir>/.../<name>` for a run found deeper
 (`--max-depth`): no null bytes, no `..` or `.` or empty components, no backslashes, no absolute paths,
 no symlinked component, and after resolving symlinks the directory must still be inside the base dir.
+The base dir may be remote (`s3://bucket/prefix`); the check is `storage.confine`, the same for every backend.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import overload
+
+from upath import UPath
 
 from mindinsight_clone.errors import (
     ParamMissError,
     QueryStringContainsNullByteError,
     TrainJobNotExistError,
 )
+from mindinsight_clone.ingest import storage
+from mindinsight_clone.ingest.storage import Location
 
 NAME_MAX = 255  # longest file name (bytes) on Linux, macOS and Windows file systems
 
@@ -44,29 +50,45 @@ def check_train_id_syntax(train_id: str | None) -> str:
     return train_id
 
 
-def resolve_train_dir(base_dir: str | Path, train_id: str | None) -> Path:
-    """The real directory of `train_id` inside `base_dir`; raise if it is invalid or missing.
+@overload
+def resolve_train_dir(base_dir: Path | str, train_id: str | None) -> Path: ...
+@overload
+def resolve_train_dir(base_dir: UPath, train_id: str | None) -> UPath: ...
+@overload
+def resolve_train_dir(base_dir: Location, train_id: str | None) -> Location: ...
 
-    A name no file system can hold (longer than NAME_MAX) or any OS error while looking it up
-    (ENAMETOOLONG, ELOOP, EACCES...) means the train job does not exist, never an exception.
+
+def resolve_train_dir(base_dir: Location | str, train_id: str | None) -> Location:
+    """The directory of `train_id` inside `base_dir` (local: its real path); raise if invalid or missing.
+
+    `base_dir` is a storage location (`DataManager.base_dir`), or a `str` naming a local directory.
+    Built on `storage.confine`, the one path check of every backend: a local base keeps the symlink and
+    realpath rules above; a remote base (`s3://bucket/prefix`...) takes plain components only, so an id
+    never leaves the prefix. A name no file system can hold (longer than NAME_MAX) or any error while
+    looking it up (ENAMETOOLONG, ELOOP, EACCES, a failing store...) means the train job does not exist,
+    never an exception.
     """
     train_id = check_train_id_syntax(train_id)
-    base = Path(os.path.realpath(base_dir))
     name = train_id[2:].rstrip("/")
-    candidate = base / name if name else base
     if name and not fits_name_max(name):
         raise InvalidTrainId("Can not find the train job in data manager.")
-    try:
-        if name and candidate.is_symlink():
+    base = Path(base_dir) if isinstance(base_dir, str) else base_dir
+    if not isinstance(base, Path):
+        target = storage.confine(base, name) if name else base
+        if target is None:
             raise InvalidTrainId("Can not find the train job in data manager.")
-        real = Path(os.path.realpath(candidate))
-        if real != base and base not in real.parents:
-            raise InvalidTrainId("Can not find the train job in data manager.")
-        if not real.is_dir():
+        if not storage.is_dir(target):  # a failing store answers False: as good as missing
             raise TrainJobNotExistError("Can not find the train job in data manager.")
-        if "/" in name and _symlinked_parent(base, name):  # nested ids: symlinks handled as for the last part
+        return target
+    real_base = Path(os.path.realpath(base))
+    try:
+        target = storage.confine_or_raise(real_base, name) if name else real_base
+        if target is None:
             raise InvalidTrainId("Can not find the train job in data manager.")
-    except OSError:
+        real = Path(os.path.realpath(str(target)))
+        if not storage.is_dir(real):
+            raise TrainJobNotExistError("Can not find the train job in data manager.")
+    except (OSError, ValueError):
         raise TrainJobNotExistError("Can not find the train job in data manager.") from None
     return real
 
@@ -82,16 +104,6 @@ def fits_name_max(name: str) -> bool:
 def _plain_components(name: str) -> bool:
     """Every `/`-separated component is a plain name (not empty, `.` or `..`)."""
     return all(part not in ("", ".", "..") for part in name.split("/"))
-
-
-def _symlinked_parent(base: Path, name: str) -> bool:
-    """Whether a directory on the way from `base` to `base/name` (excluding the last) is a symlink."""
-    current = base
-    for part in name.split("/")[:-1]:
-        current = current / part
-        if current.is_symlink():
-            return True
-    return False
 
 
 def normalize_train_id(train_id: str) -> str:

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import os
 import time
-from pathlib import Path
 from typing import Any
 
+from mindinsight_clone.ingest import storage
 from mindinsight_clone.plugins.registry import order_tags, plugins_dict
 from mindinsight_clone.store.data_manager import DataManager
 from mindinsight_clone.store.discovery import RunInfo, profiler_type
+from mindinsight_clone.store.discovery import graph_mode as discovery_graph_mode
 from mindinsight_clone.store.run_groups import GroupMember
 
 
@@ -22,17 +22,8 @@ def local_time(ts: float) -> str:
 
 
 def graph_mode(run: RunInfo) -> str:
-    """'dynamic' when the profiler recorded PyNative mode, else 'static'."""
-    for d in run.profiler_dirs:
-        try:
-            names = sorted(n for n in os.listdir(run.path / d) if n.startswith("profiler_info_"))
-            if names:
-                info = json.loads((Path(run.path) / d / names[0]).read_text(encoding="utf-8"))
-                if str(info.get("context_mode", "")).lower() in ("pynative", "pynative_mode", "dynamic"):
-                    return "dynamic"
-        except (OSError, ValueError, AttributeError):
-            continue
-    return "static"
+    """'dynamic' when the profiler recorded PyNative mode, else 'static' (found by the scan, not per request)."""
+    return discovery_graph_mode(run)
 
 
 def job_item(dm: DataManager, run: RunInfo, group: GroupMember | None = None) -> dict[str, Any]:
@@ -79,7 +70,7 @@ def train_jobs(dm: DataManager, offset: int, limit: int, train_id: str | None, s
         runs = index.select(search, group, collapse_groups)
     page = runs[offset * limit:(offset + 1) * limit]
     body: dict[str, Any] = {
-        "name": os.path.basename(str(dm.base_dir).rstrip("/")),
+        "name": os.path.basename(storage.describe(dm.base_dir).rstrip("/")),
         "total": len(runs),
         "train_jobs": [job_item(dm, r, index.groups.get(r.train_id)) for r in page],
         "load_status": dm.load_status,

@@ -7,6 +7,7 @@ import logging
 from flask import Flask
 
 from mindinsight_clone.config import Settings, load_settings
+from mindinsight_clone.ingest import storage
 from mindinsight_clone.server import (
     body_limit,
     error_handlers,
@@ -53,7 +54,7 @@ def create_app(
         app.register_blueprint(module.bp)
     if start_background:
         manager.start()
-    log.info("app created: summary base dir %s, reload interval %ss", settings.summary_base_dir,
+    log.info("app created: summary base dir %s, reload interval %ss", storage.describe(manager.base_dir),
              settings.reload_interval)
     return app
 

@@ -24,7 +24,8 @@ from pathlib import Path
 
 import psutil
 
-from mindinsight_clone.config import Settings
+from mindinsight_clone.config import SettingError, Settings, is_url, storage_options
+from mindinsight_clone.ingest import storage
 
 APP_SPEC = "mindinsight_clone.server.app:create_app_from_env()"
 CONF_SPEC = "python:mindinsight_clone.server.gunicorn_conf"
@@ -72,13 +73,35 @@ def web_address(settings: Settings) -> str:
 # --- checks -------------------------------------------------------------------------------
 
 
-def check_summary_dir(path: str) -> None:
+def check_summary_dir(path: str, options: str = "{}") -> None:
+    """A local base dir must be a readable directory; a URL one must have its backend installed and answer
+    one listing call (`options`: the --storage-options JSON)."""
+    if is_url(path):
+        check_remote_summary_dir(path, options)
+        return
     if not os.path.exists(path):
         raise LifecycleError(f"Summary base dir {path} does not exist.")
     if not os.path.isdir(path):
         raise LifecycleError(f"Summary base dir {path} is not a directory.")
     if not os.access(path, os.R_OK | os.X_OK):
         raise LifecycleError(f"Summary base dir {path} is not readable.")
+
+
+def check_remote_summary_dir(url: str, options: str = "{}") -> None:
+    shown = storage.redact(url)
+    try:
+        base = storage.base_location(url, storage_options(options))
+    except (storage.StorageConfigError, SettingError) as err:
+        raise LifecycleError(f"Summary base dir {shown}: {err}") from None
+    try:
+        storage.list_dir(base, limit=1)
+    except FileNotFoundError:
+        raise LifecycleError(f"Summary base dir {shown} does not exist (nothing is stored under it).") from None
+    except NotADirectoryError:
+        raise LifecycleError(f"Summary base dir {shown} is not a directory.") from None
+    except OSError as err:
+        raise LifecycleError(f"Summary base dir {shown} cannot be listed: {err}. Check the endpoint, bucket, "
+                             "credentials and --storage-options.") from None
 
 
 def prepare_workspace(workspace: str) -> None:
@@ -159,13 +182,14 @@ def child_environment(settings: Settings) -> dict[str, str]:
 
 def preflight(settings: Settings) -> None:
     """Every check `start` makes before launching anything."""
-    check_summary_dir(settings.summary_base_dir)
+    check_summary_dir(settings.summary_base_dir, settings.storage_options)
     prepare_workspace(settings.workspace)
     record = read_pid_record(settings.workspace, settings.port)
     if record and our_server(record):
         raise LifecycleError(
             f"mindinsight-clone is already running on port {settings.port} (pid {record.pid}, summary base dir "
-            f"{record.summary_base_dir}). Use `mindinsight-clone stop --port {settings.port}` to stop it."
+            f"{storage.redact(record.summary_base_dir)}). Use `mindinsight-clone stop --port {settings.port}` "
+            "to stop it."
         )
     check_port_free(settings.host, settings.port)
 

@@ -26,7 +26,7 @@ NOT_RELATIVE = "Summary dir should be relative path starting with './'."
 
 def _make_service(svc: Services) -> LineageService:
     settings = svc.settings
-    return LineageService(settings.summary_base_dir, settings.workspace, registry=svc.data_manager,
+    return LineageService(svc.data_manager.base_dir, settings.workspace, registry=svc.data_manager,
                           max_run_count=settings.max_run_count)
 
 

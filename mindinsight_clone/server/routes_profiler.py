@@ -33,6 +33,7 @@ from mindinsight_clone.analyzers.profiler.layout import (
     scan_profiler_dir,
 )
 from mindinsight_clone.errors import ParamValueError, ProfilerFileNotFoundError, ProfilerParamValueError
+from mindinsight_clone.ingest.storage import Location
 from mindinsight_clone.ingest.train_id import normalize_train_id, resolve_train_dir
 from mindinsight_clone.server.params import arg, json_body, to_int
 from mindinsight_clone.server.services import services
@@ -46,17 +47,17 @@ def _cache() -> ParsedFileCache:
     return cache
 
 
-def _base() -> str:
-    # TODO(seam): analyzers take the storage Location (services().data_manager.base_dir)
-    return str(services().settings.summary_base_dir)
+def _base() -> Location:
+    """The summary base dir as a storage Location (a local path or a remote URL such as `s3://bucket/prefix`)."""
+    return services().data_manager.base_dir
 
 
 def _style_a(dot: bool = False) -> ProfilerDir:
-    return locate.style_a(_base(), arg("train_id"), arg("profile"), dot=dot)
+    return locate.style_a(_base(), arg("train_id"), arg("profile"), dot=dot, cache=_cache())
 
 
 def _style_b(name: str = "dir") -> ProfilerDir:
-    return locate.style_b(_base(), arg(name))
+    return locate.style_b(_base(), arg(name), _cache())
 
 
 def _either() -> ProfilerDir:
@@ -251,7 +252,7 @@ def memory_breakdowns() -> Response:
 def dynamic_shape_detail() -> Response:
     body = json_body(default={})
     body = body if isinstance(body, dict) else {}
-    pdir = locate.style_b(_base(), body.get("dir") if isinstance(body.get("dir"), str) else None)
+    pdir = locate.style_b(_base(), body.get("dir") if isinstance(body.get("dir"), str) else None, _cache())
     device_id = search.check_device_int(str(body.get("device_id", "0")))
     device_type = body.get("device_type", "ascend")
     if device_type not in ("ascend", "gpu"):
@@ -327,9 +328,12 @@ def profiler_dirs() -> Response:
     job = normalize_train_id(train_id or "./")
     answer = []
     for path in find_profiler_dirs(job_dir):
-        pdir = scan_profiler_dir(path, f"{job.rstrip('/')}/{path.name}")
-        answer.append({"profile": path.name, "layout": pdir.layout, "device_list": pdir.device_ids,
-                       "device_type": pdir.device_type, "profiler_mode": pdir.profiler_mode})
+        pdir = scan_profiler_dir(path, f"{job.rstrip('/')}/{path.name}", _cache())
+        entry: dict[str, Any] = {"profile": path.name, "layout": pdir.layout, "device_list": pdir.device_ids,
+                                 "device_type": pdir.device_type, "profiler_mode": pdir.profiler_mode}
+        if pdir.problems:  # e.g. a listing cut at its limit: never dropped silently
+            entry["problems"] = list(pdir.problems)
+        answer.append(entry)
     return jsonify({"train_id": job, "profilers": answer})
 
 

@@ -7,16 +7,20 @@ in `train-jobs`, and a notifier that wakes the reload thread.
 
 from __future__ import annotations
 
+import json
 import logging
-import os
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from mindinsight_clone.ingest import storage
+from mindinsight_clone.ingest.storage import Location
 from mindinsight_clone.ingest.summary_watcher import ChangeNotifier, RunInfo, ScanResult, scan_runs
 
 log = logging.getLogger(__name__)
 
-__all__ = ["RunInfo", "ScanResult", "profiler_type", "scan", "scan_result", "start_notifier", "stop_notifier"]
+__all__ = ["RunInfo", "ScanResult", "graph_mode", "profiler_type", "scan", "scan_result", "start_notifier",
+           "stop_notifier"]
 
 _PROFILER_MARKERS = {
     "ascend": ("ascend_timeline_display", "output_op_compute_time"),
@@ -25,14 +29,47 @@ _PROFILER_MARKERS = {
 }
 
 
-def scan(base_dir: Path, max_runs: int, max_depth: int = 1) -> list[RunInfo]:
+def scan(base_dir: Location, max_runs: int, max_depth: int = 1) -> list[RunInfo]:
     """All runs under `base_dir`, newest update first."""
     return scan_result(base_dir, max_runs, max_depth).runs
 
 
-def scan_result(base_dir: Path, max_runs: int, max_depth: int = 1) -> ScanResult:
-    """The runs under `base_dir` (newest update first), how many were found and whether a bound hit."""
-    return scan_runs(base_dir, max_run_count=max_runs, max_depth=max_depth)
+def scan_result(base_dir: Location, max_runs: int, max_depth: int = 1) -> ScanResult:
+    """The runs under `base_dir` (newest update first), how many were found and whether a bound hit, with
+    each run's profiler type and graph mode looked up here (the caller's thread, i.e. the reload thread)."""
+    result = scan_runs(base_dir, max_run_count=max_runs, max_depth=max_depth)
+    for run in result.runs:
+        _describe_profiler(run)
+    return result
+
+
+# remote runs: (path, profiler dirs, update time) -> (profiler type, graph mode), so an unchanged run costs no
+# listing per rescan; local runs are looked at on every rescan (cheap, and nested rank folders may change)
+_REMOTE_KINDS: dict[tuple[str, tuple[str, ...], float], tuple[str, str]] = {}
+_REMOTE_KINDS_MAX = 100_000
+_kinds_lock = threading.Lock()
+
+
+def _describe_profiler(run: RunInfo) -> None:
+    if not run.profiler_dirs:
+        run.profiler_type, run.graph_mode = "", "static"
+        return
+    key = (str(run.path), tuple(run.profiler_dirs), run.update_time)
+    remote = storage.is_remote(run.path)
+    if remote:
+        with _kinds_lock:
+            known = _REMOTE_KINDS.get(key)
+        if known is not None:
+            run.profiler_type, run.graph_mode = known
+            return
+    kind = _profiler_type(run)
+    mode = _graph_mode(run) if kind else "static"
+    run.profiler_type, run.graph_mode = kind, mode
+    if remote:
+        with _kinds_lock:
+            if len(_REMOTE_KINDS) >= _REMOTE_KINDS_MAX:
+                _REMOTE_KINDS.clear()
+            _REMOTE_KINDS[key] = (kind, mode)
 
 
 # MindSpore >= 2.4 / torch_npu rank folders: ASCEND_PROFILER_OUTPUT/ holds these NPU tables on Ascend (a CPU-only
@@ -41,19 +78,25 @@ _ASCEND_OUTPUT = ("kernel_details.csv", "op_statistic.csv", "step_trace_time.csv
 _SESSION_DEPTH = 3
 
 
-def _session_kind(path: Path, depth: int = 0) -> str:
+def _names(location: Location) -> list[str]:
+    """The entry names of a directory; raises OSError."""
+    entries, _ = storage.list_dir(location, details=False)
+    return [e.name for e in entries]
+
+
+def _session_kind(path: Location, depth: int = 0) -> str:
     """'ascend' / 'cpu' from the rank folders (holding ASCEND_PROFILER_OUTPUT/ or FRAMEWORK/) under `path`."""
     try:
-        with os.scandir(path) as it:
-            dirs = sorted(e.name for e in it if e.is_dir(follow_symlinks=False))
+        entries, _ = storage.list_dir(path, details=False)
     except OSError:
         return ""
+    dirs = sorted(e.name for e in entries if e.is_dir)
     found = ""
     if "ASCEND_PROFILER_OUTPUT" in dirs or "FRAMEWORK" in dirs:
         for sub, markers, kind in (("ASCEND_PROFILER_OUTPUT", _ASCEND_OUTPUT, "ascend"),
                                    ("FRAMEWORK", _PROFILER_MARKERS["cpu"], "cpu")):
             try:
-                names = os.listdir(path / sub)
+                names = _names(path / sub)
             except OSError:
                 continue
             if any(n.startswith(markers) for n in names):
@@ -71,22 +114,51 @@ def _session_kind(path: Path, depth: int = 0) -> str:
 
 def profiler_type(run: RunInfo) -> str:
     """'ascend' | 'gpu' | 'cpu' from the files in the run's profiler dirs (legacy files directly inside, else the
-    MindSpore 2.x / torch_npu rank folders), else ''."""
+    MindSpore 2.x / torch_npu rank folders), else ''. Looked up by the scan; here only if it was not."""
+    if run.profiler_type is None:
+        _describe_profiler(run)
+    return run.profiler_type or ""
+
+
+def graph_mode(run: RunInfo) -> str:
+    """'dynamic' when the profiler recorded PyNative mode, else 'static' (looked up by the scan)."""
+    if run.graph_mode is None:
+        _describe_profiler(run)
+    return run.graph_mode or "static"
+
+
+def _profiler_type(run: RunInfo) -> str:
     for d in run.profiler_dirs:
         try:
-            names = os.listdir(Path(run.path) / d)
+            names = _names(run.path / d)
         except OSError:
             continue
         for kind in ("ascend", "gpu", "cpu"):
             if any(n.startswith(_PROFILER_MARKERS[kind]) for n in names):
                 return kind
-        kind = _session_kind(Path(run.path) / d)
+        kind = _session_kind(run.path / d)
         if kind:
             return kind
     return ""
 
 
-def start_notifier(base_dir: Path, callback: Callable[[], None]) -> ChangeNotifier | None:
+def _graph_mode(run: RunInfo) -> str:
+    for d in run.profiler_dirs:
+        try:
+            names = sorted(n for n in _names(run.path / d) if n.startswith("profiler_info_"))
+            if names:
+                info = json.loads(storage.read_text(run.path / d / names[0]))
+                if str(info.get("context_mode", "")).lower() in ("pynative", "pynative_mode", "dynamic"):
+                    return "dynamic"
+        except (OSError, ValueError, AttributeError):
+            continue
+    return "static"
+
+
+def start_notifier(base_dir: Location, callback: Callable[[], None]) -> ChangeNotifier | None:
+    """Watch a local base dir for changes (watchdog); None for a remote one (the reload loop polls it)."""
+    if not isinstance(base_dir, Path):  # remote
+        return None
     notifier = ChangeNotifier(base_dir, lambda _path: callback())
     notifier.start()
     return notifier

@@ -9,17 +9,17 @@ or was deleted resets the whole run (read again from scratch, as MindInsight doe
 from __future__ import annotations
 
 import logging
-import os
 import re
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 from mindinsight_clone.config import Settings
+from mindinsight_clone.ingest import storage
 from mindinsight_clone.ingest.record_reader import DEFAULT_CHUNK_BYTES, ReadProblem, RecordReader
+from mindinsight_clone.ingest.storage import Entry, Location
 from mindinsight_clone.ingest.tfevents_parser import is_tfevents_file, tfevents_timestamp
 from mindinsight_clone.ingest.values import SummaryValue
 from mindinsight_clone.store.point_store import PointRoot
@@ -35,10 +35,10 @@ EventParser = Callable[[bytes, str], list[SummaryValue]]
 # payloads of one file + its name + their offsets -> object with .problems and either .values
 # (event_parser.ParsedRecords) or scalar columns (event_parser.ParsedColumns, for RunCache.add_parsed)
 RecordsParser = Callable[[Sequence[bytes], str, Sequence[int]], Any]
-# .pb file path -> values (a graph file is one tag of its own)
-PbParser = Callable[[Path], list[SummaryValue]]
+# .pb file location -> values (a graph file is one tag of its own)
+PbParser = Callable[[Location], list[SummaryValue]]
 # (path, offset, size, max record bytes, max bytes) -> (new offset, scalar columns) (ingest.scalar_batch)
-ScalarReader = Callable[[Path, int, int, int, int], tuple[int, Any]]
+ScalarReader = Callable[[Location, int, int, int, int], tuple[int, Any]]
 # With a scalar reader, the general reader takes small steps (it returns after about this much) while the
 # scalar reader takes the bulk; each time the scalar reader takes nothing, the general one's step grows 4x.
 SLOW_CHUNK_BYTES = 1024
@@ -87,7 +87,7 @@ class RunLoader:
     """Loads one run directory into its RunCache. `load_pass` is called by one thread at a time."""
 
     train_id: str
-    path: Path
+    path: Location  # the run's directory: local Path or remote UPath (ingest.storage)
     settings: Settings
     parse_event: EventParser
     parse_pb: PbParser | None = None
@@ -102,6 +102,7 @@ class RunLoader:
     _pb_problems: dict[str, Problem] = field(default_factory=dict)  # per .pb file, as it is now
     _problems: list[Problem] = field(default_factory=list)
     _tails: dict[str, Problem] = field(default_factory=dict)
+    _stat_problems: dict[str, Problem] = field(default_factory=dict)  # files the store cannot stat right now
     progress: LoadProgress = field(default_factory=LoadProgress)
     _dropped_logged: int = 0  # dropped-tag count last written to the log
     loaded_once: bool = False  # a whole load pass has finished (until then a missing tag may still come)
@@ -124,7 +125,8 @@ class RunLoader:
         """Damage found in the bytes read so far, files unreadable right now, incomplete tails."""
         with self._lock:
             unreadable = [s.unreadable for s in self._files.values() if s.unreadable is not None]
-            return list(self._problems) + unreadable + list(self._pb_problems.values()) + list(self._tails.values())
+            return (list(self._problems) + unreadable + list(self._stat_problems.values())
+                    + list(self._pb_problems.values()) + list(self._tails.values()))
 
     @property
     def is_integrity(self) -> bool:
@@ -138,6 +140,7 @@ class RunLoader:
             self._pb_problems.clear()
             self._problems.clear()
             self._tails.clear()
+            self._stat_problems.clear()
             old, self.cache = self.cache, self._new_cache()
             old.close()
             self.generation += 1
@@ -151,13 +154,17 @@ class RunLoader:
         gone = set(self._files) - set(ordered)
         if gone:
             self.reset(f"file(s) deleted: {sorted(gone)}")
-        stats: dict[str, os.stat_result] = {}
+        stats: dict[str, Entry] = {}
+        failed: dict[str, Problem] = {}
         for name in ordered:
             try:
-                stats[name] = os.stat(self.path / name)
-            except OSError:
+                stats[name] = storage.stat(self.path / name)
+            except FileNotFoundError:
                 continue
-        sizes = {name: st.st_size for name, st in stats.items()}
+            except OSError as exc:  # e.g. a failing store: a problem while it lasts, what was read is kept
+                failed[name] = Problem(name, self._offset(name), "unreadable", f"cannot stat file: {exc}")
+        self._note_stat_problems(failed)
+        sizes = {name: st.size for name, st in stats.items()}
         self.progress.bytes_total = sum(sizes.values())
         pending = [n for n in ordered if n in stats and self._needs_read(n, stats[n])]
         if pending:
@@ -187,12 +194,23 @@ class RunLoader:
                         s.max_tags_per_run, s.max_tensor_tags, s.max_graph_tags)
             self._dropped_logged = dropped
 
-    def _needs_read(self, name: str, st: os.stat_result) -> bool:
+    def _needs_read(self, name: str, st: Entry) -> bool:
         state = self._files.get(name)
         return (state is None or state.unreadable is not None  # retried every pass until it reads
-                or state.size != st.st_size or state.mtime != st.st_mtime)
+                or state.size != st.size or state.mtime != st.mtime)
 
-    def _read_file(self, name: str, before: os.stat_result) -> bool:
+    def _offset(self, name: str) -> int:
+        state = self._files.get(name)
+        return state.reader.offset if state is not None else 0
+
+    def _note_stat_problems(self, failed: dict[str, Problem]) -> None:
+        """Files that cannot be stat'ed now (not missing: the store fails); logged once when that starts."""
+        for name in failed.keys() - self._stat_problems.keys():
+            log.warning("run %s: %s", self.train_id, failed[name].message)
+        with self._lock:
+            self._stat_problems = failed
+
+    def _read_file(self, name: str, before: Entry) -> bool:
         state = self._files.get(name)
         # the vectorised path knows MindSpore's scalar-only records; TensorBoard files never match it
         fast = self.read_scalars is not None and not is_tfevents_file(name)
@@ -231,7 +249,7 @@ class RunLoader:
             if result.stopped:
                 break
             if fast:
-                if self._read_fast(state.reader, before.st_size):
+                if self._read_fast(state.reader, before.size):
                     state.reader.chunk_bytes = SLOW_CHUNK_BYTES
                     changed = True
                     continue
@@ -239,7 +257,7 @@ class RunLoader:
             if not result.more:
                 break
         # the stat taken before reading: if the file grew meanwhile, the next pass reads the rest
-        state.size, state.mtime = before.st_size, before.st_mtime
+        state.size, state.mtime = before.size, before.mtime
         return changed
 
     def _read_fast(self, reader: RecordReader, size: int) -> bool:
@@ -271,20 +289,24 @@ class RunLoader:
         for name in sorted(pb_files):
             path = self.path / name
             try:
-                st = os.stat(path)
+                st = storage.stat(path)
             except OSError:
                 continue
-            if self._pb_mtimes.get(name) == st.st_mtime:
+            if self._pb_mtimes.get(name) == st.mtime:
                 continue
-            self._pb_mtimes[name] = st.st_mtime
+            self._pb_mtimes[name] = st.mtime
             with self._lock:
                 self._pb_problems.pop(name, None)
-            if st.st_size > limit:  # checked before reading: a 2 GB file is a problem, not a 2 GB allocation
-                self._pb_problem(name, "too_large", f"graph file of {st.st_size} bytes exceeds the limit of "
+            if st.size > limit:  # checked before reading: a 2 GB file is a problem, not a 2 GB allocation
+                self._pb_problem(name, "too_large", f"graph file of {st.size} bytes exceeds the limit of "
                                  f"{limit} bytes (max_record_bytes); not read")
                 continue
             try:
                 values = self.parse_pb(path)
+            except OSError as exc:  # cannot be read now (e.g. a failing store): retried next pass
+                self._pb_mtimes.pop(name, None)
+                self._pb_problem(name, "unreadable", f"cannot read graph file: {exc}")
+                continue
             except Exception as exc:
                 self._pb_problem(name, "bad_payload", f"cannot parse graph file: {exc}")
                 continue

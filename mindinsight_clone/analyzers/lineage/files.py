@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import logging
-import os
 import re
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from mindinsight_clone.analyzers.lineage import convert
+from mindinsight_clone.ingest import storage
 from mindinsight_clone.ingest.event_parser import parse_lineage_records
 from mindinsight_clone.ingest.record_reader import read_all
+from mindinsight_clone.ingest.storage import Location
 
 log = logging.getLogger(__name__)
 
@@ -59,9 +59,12 @@ def parse_events(name: str, events: Iterable[Any]) -> FileLineage:
     return FileLineage(name, train, evaluation, graph, user_defined)
 
 
-def parse_file(path: Path) -> FileLineage:
+def parse_file(path: Location) -> FileLineage:
     """Read every CRC-valid record (shared record reader), decode (event_parser), interpret."""
     read = read_all(path)
+    failed = next((p for p in read.problems if p.kind == "unreadable"), None)
+    if failed is not None:  # not "no lineage": the file (or the store) cannot be read right now
+        raise OSError(failed.message)
     return parse_events(path.name, parse_lineage_records(read.records, path.name, read.offsets).events)
 
 
@@ -79,7 +82,7 @@ class FileCache:
         self._lock = threading.Lock()
         self.parses = 0  # how many files were (re)parsed: lets tests see the cache work
 
-    def get(self, path: Path, stamp: tuple[int, float] | None = None) -> FileLineage | None:
+    def get(self, path: Location, stamp: tuple[int, float] | None = None) -> FileLineage | None:
         """The file's lineage, re-read only if its (size, mtime) changed; None if it cannot be stat'ed.
 
         `stamp` is the (size, mtime) the run scan just saw; without it the file is stat'ed here.
@@ -87,17 +90,21 @@ class FileCache:
         key = str(path)
         if stamp is None:
             try:
-                st = os.stat(path)
+                st = storage.stat(path)
             except OSError:
                 with self._lock:
                     self._entries.pop(key, None)
                 return None
-            stamp = (st.st_size, st.st_mtime)
+            stamp = (st.size, st.mtime)
         with self._lock:
             entry = self._entries.get(key)
         if entry is not None and entry.stamp == stamp:
             return entry.lineage
-        lineage = parse_file(path)
+        try:
+            lineage = parse_file(path)
+        except OSError as exc:  # keep what was read before; retried on the next refresh
+            log.debug("cannot read lineage file %s: %s", storage.describe(path), exc)  # the reader logged it
+            return entry.lineage if entry is not None else None
         with self._lock:
             self._entries[key] = _Entry(stamp, lineage)
             self.parses += 1

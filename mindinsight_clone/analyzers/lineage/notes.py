@@ -19,6 +19,7 @@ from typing import Any
 
 import orjson
 
+from mindinsight_clone.config import is_url
 from mindinsight_clone.errors import LineageParamValueError
 
 try:
@@ -54,9 +55,11 @@ class AddedInfoStore:
     """Thread- and process-safe tag/remark store for one summary base dir."""
 
     def __init__(self, directory: str | os.PathLike[str], base_dir: str) -> None:
+        """`directory` is in the workspace (local); `base_dir` keys the notes: a local path (made real) or a
+        URL (kept as given)."""
         self.directory = Path(directory)
         self.path = self.directory / FILE_NAME
-        self.base_key = os.path.realpath(base_dir)
+        self.base_key = base_dir if is_url(base_dir) else os.path.realpath(base_dir)
         self._lock = threading.Lock()
         self._stamp: tuple[int, int] | None = None
         self._all: dict[str, dict[str, dict[str, Any]]] = {}

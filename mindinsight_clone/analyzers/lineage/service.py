@@ -10,6 +10,7 @@ no syscall per request.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,6 +23,8 @@ from mindinsight_clone.analyzers.lineage.marks import assign_marks
 from mindinsight_clone.analyzers.lineage.notes import AddedInfoStore, validate_added_info
 from mindinsight_clone.analyzers.lineage.record import RunLineage, merge
 from mindinsight_clone.errors import ParamValueError, TrainJobNotExistError
+from mindinsight_clone.ingest import storage
+from mindinsight_clone.ingest.storage import Location
 from mindinsight_clone.store import discovery
 from mindinsight_clone.store.discovery import RunInfo
 
@@ -37,6 +40,11 @@ def _stamp(file: object) -> tuple[int, float] | None:
     return (size, mtime) if isinstance(size, int) and isinstance(mtime, float) else None
 
 
+def notes_key(base_dir: Location) -> str:
+    """What the notes file keys a base dir by: its real path, or its URL (without credentials)."""
+    return os.path.realpath(base_dir) if isinstance(base_dir, Path) else storage.describe(base_dir)
+
+
 class RunRegistry(Protocol):
     """What we need from the DataManager: its scan state and its run list."""
 
@@ -46,12 +54,14 @@ class RunRegistry(Protocol):
 
 
 class LineageService:
-    def __init__(self, summary_base_dir: str, workspace: str, registry: RunRegistry | None = None,
+    def __init__(self, summary_base_dir: str | Location, workspace: str, registry: RunRegistry | None = None,
                  max_run_count: int = 999) -> None:
-        self.base_dir = Path(summary_base_dir)
+        # a local path, or a storage location (remote base dirs: DataManager.base_dir, with its options)
+        self.base_dir: Location = Path(summary_base_dir) if isinstance(summary_base_dir, str) else summary_base_dir
         self.registry = registry
         self.max_run_count = max_run_count
-        self.notes = AddedInfoStore(Path(workspace) / NOTES_DIR, summary_base_dir)
+        # notes are written locally, in the workspace, keyed by the base dir (real path, or URL)
+        self.notes = AddedInfoStore(Path(workspace) / NOTES_DIR, notes_key(self.base_dir))
         self.files = FileCache()
         self._lock = threading.Lock()
         self._known: set[str] = set()
@@ -61,7 +71,10 @@ class LineageService:
 
     # ------------------------------------------------------------------ refresh
     def _run_list(self) -> list[RunInfo]:
-        if self.registry is not None and getattr(self.registry, "load_status", "init") == "loaded":
+        # a remote base dir is never scanned on a request thread: the registry's runs so far (its reload
+        # thread lists the store); a local one is scanned here until the registry has loaded once
+        if self.registry is not None and (getattr(self.registry, "load_status", "init") == "loaded"
+                                          or storage.is_remote(self.base_dir)):
             return self.registry.runs()
         return discovery.scan(self.base_dir, self.max_run_count)
 
@@ -97,7 +110,7 @@ class LineageService:
         out = []
         entries = [(str(getattr(f, "name", f)), _stamp(f)) for f in info.lineage_files]  # FileInfo or names
         for name, stamp in sorted(entries, key=lambda e: file_order_key(e[0])):
-            path = Path(info.path) / name
+            path = info.path / name
             paths.add(str(path))
             lineage = self.files.get(path, stamp)
             if lineage is not None:

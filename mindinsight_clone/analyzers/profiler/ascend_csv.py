@@ -14,15 +14,17 @@ rows that cannot be read (truncated, non-numeric where a number is needed) are s
 from __future__ import annotations
 
 import csv
+import io
 import logging
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
-from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from mindinsight_clone.errors import ProfilerFileNotFoundError, ProfilerRawFileError
+from mindinsight_clone.ingest import storage
+from mindinsight_clone.ingest.storage import Location
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +37,17 @@ _ALIASES = {
 }
 MISSING_CELLS = frozenset(("", "N/A", "NA", "-", "null", "None"))
 csv.field_size_limit(1 << 26)  # call stacks in operator_details.csv can be long
+HEADER_BLOCK_BYTES = 64 << 10  # read-ahead when only the header line is wanted (remote: one small range request)
+ROWS_BLOCK_BYTES = 8 << 20  # read-ahead while streaming rows (remote: one range request per 8 MiB)
+
+
+def open_text(path: Location, block_bytes: int = ROWS_BLOCK_BYTES) -> IO[str]:
+    """A CSV file as text through the storage seam (UTF-8, bad bytes replaced, `newline=""` as csv wants).
+    `block_bytes` is the remote read-ahead; a remote (unbuffered) file gets a buffer as a local one has."""
+    handle: Any = storage.open_binary(path, block_bytes)
+    if not isinstance(handle, io.BufferedIOBase):
+        handle = io.BufferedReader(handle, buffer_size=min(block_bytes, 1 << 20))
+    return io.TextIOWrapper(handle, encoding="utf-8", errors="replace", newline="")
 
 
 def canonical(name: str) -> str:
@@ -70,11 +83,20 @@ def label(name: str, rank: str) -> str:
     return f"{name} of rank {rank}"
 
 
-def require(path: Path | None, name: str, rank: str, why: str = "") -> Path:
+def require(path: Location | None, name: str, rank: str, why: str = "") -> Location:
     if path is None:
         detail = f"<{label(name, rank)}>" + (f" ({why})" if why else "")
         raise ProfilerFileNotFoundError(detail)
     return path
+
+
+def reason(err: Exception) -> str:
+    """Why a read failed, in words a client may see: never the file's absolute path or URL (both backends put it
+    in the OSError's text), which goes to the log instead."""
+    log.warning("profiler file read failed: %s", err)
+    if isinstance(err, OSError):
+        return err.strerror or type(err).__name__
+    return str(err)
 
 
 def clean(cell: str) -> str:
@@ -96,7 +118,7 @@ def number(cell: str) -> float | None:
 class CsvFile:
     """An open CSV file: canonical header -> column index, and the data rows (lists of raw cells)."""
 
-    path: Path
+    path: Location
     report: ReadReport
     index: dict[str, int]
     width: int
@@ -116,7 +138,7 @@ class CsvFile:
         width, short = self.width, 0
         out: list[tuple[str, ...]] = []
         append = out.append
-        with self.path.open(newline="", encoding="utf-8", errors="replace") as handle:
+        with open_text(self.path) as handle:
             reader = csv.reader(handle)
             next(reader, None)
             try:
@@ -138,7 +160,7 @@ class CsvFile:
 
     def rows(self) -> Iterator[list[str]]:
         """Data rows with at least as many cells as the header; shorter ones (a truncated tail) are skipped."""
-        with self.path.open(newline="", encoding="utf-8", errors="replace") as handle:
+        with open_text(self.path) as handle:
             reader = csv.reader(handle)
             next(reader, None)
             try:
@@ -153,13 +175,13 @@ class CsvFile:
                 self.report.note(f"unreadable from line {reader.line_num}: {err}")
 
 
-def open_csv(path: Path, lbl: str, required: Sequence[str]) -> CsvFile:
+def open_csv(path: Location, lbl: str, required: Sequence[str]) -> CsvFile:
     """Read the header of `path`; ProfilerRawFileError when it is empty or lacks a `required` column."""
     try:
-        with path.open(newline="", encoding="utf-8", errors="replace") as handle:
+        with open_text(path, HEADER_BLOCK_BYTES) as handle:
             header = next(csv.reader(handle), None)
     except (OSError, csv.Error) as err:
-        raise ProfilerRawFileError(f"<{lbl}> cannot be read: {err}") from None
+        raise ProfilerRawFileError(f"<{lbl}> cannot be read: {reason(err)}") from None
     if not header:
         raise ProfilerRawFileError(f"<{lbl}> is empty (no header line).")
     index: dict[str, int] = {}

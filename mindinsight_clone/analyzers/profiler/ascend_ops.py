@@ -14,7 +14,6 @@ kernel_details.csv is read into numpy columns (column_query.py), so a million ro
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -26,6 +25,7 @@ from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
 from mindinsight_clone.analyzers.profiler.numbers import fmt
 from mindinsight_clone.analyzers.profiler.tables import Row, Table
 from mindinsight_clone.analyzers.profiler.tables import query as rows_query
+from mindinsight_clone.ingest.storage import Location
 
 KERNEL_DETAILS = "kernel_details.csv"
 OP_STATISTIC = "op_statistic.csv"
@@ -154,7 +154,7 @@ def _numbers(cells: tuple[str, ...], report: ascend_csv.ReadReport, column: str)
         return out
 
 
-def load_kernels(path: Path, rank: str = "?") -> KernelTable:
+def load_kernels(path: Location, rank: str = "?") -> KernelTable:
     """kernel_details.csv -> columns. Rows without a numeric start or duration are skipped (and reported)."""
     csv_file = ascend_csv.open_csv(path, ascend_csv.label(KERNEL_DETAILS, rank), _KERNEL_REQUIRED)
     report = csv_file.report
@@ -222,7 +222,7 @@ def _type_row(op_type: str, core: str, count: int, total: float, min_us: float |
     return [op_type, fmt(total / 1000.0), count, percent, core, total, avg, min_us, max_us]
 
 
-def _from_op_statistic(path: Path, rank: str, aicpu: bool) -> tuple[tuple[Row, ...], list[dict[str, Any]]]:
+def _from_op_statistic(path: Location, rank: str, aicpu: bool) -> tuple[tuple[Row, ...], list[dict[str, Any]]]:
     required = ("OP Type", "Count", "Total Time(us)")
     csv_file = ascend_csv.open_csv(path, ascend_csv.label(OP_STATISTIC, rank), required)
     rows: list[Row] = []

@@ -1,4 +1,5 @@
-"""A bounded LRU of parsed profiler files, keyed by (kind, path, mtime, size) so a rewritten file is re-read.
+"""A bounded LRU of parsed profiler files, keyed by (kind, location, mtime, size, identity) from `storage.stat`, so a
+rewritten file (or a replaced object on a remote store, which has no inode: size and mtime tell) is re-read.
 
 Bounded twice: at most `max_entries` files and at most `max_bytes` of parsed data (a value's `nbytes` when it
 has one, else the file size). The byte bound is the one that matters; the entry bound is high so that a cluster
@@ -11,8 +12,10 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, TypeVar
+
+from mindinsight_clone.ingest import storage
+from mindinsight_clone.ingest.storage import Entry, Location
 
 T = TypeVar("T")
 PROFILER_CACHE_BYTES = 2 << 30
@@ -33,14 +36,16 @@ class ParsedFileCache:
         self._lock = threading.Lock()
         self._loading: dict[tuple[Any, ...], threading.Lock] = {}
 
-    def get(self, kind: str, path: Path, parse: Callable[[Path], T], weight: int | None = None) -> T:
+    def get(self, kind: str, path: Location, parse: Callable[[Location], T], weight: int | None = None,
+            entry: Entry | None = None) -> T:
         """The parsed value of `path` (parsing it on a miss). `weight` overrides the size counted against the
-        byte bound (for small values derived from a big file)."""
+        byte bound (for small values derived from a big file). `entry` is the file's stat when the caller has
+        it from a listing of this request (saves a stat; remote: a request)."""
         try:
-            stat = path.stat()
+            stat = entry if entry is not None else storage.stat(path)
         except OSError:
             return parse(path)
-        key = (kind, str(path), stat.st_mtime_ns, stat.st_size)
+        key = (kind, str(path), stat.mtime, stat.size, stat.identity)
         with self._lock:
             if key in self._items:
                 self._items.move_to_end(key)
@@ -56,7 +61,7 @@ class ParsedFileCache:
             finally:
                 with self._lock:
                     self._loading.pop(key, None)
-            weight = _weight(value, stat.st_size) if weight is None else weight
+            weight = _weight(value, stat.size) if weight is None else weight
             with self._lock:
                 self._items[key] = (value, weight)
                 self._bytes += weight
@@ -76,7 +81,7 @@ class ParsedFileCache:
             self._bytes = 0
 
 
-def cached(cache: ParsedFileCache | None, kind: str, path: Path, parse: Callable[[Path], T],
-           weight: int | None = None) -> T:
+def cached(cache: ParsedFileCache | None, kind: str, path: Location, parse: Callable[[Location], T],
+           weight: int | None = None, entry: Entry | None = None) -> T:
     """Parse through `cache` when one is given (the app injects one), else parse directly."""
-    return cache.get(kind, path, parse, weight) if cache is not None else parse(path)
+    return cache.get(kind, path, parse, weight, entry) if cache is not None else parse(path)

@@ -10,36 +10,37 @@ Each file is optional; a broken one is named in `problems` and the others still 
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from mindinsight_clone.analyzers.profiler import ascend_csv, communication
 from mindinsight_clone.analyzers.profiler.layout import ProfilerDir
 from mindinsight_clone.analyzers.profiler.step_trace_time import FIELDS
 from mindinsight_clone.errors import MindInsightError
+from mindinsight_clone.ingest import storage
+from mindinsight_clone.ingest.storage import Location
 
 FOLDER = "cluster_analysis_output"
 STEP_TRACE = "cluster_step_trace_time.csv"
 COMMUNICATION = "cluster_communication.json"
 MATRIX = "cluster_communication_matrix.json"
 GROUPS = "communication_group.json"
-Reader = Callable[[Path], tuple[Any, list[dict[str, Any]]]]
+Reader = Callable[[Location], tuple[Any, list[dict[str, Any]]]]
 
 
-def find(pdir: ProfilerDir) -> Path | None:
+def find(pdir: ProfilerDir) -> Location | None:
     for base in (pdir.path, pdir.path.parent):
         folder = base / FOLDER
-        if folder.is_dir() and not folder.is_symlink():
+        if storage.is_dir(folder):  # a real dir, never a symlink
             return folder
     return None
 
 
-def _file(folder: Path, name: str) -> Path | None:
+def _file(folder: Location, name: str) -> Location | None:
     path = folder / name
-    return path if path.is_file() and not path.is_symlink() else None
+    return path if storage.is_file(path) else None
 
 
-def _step_trace(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def _step_trace(path: Location) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     csv_file = ascend_csv.open_csv(path, STEP_TRACE, ("Type", "Index", "Computing"))
     rows = []
     for raw in csv_file.rows():
@@ -58,7 +59,7 @@ def _step_trace(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]
     return rows, csv_file.report.problems()
 
 
-def _communication(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def _communication(path: Location) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     data = communication.load_json(path, COMMUNICATION)
     ops = []
     for kind, steps in data.items():
@@ -73,7 +74,7 @@ def _communication(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any
     return ops, []
 
 
-def _matrix(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def _matrix(path: Location) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     data = communication.load_json(path, MATRIX)
     cells = []
     for kind, steps in data.items():

@@ -11,7 +11,6 @@ profiler's per-step sum) is answered apart in `totals`, so `ops` holds real oper
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -20,6 +19,8 @@ from mindinsight_clone.analyzers.profiler import ascend_csv
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
 from mindinsight_clone.errors import ProfilerRawFileError
+from mindinsight_clone.ingest import storage
+from mindinsight_clone.ingest.storage import Location
 
 COMMUNICATION = "communication.json"
 MATRIX = "communication_matrix.json"
@@ -57,11 +58,11 @@ def split_key(key: str) -> tuple[str, str]:
     return name, group
 
 
-def load_json(path: Path, lbl: str) -> dict[str, Any]:
+def load_json(path: Location, lbl: str) -> dict[str, Any]:
     try:
-        data = orjson.loads(path.read_bytes())
+        data = orjson.loads(storage.read_bytes(path))
     except OSError as err:
-        raise ProfilerRawFileError(f"<{lbl}> cannot be read: {err}") from None
+        raise ProfilerRawFileError(f"<{lbl}> cannot be read: {ascend_csv.reason(err)}") from None
     except orjson.JSONDecodeError as err:
         raise ProfilerRawFileError(f"<{lbl}> is not valid JSON (truncated?): {err}") from None
     if not isinstance(data, dict):
@@ -87,7 +88,7 @@ def op_row(name: str, group: str, step: int | str, kind: str, info: dict[str, An
     return row
 
 
-def parse_ops(path: Path, rank: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
+def parse_ops(path: Location, rank: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
     data = load_json(path, ascend_csv.label(COMMUNICATION, rank))
     ops: list[dict[str, Any]] = []
     totals: list[dict[str, Any]] = []
@@ -109,7 +110,7 @@ def parse_ops(path: Path, rank: str) -> tuple[list[dict[str, Any]], list[dict[st
     return ops, totals, skipped
 
 
-def parse_matrix(path: Path, rank: str) -> tuple[list[dict[str, Any]], list[str]]:
+def parse_matrix(path: Location, rank: str) -> tuple[list[dict[str, Any]], list[str]]:
     data = load_json(path, ascend_csv.label(MATRIX, rank))
     cells: list[dict[str, Any]] = []
     skipped: list[str] = []

@@ -7,19 +7,30 @@
   multi-rank job writes its own `*_ascend_ms` session; the ranks of all sessions make the device list.
 
 Nothing here reads request input: callers pass directories that were already validated (see locate.py), and file
-names are built only from device ids discovered on disk.
+names are built only from device ids discovered on disk. Every listing, stat and read goes through
+`ingest.storage`, so a profiler dir under an `s3://` (or other remote) base dir is read like a local one.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from upath import UPath
+
+from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
+from mindinsight_clone.ingest import storage
+from mindinsight_clone.ingest.storage import Entry, Location
 from mindinsight_clone.ingest.summary_watcher import is_profiler_dir_name
+
+log = logging.getLogger(__name__)
 
 # Files MindInsight's analysers read from a legacy profiler dir, all suffixed `_<device id>`.
 _LEGACY_KINDS = (
@@ -39,38 +50,82 @@ _MS2_SESSION_DIRS = ("FRAMEWORK", "ASCEND_PROFILER_OUTPUT")
 # NPU tables in ASCEND_PROFILER_OUTPUT/ (a CPU-only MindSpore session writes only trace_view.json there)
 ASCEND_MARKERS = ("kernel_details.csv", "op_statistic.csv", "step_trace_time.csv", "communication.json")
 _MAX_SESSION_DEPTH = 3
+# Entries read from one directory of a profiler dir; a cut listing is logged and named in `ProfilerDir.problems`.
+MAX_DIR_ENTRIES = 100_000
+REMOTE_LISTING_THREADS = 16  # remote listings of one scan made at once (one request each)
 
 Layout = Literal["legacy", "ms2"]
 
 
-def _listdir(path: Path) -> list[os.DirEntry[str]]:
+class _Listings:
+    """The listings of one scan, each directory listed once (a remote listing is a request), sorted by name.
+    Symlinks are never followed (storage lists them as neither file nor dir); cut listings are remembered.
+    `cache` (the app's parse cache) keeps the small profiler_info JSON files parsed across scans."""
+
+    def __init__(self, cache: ParsedFileCache | None = None) -> None:
+        self._seen: dict[str, list[Entry]] = {}
+        self._files: dict[str, dict[str, Entry]] = {}
+        self.truncated: list[str] = []
+        self.cache = cache
+
+    def __call__(self, path: Location) -> list[Entry]:
+        key = str(path)
+        entries = self._seen.get(key)
+        if entries is None:
+            entries = list_entries(path, self.truncated)
+            self._seen[key] = entries
+        return entries
+
+    def prefetch(self, paths: Sequence[Location]) -> None:
+        """List `paths` now, remote ones in parallel (each listing is a request; a scan of a many-rank job would
+        otherwise wait for them one after the other). Local listings are left to be made when asked for."""
+        todo = list({str(p): p for p in paths if str(p) not in self._seen}.values())
+        if len(todo) < 2 or not storage.is_remote(todo[0]):
+            return
+        with ThreadPoolExecutor(max_workers=min(REMOTE_LISTING_THREADS, len(todo))) as pool:
+            listed = list(pool.map(lambda path: list_entries(path, self.truncated), todo))
+        for path, entries in zip(todo, listed, strict=True):
+            self._seen[str(path)] = entries
+
+    def file(self, folder: Location, name: str) -> Location | None:
+        """`folder / name` when the listing of `folder` has it as a regular file (never a symlink)."""
+        key = str(folder)
+        files = self._files.get(key)
+        if files is None:
+            files = self._files[key] = {e.name: e for e in self(folder) if e.is_file}
+        entry = files.get(name)
+        return entry.location if entry is not None else None
+
+
+def list_entries(path: Location, truncated: list[str] | None = None) -> list[Entry]:
+    """The entries of a directory sorted by name ([] when it cannot be listed), at most MAX_DIR_ENTRIES (a cut is
+    logged and appended to `truncated`). Locally kinds only (no stat per entry); symlinks are neither dir nor file."""
     try:
-        with os.scandir(path) as it:
-            return sorted(it, key=lambda e: e.name)
+        entries, cut = storage.list_dir(path, MAX_DIR_ENTRIES, details=False)  # local: kinds only, no lstat
     except OSError:
         return []
+    if cut:
+        log.warning("profiler dir listing of %s cut at %d entries: files beyond are not shown",
+                    storage.describe(path), MAX_DIR_ENTRIES)
+        if truncated is not None:
+            truncated.append(storage.describe(path))
+    return sorted(entries, key=lambda e: e.name)
 
 
-def _is_real_dir(entry: os.DirEntry[str]) -> bool:
+def _parse_json(path: Location) -> dict[str, Any]:
     try:
-        return entry.is_dir(follow_symlinks=False)
-    except OSError:
-        return False
-
-
-def _is_real_file(entry: os.DirEntry[str]) -> bool:
-    try:
-        return entry.is_file(follow_symlinks=False)
-    except OSError:
-        return False
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(storage.read_bytes(path))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
+
+
+def _read_json(entry: Entry | None, cache: ParsedFileCache | None) -> dict[str, Any]:
+    """A JSON object file found by a listing; {} when unreadable. Cached on the listing's size and mtime where the
+    listing has them (remote: no extra request), else on a stat (a local listing gives kinds only)."""
+    if entry is None:
+        return {}
+    return cached(cache, "profiler_info", entry.location, _parse_json, entry=entry if entry.size >= 0 else None)
 
 
 @dataclass(frozen=True)
@@ -78,21 +133,26 @@ class DeviceFiles:
     """Where the files of one device (rank) live."""
 
     device_id: str
-    base: Path  # legacy: the profiler dir; ms2: the session's FRAMEWORK dir
-    output: Path | None = None  # ms2: ASCEND_PROFILER_OUTPUT
+    base: Location  # legacy: the profiler dir; ms2: the session's FRAMEWORK dir
+    output: Location | None = None  # ms2: ASCEND_PROFILER_OUTPUT
     session: str | None = None  # ms2: the `*_ascend_ms` dir name
     info: dict[str, Any] = field(default_factory=dict)  # profiler_info_<id>.json, when written
+    # the scan's listings: a file is looked up in its dir's listing, one listing per dir and request (remote: one
+    # LIST instead of a HEAD per lookup); without them (a DeviceFiles made by hand), each lookup is a stat
+    listings: _Listings | None = field(default=None, compare=False, repr=False)
 
-    def file(self, template: str) -> Path | None:
+    def _lookup(self, folder: Location, name: str) -> Location | None:
+        if self.listings is not None:
+            return self.listings.file(folder, name)
+        path = folder / name
+        return path if storage.is_file(path) else None  # a regular file, never a symlink
+
+    def file(self, template: str) -> Location | None:
         """`template` like `cpu_op_type_info_{}.csv`, formatted with this (discovered, numeric) device id."""
-        path = self.base / template.format(self.device_id)
-        return path if path.is_file() and not path.is_symlink() else None
+        return self._lookup(self.base, template.format(self.device_id))
 
-    def output_file(self, name: str) -> Path | None:
-        if self.output is None:
-            return None
-        path = self.output / name
-        return path if path.is_file() and not path.is_symlink() else None
+    def output_file(self, name: str) -> Location | None:
+        return None if self.output is None else self._lookup(self.output, name)
 
     @property
     def is_ascend(self) -> bool:
@@ -104,10 +164,17 @@ class DeviceFiles:
 class ProfilerDir:
     """A profiler directory of one run, with its devices."""
 
-    path: Path
+    path: Location
     display: str  # relative form for messages, e.g. `./run/profiler`
     layout: Layout
     devices: dict[str, DeviceFiles]
+    problems: tuple[str, ...] = ()  # e.g. a directory listing cut at MAX_DIR_ENTRIES
+    # the scan's listings, reused by has_kind (a profiler dir is scanned per request; remote: a listing is a request)
+    listings: _Listings = field(default_factory=_Listings, compare=False, repr=False)
+
+    def prefetch_outputs(self) -> None:
+        """List every rank's ASCEND_PROFILER_OUTPUT at once (remote: in parallel) before a view over all ranks."""
+        self.listings.prefetch([d.output for d in self.devices.values() if d.output is not None])
 
     @property
     def device_ids(self) -> list[str]:
@@ -118,12 +185,12 @@ class ProfilerDir:
 
     def has_kind(self, prefix: str) -> bool:
         """Whether any device has a file whose name starts with `prefix` (e.g. `cpu_op_type_info_`)."""
-        seen: set[Path] = set()
+        seen: set[str] = set()
         for dev in self.devices.values():
-            if dev.base in seen:
+            if str(dev.base) in seen:
                 continue
-            seen.add(dev.base)
-            if any(e.name.startswith(prefix) for e in _listdir(dev.base)):
+            seen.add(str(dev.base))
+            if any(e.name.startswith(prefix) for e in self.listings(dev.base)):
                 return True
         return False
 
@@ -153,23 +220,42 @@ class ProfilerDir:
         return "graph"
 
 
-def _legacy_ids(path: Path) -> tuple[set[str], set[str]]:
+def _legacy_ids(path: Location, listdir: _Listings) -> tuple[set[str], set[str]]:
     """Device ids of legacy files in `path`: (ids with profiler_info, ids with any data file)."""
     info_ids: set[str] = set()
     data_ids: set[str] = set()
-    for entry in _listdir(path):
+    for entry in listdir(path):
         match = _LEGACY_FILE.match(entry.name)
-        if match and _is_real_file(entry):
+        if match and entry.is_file:
             data_ids.add(match.group(2))
             if match.group(1) == "profiler_info":
                 info_ids.add(match.group(2))
     return info_ids, data_ids
 
 
-def _session_dirs(path: Path, depth: int = 0) -> list[Path]:
+def _prefetch_tree(path: Location, listdir: _Listings) -> None:
+    """List, level by level and each level at once, the dirs `_session_dirs` will walk (remote: in parallel)."""
+    level, depth = [path], 0
+    while level:
+        listdir.prefetch(level)
+        if depth >= _MAX_SESSION_DEPTH:
+            return
+        below: list[Location] = []
+        frameworks: list[Location] = []
+        for folder in level:
+            entries = [e for e in listdir(folder) if e.is_dir]
+            if depth > 0 and any(e.name in _MS2_SESSION_DIRS for e in entries):  # a session: its FRAMEWORK/ next
+                frameworks.extend(e.location for e in entries if e.name == "FRAMEWORK")
+                continue
+            below.extend(e.location for e in entries if e.name not in _MS2_SESSION_DIRS and e.name != "logs")
+        listdir.prefetch(frameworks)
+        level, depth = below, depth + 1
+
+
+def _session_dirs(path: Location, listdir: _Listings, depth: int = 0) -> list[Location]:
     """`*_ascend_ms`-like dirs (holding FRAMEWORK/ or ASCEND_PROFILER_OUTPUT/) under `path`, symlinks skipped."""
-    found: list[Path] = []
-    entries = [e for e in _listdir(path) if _is_real_dir(e)]
+    found: list[Location] = []
+    entries = [e for e in listdir(path) if e.is_dir]
     if depth > 0 and any(e.name in _MS2_SESSION_DIRS for e in entries):
         return [path]
     if depth >= _MAX_SESSION_DEPTH:
@@ -177,68 +263,89 @@ def _session_dirs(path: Path, depth: int = 0) -> list[Path]:
     for entry in entries:
         if entry.name in _MS2_SESSION_DIRS or entry.name == "logs":
             continue
-        found.extend(_session_dirs(Path(entry.path), depth + 1))
+        found.extend(_session_dirs(entry.location, listdir, depth + 1))
     return found
 
 
-def _session_devices(session: Path) -> list[DeviceFiles]:
+def _session_devices(session: Location, listdir: _Listings, read_info: bool = True) -> list[DeviceFiles]:
     framework = session / "FRAMEWORK"
     output = session / "ASCEND_PROFILER_OUTPUT"
-    out_dir = output if output.is_dir() and not output.is_symlink() else None
+    kinds = {e.name: e for e in listdir(session) if e.is_dir}  # real dirs only: symlinks are skipped
+    out_dir = output if "ASCEND_PROFILER_OUTPUT" in kinds else None
+    has_framework = "FRAMEWORK" in kinds
     ranks: set[str] = set()
     infos: dict[str, dict[str, Any]] = {}
-    for folder in (session, framework):
-        for entry in _listdir(folder):
+    for folder in (session, framework) if has_framework else (session,):
+        for entry in listdir(folder):
             match = _MS2_RANK_FILE.match(entry.name)
-            if match and _is_real_file(entry):
+            if match and entry.is_file:
                 ranks.add(match.group(2))
-                if match.group(1) == "profiler_info":
-                    infos[match.group(2)] = _read_json(Path(entry.path))
-    if not ranks and out_dir is not None and any(_is_real_file(e) for e in _listdir(out_dir)):
+                if match.group(1) == "profiler_info" and read_info:
+                    infos[match.group(2)] = _read_json(entry, listdir.cache)
+    if not ranks and out_dir is not None and any(e.is_file for e in listdir(out_dir)):
         ranks.add("0")
-    base = framework if framework.is_dir() and not framework.is_symlink() else session
-    return [DeviceFiles(rank, base, out_dir, session.name, infos.get(rank, {})) for rank in sorted(ranks, key=int)]
+    base = framework if has_framework else session
+    return [DeviceFiles(rank, base, out_dir, session.name, infos.get(rank, {}), listdir)
+            for rank in sorted(ranks, key=int)]
 
 
-def scan_profiler_dir(path: Path, display: str) -> ProfilerDir:
+def scan_profiler_dir(path: Location, display: str, cache: ParsedFileCache | None = None) -> ProfilerDir:
     """Index a profiler dir (legacy when it holds legacy files directly, else ms2). Empty if it has no data."""
-    info_ids, data_ids = _legacy_ids(path)
+    listdir = _Listings(cache)
+    info_ids, data_ids = _legacy_ids(path, listdir)
     if data_ids:
         ids = info_ids or data_ids
-        devices = {i: DeviceFiles(i, path, info=_read_json(path / f"profiler_info_{i}.json")) for i in ids}
-        return ProfilerDir(path, display, "legacy", devices)
+        files = {e.name: e for e in listdir(path) if e.is_file}
+        devices = {i: DeviceFiles(i, path, info=_read_json(files.get(f"profiler_info_{i}.json"), cache),
+                                  listings=listdir) for i in ids}
+        return ProfilerDir(path, display, "legacy", devices, _cut_notes(listdir), listdir)
     devices_ms2: dict[str, DeviceFiles] = {}
+    _prefetch_tree(path, listdir)
     # Newest session last (names are `<host>_<pid>_<timestamp>_ascend_ms`; sort by the timestamp, then mtime).
-    for session in sorted(_session_dirs(path), key=_session_sort_key):
-        for dev in _session_devices(session):
+    for session in sorted(_session_dirs(path, listdir), key=_session_sort_key):
+        for dev in _session_devices(session, listdir):
             devices_ms2[dev.device_id] = dev
-    return ProfilerDir(path, display, "ms2", devices_ms2)
+    return ProfilerDir(path, display, "ms2", devices_ms2, _cut_notes(listdir), listdir)
 
 
-def _session_sort_key(session: Path) -> tuple[int, float]:
+def _cut_notes(listdir: _Listings) -> tuple[str, ...]:
+    return tuple(f"listing of {where} cut at {MAX_DIR_ENTRIES} entries: files beyond are not shown"
+                 for where in listdir.truncated)
+
+
+def _session_sort_key(session: Location) -> tuple[int, float]:
     """Older first: the longest all-digit part of the name (`<host>_<pid>_<timestamp>_ascend_ms`, torch_npu's
     `{host}_{pid}_{ts}_ascend_pt`) as a timestamp when it has 10+ digits, then the folder's mtime."""
     digits = [p for p in session.name.split("_") if p.isdigit() and len(p) >= 10]
     stamp = int(max(digits, key=len)) if digits else -1
     try:
-        mtime = session.stat().st_mtime
+        mtime = storage.stat(session).mtime  # 0.0 for a remote "directory" (object stores keep no dir times)
     except OSError:
         mtime = 0.0
     return stamp, mtime
 
 
-def is_profiler_dir(path: str | os.PathLike[str]) -> bool:
+def _location(path: str | os.PathLike[str] | Location) -> Location:
+    """A location as it is; a local path given as text or PathLike becomes a Path."""
+    return path if isinstance(path, (Path, UPath)) else Path(path)
+
+
+def is_profiler_dir(path: str | os.PathLike[str] | Location) -> bool:
     """Whether `path` is a directory (not a symlink) holding profiler data in either layout."""
-    target = Path(path)
-    if target.is_symlink() or not target.is_dir():
+    target = _location(path)
+    if not storage.is_dir(target):
         return False
-    if _legacy_ids(target)[1]:
+    return _holds_data(target, _Listings())
+
+
+def _holds_data(target: Location, listdir: _Listings) -> bool:
+    if _legacy_ids(target, listdir)[1]:
         return True
-    return any(_session_devices(s) for s in _session_dirs(target))
+    return any(_session_devices(s, listdir, read_info=False) for s in _session_dirs(target, listdir))
 
 
-def find_profiler_dirs(run_dir: str | os.PathLike[str]) -> list[Path]:
+def find_profiler_dirs(run_dir: str | os.PathLike[str] | Location) -> list[Location]:
     """The direct sub-dirs of `run_dir` named `profiler*` (or MindFormers' `profile`) that hold profiler
     data, sorted by name."""
-    return [Path(e.path) for e in _listdir(Path(run_dir))
-            if is_profiler_dir_name(e.name) and _is_real_dir(e) and is_profiler_dir(e.path)]
+    return [e.location for e in list_entries(_location(run_dir))
+            if is_profiler_dir_name(e.name) and e.is_dir and _holds_data(e.location, _Listings())]

@@ -8,7 +8,6 @@ equal buckets and each bucket keeps its row of highest allocation, so peaks surv
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -16,16 +15,18 @@ import numpy as np
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles, ProfilerDir
 from mindinsight_clone.errors import ParamValueError, ProfilerFileNotFoundError
+from mindinsight_clone.ingest import storage
+from mindinsight_clone.ingest.storage import Location
 
 RECORD = "cpu_ms_memory_record_{}.txt"
 COLUMNS = ["time_us", "allocated_bytes", "reserved_bytes", "active_bytes"]
 DEFAULT_POINTS = 2000
 
 
-def parse_record(path: Path) -> np.ndarray:
+def parse_record(path: Location) -> np.ndarray:
     """An (n, 4) int64 array: timestamp ns, allocated, reserved, active. Malformed rows are skipped."""
     rows: list[tuple[int, int, int, int]] = []
-    with path.open(encoding="utf-8", errors="replace") as handle:
+    with storage.open_text(path) as handle:
         next(handle, None)
         for line in handle:
             fields = line.strip().split(",")

@@ -12,7 +12,6 @@ and highest allocated memory (in time order), so every peak stays visible in the
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -21,6 +20,7 @@ from mindinsight_clone.analyzers.profiler import ascend_csv
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
 from mindinsight_clone.errors import MindInsightError
+from mindinsight_clone.ingest.storage import Location
 
 MEMORY_RECORD = "memory_record.csv"
 OPERATOR_MEMORY = "operator_memory.csv"
@@ -29,7 +29,7 @@ DEFAULT_TOP = 20
 _VALUES = ("Total Allocated(MB)", "Total Reserved(MB)", "Total Active(MB)")
 
 
-def parse_record(path: Path, rank: str) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]]:
+def parse_record(path: Location, rank: str) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]]:
     """component -> (n, 4) float64 array [ts_us, allocated, reserved, active] (NaN = empty cell), time-sorted."""
     csv_file = ascend_csv.open_csv(path, ascend_csv.label(MEMORY_RECORD, rank),
                                    ("Component", "Timestamp(us)", *_VALUES))
@@ -78,7 +78,7 @@ def _peak(series: dict[str, np.ndarray], col: int) -> float | None:
     return float(max(values)) if values else None
 
 
-def parse_operators(path: Path, rank: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def parse_operators(path: Location, rank: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     csv_file = ascend_csv.open_csv(path, ascend_csv.label(OPERATOR_MEMORY, rank), ("Name", "Size(KB)"))
     ops: list[dict[str, Any]] = []
     for raw in csv_file.rows():

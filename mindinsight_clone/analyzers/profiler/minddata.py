@@ -12,6 +12,7 @@ from mindinsight_clone.analyzers.profiler import conditions, tables
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
 from mindinsight_clone.analyzers.profiler.tables import Row, Table
 from mindinsight_clone.errors import ProfilerFileNotFoundError
+from mindinsight_clone.ingest import storage
 
 PIPELINE_FILE = "minddata_pipeline_raw_{}.csv"
 PIPELINE_COLUMNS = ("op_id", "op_type", "output_queue_average_size", "output_queue_length",
@@ -47,7 +48,7 @@ def pipeline_table(device: DeviceFiles | None) -> Table:
     if path is None:
         return Table(PIPELINE_COLUMNS, ())
     rows: list[Row] = []
-    with path.open(newline="", encoding="utf-8", errors="replace") as handle:
+    with storage.open_text(path, newline="") as handle:
         for rec in csv.DictReader(handle):
             rows.append([_number(rec.get("op_id")), rec.get("op_type"),
                          _number(rec.get("output_queue_average_size")), _number(rec.get("output_queue_length")),
@@ -92,7 +93,7 @@ def cpu_utilization(device: DeviceFiles | None) -> dict[str, Any]:
     if path is None:
         raise ProfilerFileNotFoundError("<Did not find the cpu utilization file.>")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(storage.read_bytes(path))
     except (OSError, ValueError):
         raise ProfilerFileNotFoundError("<Did not find the cpu utilization file.>") from None
     return data if isinstance(data, dict) else {}

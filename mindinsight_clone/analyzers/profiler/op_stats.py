@@ -13,13 +13,14 @@ import json
 import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
 from mindinsight_clone.analyzers.profiler.numbers import MS_TO_US, fmt
 from mindinsight_clone.analyzers.profiler.tables import Row, Table
+from mindinsight_clone.ingest import storage
+from mindinsight_clone.ingest.storage import Location
 
 log = logging.getLogger(__name__)
 
@@ -31,8 +32,8 @@ OP_TYPES_MESSAGE = (
 DISPLAY_KEYS = ("is_display_detail", "is_display_full_op_name", "step_filter", "dispaly_op_type")
 
 
-def _csv_rows(path: Path) -> Iterator[list[str]]:
-    with path.open(newline="", encoding="utf-8", errors="replace") as handle:
+def _csv_rows(path: Location) -> Iterator[list[str]]:
+    with storage.open_text(path, newline="") as handle:
         reader = csv.reader(handle)
         next(reader, None)
         for row in reader:
@@ -40,7 +41,7 @@ def _csv_rows(path: Path) -> Iterator[list[str]]:
                 yield row
 
 
-def _convert(path: Path, convert: Callable[[list[str]], Row]) -> tuple[Row, ...]:
+def _convert(path: Location, convert: Callable[[list[str]], Row]) -> tuple[Row, ...]:
     rows: list[Row] = []
     for raw in _csv_rows(path):
         try:
@@ -129,7 +130,7 @@ def columns(op_type: str) -> tuple[str, ...]:
     return DYNAMIC_COLUMNS[op_type][2]
 
 
-def _aicpu_types(path: Path) -> tuple[Row, ...]:
+def _aicpu_types(path: Location) -> tuple[Row, ...]:
     by_type: dict[str, list[float]] = {}
     for raw in _csv_rows(path):
         try:
@@ -141,7 +142,7 @@ def _aicpu_types(path: Path) -> tuple[Row, ...]:
     return tuple([k, avg, len(by_type[k]), round(avg / total * 100, 2)] for k, avg in averages.items())
 
 
-def _aicore_details(detail: Path, framework: Path) -> tuple[Row, ...]:
+def _aicore_details(detail: Location, framework: Location) -> tuple[Row, ...]:
     infos: dict[str, list[Any]] = {}
     for raw in _csv_rows(framework):
         try:
@@ -200,7 +201,7 @@ def dynamic_shape_query(op_type: str, device: DeviceFiles | None, filters: dict[
     if path is None:
         return answer
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(storage.read_bytes(path))
     except (OSError, ValueError):
         return answer
     step = str((filters.get("step_filter") or ["1"])[0])

@@ -119,6 +119,7 @@ def cluster_step_trace(pdir: ProfilerDir, cache: ParsedFileCache | None = None) 
     `problems` and left out (every other rank still answers)."""
     ranks: list[dict[str, Any]] = []
     problems: list[dict[str, Any]] = []
+    pdir.prefetch_outputs()
     for device_id in pdir.device_ids:
         device = pdir.devices[device_id]
         try:

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
 from mindinsight_clone.analyzers.profiler.op_stats import load_table
+from mindinsight_clone.ingest import storage
+from mindinsight_clone.ingest.storage import Location
 
 NS_PER_US = 1000.0
 
@@ -28,9 +29,9 @@ class OpExecutions:
     dur_us: np.ndarray  # float64
 
 
-def parse_execute_timestamps(path: Path) -> tuple[OpExecutions, ...]:
+def parse_execute_timestamps(path: Location) -> tuple[OpExecutions, ...]:
     ops: list[OpExecutions] = []
-    with path.open(encoding="utf-8", errors="replace") as handle:
+    with storage.open_text(path) as handle:
         for line in handle:
             parts = line.strip().split(";")
             if len(parts) < 3:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -21,6 +20,8 @@ import orjson
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
 from mindinsight_clone.analyzers.profiler.trace_events import TraceColumns, load_trace
+from mindinsight_clone.ingest import storage
+from mindinsight_clone.ingest.storage import Location
 
 log = logging.getLogger(__name__)
 TRACE_VIEW = "trace_view.json"
@@ -35,8 +36,11 @@ class Window:
     max_events: int | None = None
 
 
-def trace_for(device: DeviceFiles | None, cache: ParsedFileCache | None = None) -> TraceColumns | None:
-    path = device.output_file(TRACE_VIEW) if device else None
+def trace_for(device: DeviceFiles | None, cache: ParsedFileCache | None = None,
+              path: Location | None = None) -> TraceColumns | None:
+    """The parsed trace_view.json of `device` (at `path` when the caller already found it)."""
+    if path is None:
+        path = trace_path(device)
     if path is None:
         return None
     try:
@@ -51,7 +55,7 @@ def _legacy_json(device: DeviceFiles | None, template: str) -> Any:
     if path is None:
         return None
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(storage.read_bytes(path))
     except (OSError, ValueError):
         return None
 
@@ -156,8 +160,8 @@ def timeline_summary(device: DeviceFiles | None, layout: str, device_type: str,
     if layout == "legacy":
         data = _legacy_json(device, f"{device_type}_timeline_summary_{{}}.json")
         return data if isinstance(data, dict) else {"max_scope_name_num": 0}
-    trace = trace_for(device, cache)
     path = trace_path(device)
+    trace = trace_for(device, cache, path) if path is not None else None
     if trace is None or path is None:
         return {"max_scope_name_num": 0}
     if not len(trace):
@@ -169,5 +173,5 @@ def timeline_summary(device: DeviceFiles | None, layout: str, device_type: str,
     return answer
 
 
-def trace_path(device: DeviceFiles | None) -> Path | None:
+def trace_path(device: DeviceFiles | None) -> Location | None:
     return device.output_file(TRACE_VIEW) if device else None

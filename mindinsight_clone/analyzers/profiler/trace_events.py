@@ -15,11 +15,13 @@ import logging
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import orjson
+
+from mindinsight_clone.ingest import storage
+from mindinsight_clone.ingest.storage import Location
 
 log = logging.getLogger(__name__)
 CHUNK_BYTES = 8 << 20
@@ -180,13 +182,13 @@ def _cut(buf: bytes, start: int, tries: int = _TRIES) -> tuple[int, list[Any]] |
     return None
 
 
-def iter_file_slices(path: Path, problems: list[str], chunk: int = CHUNK_BYTES) -> Iterator[list[Any]]:
+def iter_file_slices(path: Location, problems: list[str], chunk: int = CHUNK_BYTES) -> Iterator[list[Any]]:
     """Yield lists of events from a JSON array file, reading `chunk` bytes at a time (see the module doc).
 
     An object document (`{"traceEvents": [...]}`) is parsed whole. A truncated array yields its complete events
     and appends a note to `problems`; a block that cannot be cut at all raises ValueError.
     """
-    with path.open("rb") as handle:
+    with storage.open_binary(path, chunk) as handle:  # remote: one range request per chunk
         head = handle.read(4096)
         stripped = head.lstrip()
         if not stripped.startswith(b"["):
@@ -238,7 +240,7 @@ def iter_file_slices(path: Path, problems: list[str], chunk: int = CHUNK_BYTES) 
                             f"{offset + len(body) - lost}) hold no complete event and are not shown")
 
 
-def load_trace(path: Path) -> TraceColumns:
+def load_trace(path: Location) -> TraceColumns:
     strings, values, blobs = _Interner(), _Interner(), _BlobInterner()
     cols: dict[str, list[np.ndarray]] = {k: [] for k in ("ph", "name", "cat", "pid", "tid", "ts", "dur", "args",
                                                          "extra")}
