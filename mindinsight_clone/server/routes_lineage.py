@@ -13,6 +13,7 @@ from flask.blueprints import BlueprintSetupState
 
 from mindinsight_clone.analyzers.lineage import LineageService
 from mindinsight_clone.errors import ParamMissError, ParamValueError, QueryStringContainsNullByteError
+from mindinsight_clone.ingest import storage
 from mindinsight_clone.ingest.train_id import InvalidTrainId, check_train_id_syntax, normalize_train_id
 from mindinsight_clone.server import params
 from mindinsight_clone.server.services import EXTENSION_KEY, Services, services
@@ -38,6 +39,9 @@ def _install(state: BlueprintSetupState) -> None:
     if not isinstance(service, LineageService):
         service = _make_service(svc)
         svc.extras[SERVICE_KEY] = service
+        if storage.is_remote(svc.data_manager.base_dir):
+            # remote lineage files are read on the reload thread after each cycle, not by the first request
+            svc.data_manager.after_reload.append(service.refresh)
     svc.extras.setdefault(MODEL_INFO_KEY, service.model_info)
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -96,6 +96,9 @@ class DataManager:
         # remote: runs kept although their directory could not be listed (failing store) -> the problem
         self._listing_problems: dict[str, Problem] = {}
         self._scan_failed: dict[str, str] = {}  # the failures last logged
+        # called on the reload thread after each cycle (e.g. the lineage service reads remote lineage files
+        # there, so no request thread waits for the store)
+        self.after_reload: list[Callable[[], None]] = []
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> None:
@@ -186,6 +189,11 @@ class DataManager:
                 return
             self.load_status = "loaded"
             self._log_left_out()
+            for hook in list(self.after_reload):
+                try:
+                    hook()
+                except Exception:  # a hook's failure never stops reloading
+                    log.exception("after-reload hook %r failed", hook)
             if self._notifier is not None:
                 self._notifier.refresh()  # bounded watches: follow the number of directories
 

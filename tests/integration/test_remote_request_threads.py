@@ -1,6 +1,7 @@
 """Request threads never wait for the store (issue 14: "listing and reading never block request threads"):
 over the fixtures served from the loopback S3 server, with the reload thread running, the datavisual and
-graph requests of every run make no store request at all; the first lineage request should not either."""
+graph requests of every run make no store request at all, and neither does the first lineage request
+(the reload thread has read the lineage files)."""
 
 from __future__ import annotations
 
@@ -57,13 +58,6 @@ def test_datavisual_and_graph_requests_read_no_object(running: Flask, s3_server:
     assert _object_reads_since(s3_server, offset) == []  # (the reload thread's LISTs may interleave)
 
 
-LINEAGE_ON_REQUEST = ("seam-core: the first lineage request (lineagemgr/lineages, optimizer/targets/search, "
-                      "dataset_graph, or a loss landscape's lineage lookup) parses every *_lineage file on the "
-                      "request thread: one HEAD + one GET per file (32 requests for the fixtures' 16), so a slow "
-                      "store blocks that request; the reload thread could parse them ahead (as it does the summaries)")
-
-
-@pytest.mark.xfail(strict=True, reason=LINEAGE_ON_REQUEST)
 def test_first_lineage_request_reads_no_lineage_file(running: Flask, s3_server: S3Server) -> None:
     client = running.test_client()
     offset = s3_server.log_path.stat().st_size

@@ -144,15 +144,7 @@ def attacked(s3_server: S3Server, tmp_path: Path) -> tuple[S3Server, str, Path]:
     return s3_server, f"s3://{BUCKET}/{prefix}/base", tmp_path
 
 
-DOT_RUNS_BUG = ("seam-core discovery (ingest/summary_watcher.py deep scan) takes `..`/`.` entries of a remote "
-                "listing as directories: with --max-depth >= 2 the planted keys are listed as runs `./../canary`, "
-                "`././canary`, `./../../canary` (their objects lie under the base prefix, so nothing outside it is "
-                "read, and serving those ids is refused, but train-jobs lists them and their tags); fix: skip entry "
-                "names that are not plain components (storage.plain_parts) when scanning")
-
-
-@pytest.mark.parametrize("max_depth", [1, pytest.param(2, marks=pytest.mark.xfail(strict=True, reason=DOT_RUNS_BUG)),
-                                       pytest.param(3, marks=pytest.mark.xfail(strict=True, reason=DOT_RUNS_BUG))])
+@pytest.mark.parametrize("max_depth", [1, 2, 3])
 def test_keys_with_dot_segments_planted_in_the_bucket_are_never_runs(
         attacked: tuple[S3Server, str, Path], max_depth: int) -> None:
     server, url, tmp_path = attacked
