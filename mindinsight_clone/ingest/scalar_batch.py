@@ -67,6 +67,34 @@ class ScalarArrays:
     problems: list[Any] = field(default_factory=list)
     records: int = 0
 
+    def set_columns(self, per_tag: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]],
+                    share_single: bool) -> None:
+        """Each tag's (steps, walls, values) parts joined into its columns, tags in first-seen order;
+        `share_single`: a tag with one contiguous part keeps it without a copy."""
+        for tag, parts in per_tag.items():
+            self.items.append((tag, 0))
+            if share_single and len(parts) == 1:
+                self.arrays[tag] = parts[0]
+                continue
+            self.arrays[tag] = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
+                                np.concatenate([p[2] for p in parts]))
+
+
+def read_block(path: str | os.PathLike[str] | storage.Location, offset: int, size: int,
+               max_bytes: int) -> tuple[str, bytes]:
+    """The file's name and its bytes from `offset` (up to `size`, at most `max_bytes`); b"" when less than a
+    record header is there or the file cannot be read. No read-ahead: one range request when remote."""
+    location = path if isinstance(path, Path | UPath) else Path(path)
+    want = min(max(size - offset, 0), max_bytes)
+    if want < HEADER_BYTES:
+        return location.name, b""
+    try:
+        with storage.open_binary(location, block_bytes=0) as f:
+            f.seek(offset)
+            return location.name, f.read(want)
+    except OSError:
+        return location.name, b""
+
 
 def _varint(buf: bytes, pos: int) -> tuple[int, int]:
     result = shift = 0
@@ -224,17 +252,9 @@ def read_scalar_records(path: str | os.PathLike[str] | storage.Location, offset:
     Returns the offset just past the last record taken (== `offset` if none) and the columns. Never raises on
     file problems: an unreadable file or any irregularity simply takes nothing.
     """
-    location = path if isinstance(path, Path | UPath) else Path(path)
-    out = ScalarArrays(location.name)
-    want = min(max(size - offset, 0), max_bytes)
-    if want < HEADER_BYTES:
-        return offset, out
-    try:
-        # no read-ahead: this call reads exactly `want` bytes (one range request when remote)
-        with storage.open_binary(location, block_bytes=0) as f:
-            f.seek(offset)
-            data = f.read(want)
-    except OSError:
+    name, data = read_block(path, offset, size, max_bytes)
+    out = ScalarArrays(name)
+    if not data:
         return offset, out
     consumed, groups = decode_block(data, max_record_bytes)
     per_tag: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
@@ -250,11 +270,5 @@ def read_scalar_records(path: str | os.PathLike[str] | storage.Location, offset:
                 part = (np.repeat(steps, len(cols)), np.repeat(walls, len(cols)),
                         values[:, cols].ravel().astype(np.float64))
             per_tag.setdefault(tag + SCALAR_SUFFIX, []).append(part)
-    for tag, parts in per_tag.items():
-        out.items.append((tag, 0))
-        if len(parts) == 1:  # the common case (one event layout): no copy
-            out.arrays[tag] = parts[0]
-            continue
-        out.arrays[tag] = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
-                           np.concatenate([p[2] for p in parts]))
+    out.set_columns(per_tag, share_single=True)  # the common case (one event layout): no copy
     return offset + consumed, out

@@ -33,11 +33,9 @@ import os
 import struct
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 from crc32c import crc32c
-from upath import UPath
 
 from mindinsight_clone.ingest import storage
 from mindinsight_clone.ingest.record_reader import FOOTER_BYTES, HEADER_BYTES, masked_crc32c
@@ -49,6 +47,7 @@ from mindinsight_clone.ingest.scalar_batch import (
     _crc_table,
     _first_false,
     _varint,
+    read_block,
 )
 
 MAX_CYCLE = 512  # most records walked to find where the first one's layout comes back
@@ -312,17 +311,9 @@ def read_scalar_records(path: str | os.PathLike[str] | storage.Location, offset:
     left to the general path. Returns the offset just past the last record taken (== `offset` if none) and
     the columns (`scalar_batch.ScalarArrays`). Never raises on file problems: they simply take nothing.
     """
-    location = path if isinstance(path, Path | UPath) else Path(path)
-    out = ScalarArrays(location.name)
-    want = min(max(size - offset, 0), max_bytes)
-    if want < HEADER_BYTES:
-        return offset, out
-    try:
-        # no read-ahead: this call reads exactly `want` bytes (one range request when remote)
-        with storage.open_binary(location, block_bytes=0) as f:
-            f.seek(offset)
-            data = f.read(want)
-    except OSError:
+    name, data = read_block(path, offset, size, max_bytes)
+    out = ScalarArrays(name)
+    if not data:
         return offset, out
     consumed, groups = decode_block(data, max_record_bytes, plugins)
     per_tag: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
@@ -337,8 +328,5 @@ def read_scalar_records(path: str | os.PathLike[str] | storage.Location, offset:
             else:  # the tag more than once per row: every value, in file order
                 part = (steps[:, cols].ravel(), walls[:, cols].ravel(), values[:, cols].ravel())
             per_tag.setdefault(tag + SCALAR_SUFFIX, []).append(part)
-    for tag, parts in per_tag.items():
-        out.items.append((tag, 0))
-        out.arrays[tag] = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
-                           np.concatenate([p[2] for p in parts]))
+    out.set_columns(per_tag, share_single=False)  # parts are strided views of the rows: always copied
     return offset + consumed, out
