@@ -264,7 +264,7 @@ def parse_summary_columns(records: Sequence[bytes], file_name: str,
                             break
                         col = seen.get(value.tag)
                         if col is None:
-                            col = _column(value.tag, cols, seen, items)
+                            col = scalar_column(value.tag, cols, seen, items)
                         col += (step, wall_time, scalar)
                     else:
                         continue
@@ -295,8 +295,9 @@ def _undo(event: summary_pb2.Event, items: list, mark: int, cols: dict[str, list
     del items[mark:]
 
 
-def _column(disk_tag: str, cols: dict[str, list], seen: dict[str, list], items: list) -> list:
-    """The column of scalar `disk_tag`, first seen since the last non-scalar item: mark it."""
+def scalar_column(disk_tag: str, cols: dict[str, list], seen: dict[str, list], items: list) -> list:
+    """The column of scalar `disk_tag`, first seen since the last non-scalar item: mark it (shared by the
+    MindSpore and TensorBoard column parsers)."""
     tag = disk_tag + _SCALAR_SUFFIX
     col = cols.get(tag)
     if col is None:
@@ -322,7 +323,7 @@ def _careful_record(event: summary_pb2.Event, step: int, wall_time: float, file_
         if which == "scalar_value":
             col = seen.get(value.tag)
             if col is None:
-                col = _column(value.tag, cols, seen, items)
+                col = scalar_column(value.tag, cols, seen, items)
             col += (step, wall_time, value.scalar_value)
         elif which is not None:
             items.append(converted[pos])

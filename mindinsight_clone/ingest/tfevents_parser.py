@@ -33,7 +33,7 @@ from typing import Any
 from google.protobuf.message import DecodeError
 
 from mindinsight_clone.ingest import tfevents_convert as convert
-from mindinsight_clone.ingest.event_parser import ParsedColumns
+from mindinsight_clone.ingest.event_parser import ParsedColumns, scalar_column
 from mindinsight_clone.ingest.gc_pause import gc_paused
 from mindinsight_clone.ingest.record_reader import ReadProblem
 from mindinsight_clone.ingest.values import SummaryValue
@@ -44,7 +44,6 @@ logger = logging.getLogger(__name__)
 Event = tb_event_pb2.Event
 TFEVENTS_PATTERN = re.compile(r"^events\.out\.tfevents\.(\d+)")
 MAX_REMEMBERED_TAGS = 100_000  # tag -> plugin memory per file; beyond it tags are classified by shape
-_SCALAR = "/scalar"
 _DT_FLOAT = tb_types_pb2.DT_FLOAT
 _F32 = struct.Struct("<f")
 _ERRORS = (DecodeError, ValueError, TypeError, KeyError, OverflowError)
@@ -162,7 +161,7 @@ def parse_tfevents_columns(records: Sequence[bytes], file_name: str, offsets: Se
                     if scalar or value.HasField("simple_value"):
                         col = seen.get(value.tag)
                         if col is None:
-                            col = _column(value.tag, cols, seen, items)
+                            col = scalar_column(value.tag, cols, seen, items)
                         col += (event.step, event.wall_time, scalar)
                         continue
                     # TF2 `tf.summary.scalar`: a rank-0 float32 tensor of a `scalars` tag
@@ -172,7 +171,7 @@ def parse_tfevents_columns(records: Sequence[bytes], file_name: str, offsets: Se
                             and state.remember(value) == "scalars"):
                         col = seen.get(value.tag)
                         if col is None:
-                            col = _column(value.tag, cols, seen, items)
+                            col = scalar_column(value.tag, cols, seen, items)
                         col += (event.step, event.wall_time, _F32.unpack(content)[0])
                         continue
                 elif not values:
@@ -212,24 +211,13 @@ def _careful_record(values: Any, step: int, wall_time: float, file_name: str, st
         if isinstance(out, float):
             col = seen.get(disk_tag)
             if col is None:
-                col = _column(disk_tag, cols, seen, items)
+                col = scalar_column(disk_tag, cols, seen, items)
             col += (step, wall_time, out)
             continue
         for plugin, tag, typed in out:
             items.append(SummaryValue(plugin, tag, step, wall_time, typed, file_name))
             seen = {}
     return seen
-
-
-def _column(disk_tag: str, cols: dict[str, list], seen: dict[str, list], items: list) -> list:
-    """The column of scalar `disk_tag`, first seen since the last non-scalar item: mark it."""
-    tag = disk_tag + _SCALAR
-    col = cols.get(tag)
-    if col is None:
-        col = cols[tag] = []
-    seen[disk_tag] = col
-    items.append((tag, len(col) // 3))
-    return col
 
 
 def _note_non_summary(event: Any, state: TfeventsState, file_name: str) -> None:
