@@ -12,8 +12,10 @@ import orjson
 from flask import Blueprint, Response, jsonify, request
 
 from mindinsight_clone.analyzers.profiler import (
+    advice,
     cluster_output,
     communication,
+    compare,
     info,
     locate,
     memory,
@@ -360,8 +362,8 @@ def op_types() -> Response:
 # --- Ascend additions (docs/profiler.md "Ascend"): one rank, or all ranks -------------------------
 
 
-def _ascend_device(pdir: ProfilerDir) -> DeviceFiles:
-    device_id = _device_id()
+def _ascend_device(pdir: ProfilerDir, device_id: str | None = None) -> DeviceFiles:
+    device_id = _device_id() if device_id is None else device_id
     device = pdir.device(device_id)
     if device is None or device.output is None:
         raise ProfilerFileNotFoundError(f"<ASCEND_PROFILER_OUTPUT of rank {device_id}> (ranks: "
@@ -395,3 +397,23 @@ def ascend_cluster_step_trace() -> Response:
 @bp.route("/profile/cluster-analysis", methods=["GET"])
 def ascend_cluster_analysis() -> Response:
     return jsonify(cluster_output.cluster_analysis(_either()))
+
+
+# --- compare and advise (docs/profiler.md "Compare and advise") -----------------------------------------------
+
+
+@bp.route("/profile/compare", methods=["GET"])
+def ascend_compare() -> Response:
+    """A rank against a base rank: `base_train_id` / `base_profile` / `base_device_id` default to the compared
+    rank's own train_id / profile / device_id (so `base_device_id` alone compares two ranks of one profile)."""
+    device = _ascend_device(_style_a())
+    base_train = arg("base_train_id") or arg("train_id")
+    base_profile = arg("base_profile") or (arg("profile") if not arg("base_train_id") else None)
+    base_pdir = locate.style_a(_base(), base_train, base_profile, cache=_cache())
+    base_id = search.check_device_int(arg("base_device_id") or device.device_id)
+    return jsonify(compare.compare(device, _ascend_device(base_pdir, base_id), _cache()))
+
+
+@bp.route("/profile/advice", methods=["GET"])
+def ascend_advice() -> Response:
+    return jsonify(advice.advice(_either(), _cache()))
