@@ -66,7 +66,7 @@ def _matrix_cells(cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return totals or cells
 
 
-def _aicpu_rows(device: DeviceFiles, cache: ParsedFileCache | None) -> tuple[list[dict[str, Any]], float]:
+def aicpu_rows(device: DeviceFiles, cache: ParsedFileCache | None) -> tuple[list[dict[str, Any]], float]:
     """AI_CPU types of a rank (`op_type`, `count`, `total_us`, `max_us`) and its total device compute time (µs),
     from the table ops/search answers (op_statistic.csv, or kernel_details.csv aggregated)."""
     cols = list(ascend_ops.TYPE_COLUMNS)
@@ -158,7 +158,7 @@ def advice(pdir: ProfilerDir, cache: ParsedFileCache | None = None) -> dict[str,
         has_stat = device.output_file(ascend_ops.OP_STATISTIC) is not None
         has_kernels = device.output_file(ascend_ops.KERNEL_DETAILS) is not None
         if has_stat or (has_kernels and rank in budget):
-            rows, error = _try(partial(_aicpu_rows, device, cache))
+            rows, error = _try(partial(aicpu_rows, device, cache))
             if error:
                 run.problems.append({"rank_id": rank, "rule": "aicpu", "message": error})
             else:
