@@ -67,7 +67,7 @@ def cluster_matrix(pdir: ProfilerDir, group: str | None = None, op: str | None =
     out = []
     for (src, dst), link in sorted(links.items()):
         out.append({"op": chosen_op, "src": src, "dst": dst, "transport": "/".join(sorted(link["transport"])),
-                    "size_mb": round(link["size_mb"], 6), "time_ms": round(link["time_ms"], 6),
+                    "size_mb": link["size_mb"], "time_ms": link["time_ms"],
                     "gbps": round(link["size_mb"] / link["time_ms"], 4) if link["time_ms"] > 0 else None})
     answer.update(group=chosen, op=chosen_op, cells=out)
     return answer
