@@ -218,3 +218,20 @@ def test_new_answers_keep_working_without_the_shared_fixtures(tmp_path: Path) ->
     overview = get(c, "overview", "job", "0").get_json()
     assert overview["step_count"] == 1 and overview["top_op_types"] == [] and overview["memory"] is None
     assert {p["part"] for p in overview["problems"]} == {"top_op_types", "memory"}
+
+
+def test_answers_match_the_openapi_document(client: FlaskClient) -> None:
+    import schemathesis
+    import yaml
+
+    from tests.integration.test_openapi import DOCUMENT
+
+    schema = schemathesis.openapi.from_dict(yaml.safe_load(DOCUMENT.read_text(encoding="utf-8")))
+    views = {"compare": {"base_device_id": "1"}, "advice": {}, "operator-details": {}, "api-statistic": {},
+             "npu-module-mem": {}, "cluster-communication-matrix": {}, "overview": {}, "cluster-step-trace": {},
+             "communication": {}}
+    for job in (L0, L1):
+        for view, extra in views.items():
+            response = get(client, view, job, "0", **extra)
+            if response.status_code == 200:
+                schema[f"/profile/{view}"]["GET"].validate_response(response)  # raises on a mismatch
