@@ -6,6 +6,7 @@ written, with the formulas docs/profiler.md states."""
 from __future__ import annotations
 
 import json
+import shutil
 import statistics
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,8 @@ import pytest
 from flask.testing import FlaskClient
 
 from tests import ascend_jobs as aj
-from tests.integration.test_ascend_profiler import API, make_client
+from tests.conftest import require_shared
+from tests.integration.test_ascend_profiler import API, CLUSTER_REFERENCE, make_client, read_csv
 
 PHASES = ("computing_us", "communication_not_overlapped_us", "free_us")
 
@@ -260,3 +262,27 @@ def test_stages_from_parallel_group_info(client: FlaskClient, base: Path) -> Non
     answer = client.get(f"{API}/profile/cluster-step-trace?train_id=./pp_meta&profile=profiler").get_json()
     assert answer["peers"] == {"source": "parallel_group_info", "groups": [[0, 1], [2, 3]]}
     assert [s["rank_id"] for s in answer["slow_ranks"]] == [3]
+
+
+def test_stages_from_the_cluster_analyser_output(tmp_path: Path) -> None:
+    """The 16-rank reference job: its ranks' step splits, and msprof-analyze's own stage rows beside them. Stage 1
+    waits in receives (bubbles) by design; among peers nobody is slow, among all ranks all of stage 1 would be."""
+    require_shared(CLUSTER_REFERENCE)
+    rows = read_csv(CLUSTER_REFERENCE / "cluster_step_trace_time.csv")
+    job = tmp_path / "base" / "job"
+    headers = aj.STEP_HEADER[1:-1]
+    for row in rows:
+        if row["Type"] == "rank":
+            aj.write_steps(job, int(row["Index"]), [[row["Step"], *(row[h] for h in headers), ""]])
+    shutil.copytree(CLUSTER_REFERENCE, job / "profiler" / "cluster_analysis_output")
+    client = make_client(tmp_path / "base", tmp_path / "ws")
+    answer = client.get(f"{API}/profile/cluster-step-trace?train_id=./job&profile=profiler").get_json()
+    stages = [sorted(int(x) for x in r["Index"].strip("()").split(",")) for r in rows if r["Type"] == "stage"]
+    assert answer["peers"] == {"source": "cluster_analysis_output", "groups": stages}
+    totals = {int(r["Index"]): sum(float(r[h]) for h in ("Computing", "Communication(Not Overlapped)", "Free"))
+              for r in rows if r["Type"] == "rank"}
+    expected = [r for stage in stages for r in stage
+                if totals[r] > statistics.median(totals[x] for x in stage) * 1.05]
+    assert [s["rank_id"] for s in answer["slow_ranks"]] == expected == []
+    everyone = statistics.median(totals.values())
+    assert [r for r, v in totals.items() if v > everyone * 1.05] == list(range(8, 16))

@@ -436,6 +436,8 @@ export const en = {
   'ascend.clusterMatrixHint': 'every rank\u2019s communication_matrix.json together, summed over steps',
   'ascend.ranksN': '{n} ranks',
   'ascend.noClusterMatrix': 'No rank has a src \u2192 dst matrix (communication_matrix.json is written at profiler Level1 and above).',
+  'ascend.clusterMatrixAsk': 'This job has {n} ranks: the matrix reads a file of each.',
+  'ascend.clusterMatrixLoad': 'Load the matrix',
   'ascend.clusterMatrixRanks': 'Rows from the files of ranks {ranks}.',
   'ascend.compareTitle': 'Compare with',
   'ascend.compareHint': 'rank {rank} of this profile against a base: another rank, or a rank of another job',

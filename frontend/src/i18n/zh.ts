@@ -438,6 +438,8 @@ export const zh: Partial<Record<MessageKey, string>> = {
   'ascend.clusterMatrixHint': '合并各 rank 的 communication_matrix.json，按迭代求和',
   'ascend.ranksN': '{n} 个 rank',
   'ascend.noClusterMatrix': '没有 rank 有源 → 目的矩阵（communication_matrix.json 在 Level1 及以上采集）。',
+  'ascend.clusterMatrixAsk': '该作业有 {n} 个 rank：矩阵需读取每个 rank 的文件。',
+  'ascend.clusterMatrixLoad': '加载矩阵',
   'ascend.clusterMatrixRanks': '数据来自 rank {ranks} 的文件。',
   'ascend.compareTitle': '对比基准',
   'ascend.compareHint': '本性能数据的 rank {rank} 与基准对比：另一个 rank，或另一个作业的 rank',

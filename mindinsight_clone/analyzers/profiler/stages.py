@@ -57,9 +57,7 @@ def stages_from_groups(links: Iterable[Iterable[int]], collectives: Iterable[Ite
 
 
 def _from_cluster_output(pdir: ProfilerDir) -> list[list[int]]:
-    answer = cluster_output.cluster_analysis(pdir)
-    groups = [[int(x) for x in re.findall(r"\d+", str(row.get("index")))]
-              for row in answer.get("step_trace") or () if row.get("type") == "stage"]
+    groups = [[int(x) for x in re.findall(r"\d+", str(row.get("index")))] for row in cluster_output.stage_rows(pdir)]
     unique: list[list[int]] = []
     for group in groups:
         if group and sorted(group) not in unique:
