@@ -114,6 +114,8 @@ def advice_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                     totals_us={0: 809_400.0, 1: 810_200.0, 2: 809_800.0, 3: 810_000.0})
     aj.pipeline_job(base / "pp_slow", computing={0: 300_000.0, 1: 300_000.0, 2: 500_000.0, 3: 662_000.0},
                     totals_us={0: 700_000.0, 1: 700_000.0, 2: 810_000.0, 3: 972_000.0})
+    for rank in range(65):  # a job of more ranks than the matrix card loads by itself
+        aj.write_steps(base / "wide", rank, [aj.step_row(1, 700.0, 250.0, 50.0)])
     port, ws = free_port(), tmp_path_factory.mktemp("advice-ui-ws")
     started = run_cli("start", "--port", str(port), "--summary-base-dir", str(base), "--workspace", str(ws),
                       "--reload-interval", "1")
@@ -212,3 +214,15 @@ def test_pipeline_cluster_marks_the_slow_phase_among_peers(advice_server: str, p
         "() => window.__charts['profiler:ascend-cluster'].instance().getOption().series.map(s => s.name)"),
         _border_of_rank(page, 3), strict=True) if b] == [_strings("zh")["ascend.computing"]]
     screenshot(page, "ascend-cluster-pp-slow-dark-zh")
+
+
+def test_the_all_ranks_matrix_waits_for_a_click_on_wide_jobs(advice_server: str, page: Any) -> None:
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url) if "cluster-communication-matrix" in r.url else None)
+    _open(page, advice_server, "train_id=./wide&tab=cluster")
+    page.wait_for_selector('[data-testid="ascend-cluster-chart"][data-rendered="true"]')
+    assert "65" in page.inner_text('[data-testid="cluster-matrix-ask"]')
+    assert requests == []
+    page.click('[data-testid="cluster-matrix-load"]')
+    page.wait_for_selector('[data-testid="cluster-matrix-empty"]')  # these ranks wrote no matrix
+    assert len(requests) == 1
