@@ -411,7 +411,7 @@ def ascend_compare() -> Response:
     rank's own train_id / profile / device_id (so `base_device_id` alone compares two ranks of one profile)."""
     device = _ascend_device(_style_a())
     base_train = arg("base_train_id") or arg("train_id")
-    base_profile = arg("base_profile") or (arg("profile") if not arg("base_train_id") else None)
+    base_profile = arg("base_profile") or arg("profile")
     base_pdir = locate.style_a(_base(), base_train, base_profile, cache=_cache())
     base_id = search.check_device_int(arg("base_device_id") or device.device_id)
     return jsonify(compare.compare(device, _ascend_device(base_pdir, base_id), _cache()))

@@ -235,3 +235,9 @@ def test_answers_match_the_openapi_document(client: FlaskClient) -> None:
             response = get(client, view, job, "0", **extra)
             if response.status_code == 200:
                 schema[f"/profile/{view}"]["GET"].validate_response(response)  # raises on a mismatch
+
+
+def test_compare_defaults_the_base_profile_and_rank(client: FlaskClient) -> None:
+    """base_profile defaults to profile and base_device_id to device_id: rank 1 of Level1 against rank 1 of Level0."""
+    answer = get(client, "compare", L1, "1", base_train_id=f"./{L0}").get_json()
+    _check_compare(answer, (L1, "1"), (L0, "1"))
