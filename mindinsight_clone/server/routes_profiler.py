@@ -12,13 +12,18 @@ import orjson
 from flask import Blueprint, Response, jsonify, request
 
 from mindinsight_clone.analyzers.profiler import (
+    advice,
+    ascend_tables,
+    cluster_matrix,
     cluster_output,
     communication,
+    compare,
     info,
     locate,
     memory,
     memory_record,
     minddata,
+    npu_module_mem,
     op_stats,
     overview,
     search,
@@ -360,8 +365,8 @@ def op_types() -> Response:
 # --- Ascend additions (docs/profiler.md "Ascend"): one rank, or all ranks -------------------------
 
 
-def _ascend_device(pdir: ProfilerDir) -> DeviceFiles:
-    device_id = _device_id()
+def _ascend_device(pdir: ProfilerDir, device_id: str | None = None) -> DeviceFiles:
+    device_id = _device_id() if device_id is None else device_id
     device = pdir.device(device_id)
     if device is None or device.output is None:
         raise ProfilerFileNotFoundError(f"<ASCEND_PROFILER_OUTPUT of rank {device_id}> (ranks: "
@@ -395,3 +400,62 @@ def ascend_cluster_step_trace() -> Response:
 @bp.route("/profile/cluster-analysis", methods=["GET"])
 def ascend_cluster_analysis() -> Response:
     return jsonify(cluster_output.cluster_analysis(_either()))
+
+
+# --- compare and advise (docs/profiler.md "Compare and advise") -----------------------------------------------
+
+
+@bp.route("/profile/compare", methods=["GET"])
+def ascend_compare() -> Response:
+    """A rank against a base rank: `base_train_id` / `base_profile` / `base_device_id` default to the compared
+    rank's own train_id / profile / device_id (so `base_device_id` alone compares two ranks of one profile)."""
+    device = _ascend_device(_style_a())
+    base_train = arg("base_train_id") or arg("train_id")
+    base_profile = arg("base_profile") or arg("profile")
+    base_pdir = locate.style_a(_base(), base_train, base_profile, cache=_cache())
+    base_id = search.check_device_int(arg("base_device_id") or device.device_id)
+    return jsonify(compare.compare(device, _ascend_device(base_pdir, base_id), _cache()))
+
+
+@bp.route("/profile/advice", methods=["GET"])
+def ascend_advice() -> Response:
+    return jsonify(advice.advice(_either(), _cache()))
+
+
+def _table_route(name: str) -> Response:
+    """operator-details / api-statistic: `search` (substring of the name, case-insensitive), `sort_name`,
+    `sort_type`, `limit` (1..1000, default 50) and `offset` (a page number, as in ops/search)."""
+    spec = ascend_tables.TABLES[name]
+    device = _ascend_device(_either())
+    sort_name = arg("sort_name") or None
+    if sort_name is not None and sort_name not in spec.col_names:
+        raise ProfilerParamValueError(f"sort_name should be one of {', '.join(spec.col_names)}.")
+    sort_type = arg("sort_type") or "descending"
+    if sort_type not in ("ascending", "descending"):
+        raise ProfilerParamValueError("sort_type should be ascending or descending.")
+    limit = _int_arg("limit", 1, 1000) or 50
+    offset = _int_arg("offset", 0, 1_000_000) or 0
+    return jsonify(ascend_tables.search(device, spec, arg("search") or "", sort_name, sort_type, limit, offset,
+                                        _cache()))
+
+
+@bp.route("/profile/operator-details", methods=["GET"])
+def ascend_operator_details() -> Response:
+    return _table_route("operator-details")
+
+
+@bp.route("/profile/api-statistic", methods=["GET"])
+def ascend_api_statistic() -> Response:
+    return _table_route("api-statistic")
+
+
+@bp.route("/profile/npu-module-mem", methods=["GET"])
+def ascend_npu_module_mem() -> Response:
+    pdir = _either()
+    max_points = _int_arg("max_points", 2, 1_000_000) or npu_module_mem.DEFAULT_POINTS
+    return jsonify(npu_module_mem.npu_module_mem(_ascend_device(pdir), max_points, _cache()))
+
+
+@bp.route("/profile/cluster-communication-matrix", methods=["GET"])
+def ascend_cluster_matrix() -> Response:
+    return jsonify(cluster_matrix.cluster_matrix(_either(), arg("group") or None, arg("op") or None, _cache()))

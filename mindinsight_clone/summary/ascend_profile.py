@@ -2,8 +2,8 @@
 `<job>/profiler/rank_<N>/<host>_<pid>_<YYYYmmddHHMMSSfff>_ascend_ms/` with `profiler_info_<N>.json` and
 `ASCEND_PROFILER_OUTPUT/` holding every file the Ascend views read (kernel_details.csv, op_statistic.csv,
 step_trace_time.csv, communication.json, communication_matrix.json, memory_record.csv, operator_memory.csv,
-trace_view.json) in the MindSpore flavour (`Step ID`, `Block Num`, no `Stream Ptr`, components MindSpore/GE/APP,
-timestamps with the profiler's trailing tab).
+npu_module_mem.csv, operator_details.csv, api_statistic.csv, trace_view.json) in the MindSpore flavour
+(`Step ID`, `Block Num`, no `Stream Ptr`, components MindSpore/GE/APP, timestamps with the profiler's trailing tab).
 
 The numbers are consistent with each other: step_trace_time.csv is computed from the kernel intervals (compute
 kernels on one stream, all-reduces on another, overlapping the last compute kernels), op_statistic.csv is the
@@ -211,6 +211,52 @@ def _memory(out: Path, kernels: list[Kernel], rank: int) -> None:
         "Release Total Active(MB)", "Device Type"], ops)
 
 
+def _operator_details(path: Path, kernels: list[Kernel]) -> None:
+    """One framework operator per kernel type: device time = its kernels' time; host time made up per call."""
+    groups: dict[str, list[Kernel]] = {}
+    for k in kernels:
+        if k.core != "HCCL":
+            groups.setdefault(k.type, []).append(k)
+    rows = []
+    for op_type, items in sorted(groups.items()):
+        device = round(sum(k.duration for k in items), 3)
+        aicore = round(sum(k.duration for k in items if k.core != "AI_CPU"), 3)
+        stack = f"train.py(88): train_step;\nmodel.py({10 + len(op_type)}): construct"
+        rows.append([f"ops.{op_type}", "32,1024;1024,1024", stack, round(3.5 * len(items), 3),
+                     round(8.0 * len(items), 3), 0.0, device, 0.0, aicore])
+    _write_csv(path, ["Name", "Input Shapes", "Call Stack", "Host Self Duration(us)", "Host Total Duration(us)",
+                      "Device Self Duration(us)", "Device Total Duration(us)", "Device Self Duration With AICore(us)",
+                      "Device Total Duration With AICore(us)"], rows)
+
+
+def _api_statistic(path: Path, kernels: list[Kernel]) -> None:
+    """One CANN API per kernel type (the launch of its kernels), with per-call times 4 + (i mod 5) µs."""
+    counts: dict[str, int] = {}
+    for k in kernels:
+        counts[k.type] = counts.get(k.type, 0) + 1
+    rows = []
+    for op_type, n in sorted(counts.items()):
+        calls = [4.0 + i % 5 for i in range(n)]
+        mean = sum(calls) / n
+        variance = sum((c - mean) ** 2 for c in calls) / n
+        level = "hccl" if op_type.startswith("hcom") else "node"
+        rows.append([level, f"{op_type}_launch", round(sum(calls), 3), n, round(mean, 3), min(calls), max(calls),
+                     round(variance, 3)])
+    _write_csv(path, ["Level", "API Name", "Time(us)", "Count", "Avg(us)", "Min(us)", "Max(us)", "Variance"], rows)
+
+
+def _npu_module_mem(path: Path, spans: list[tuple[float, float]], rank: int) -> None:
+    """Memory reserved per CANN module, sampled at each step start and end (most modules reserve nothing)."""
+    modules = (("APP", 1536.0 + rank), ("HCCL", 404.0625), ("RUNTIME", 92.1875), ("GE", 76.0), ("SLOG", 0.0))
+    rows = []
+    for i, (start, end) in enumerate(spans):
+        for ts in (start, end):
+            for name, reserved in modules:
+                grow = 0.046875 * i if name == "RUNTIME" else 0.0
+                rows.append([name, _ts(ts), reserved + grow, f"NPU:{rank}"])
+    _write_csv(path, ["Component", "Timestamp(us)", "Total Reserved(MB)", "Device"], rows)
+
+
 def _trace(path: Path, kernels: list[Kernel], spans: list[tuple[float, float]]) -> None:
     hardware, hccl, overlap = 1000, 1001, 1002
     events: list[dict[str, Any]] = []
@@ -255,6 +301,9 @@ def write_ascend_job(job_dir: Path, ranks: int = 2, steps: int = 3, kernels_per_
             "Bubble", "Communication(Not Overlapped and Exclude Receive)", "Preparing"], _step_rows(kernels, spans))
         _communication(out, kernels, rank, ranks)
         _memory(out, kernels, rank)
+        _npu_module_mem(out / "npu_module_mem.csv", spans, rank)
+        _operator_details(out / "operator_details.csv", kernels)
+        _api_statistic(out / "api_statistic.csv", kernels)
         _trace(out / "trace_view.json", kernels, spans)
         folders.append(session)
     return folders

@@ -50,7 +50,8 @@ def test_demo_job_is_listed_as_ascend_with_its_graph(client: FlaskClient) -> Non
 
 def test_every_view_answers_without_problems(client: FlaskClient) -> None:
     for rank in ("0", "1"):
-        for view in ("step-trace-time", "communication", "memory-record"):
+        for view in ("step-trace-time", "communication", "memory-record", "operator-details", "api-statistic",
+                     "npu-module-mem", "overview"):
             response = get(client, view, RUN, rank)
             assert response.status_code == 200 and "problems" not in response.get_json(), (view, rank)
         for op_type in ("aicore_type", "aicore_detail", "aicpu_type", "aicpu_detail"):
@@ -62,6 +63,13 @@ def test_every_view_answers_without_problems(client: FlaskClient) -> None:
     assert [r["rank_id"] for r in cluster["ranks"]] == [0, 1]
     assert {"rank_id": 1, "phase": "computing"} in [{k: s[k] for k in ("rank_id", "phase")}
                                                     for s in cluster["slow_ranks"]]
+    # the pages this stop added: compare, findings, the all-ranks matrix
+    compare = get(client, "compare", RUN, "1", base_device_id="0").get_json()
+    assert compare["op_types"] and compare["steps"]["computing_us"]["diff"] > 0 and "problems" not in compare
+    advice = get(client, "advice", RUN).get_json()
+    assert "problems" not in advice and {"slow_rank_step", "aicpu"} <= {f["id"] for f in advice["findings"]}
+    matrix = get(client, "cluster-communication-matrix", RUN).get_json()
+    assert matrix["ranks_read"] == [0, 1] and {c["src"] for c in matrix["cells"]} == {0, 1}
 
 
 def test_demo_numbers_agree_across_files(demo: Path) -> None:
@@ -93,6 +101,17 @@ def test_demo_numbers_agree_across_files(demo: Path) -> None:
         trace = json.loads((out / "trace_view.json").read_text())
         hardware = [e for e in trace if e.get("ph") == "X" and e["pid"] == 1000]
         assert len(hardware) == len(kernels)
+        # framework operators: one per kernel type, its device time that of its kernels; one API per type
+        device_time: dict[str, float] = {}
+        for k in kernels:
+            if k["Accelerator Core"] != "HCCL":
+                device_time[k["Type"]] = device_time.get(k["Type"], 0.0) + float(k["Duration(us)"])
+        details = {r["Name"]: float(r["Device Total Duration(us)"]) for r in _rows(out / "operator_details.csv")}
+        assert details == pytest.approx({f"ops.{t}": v for t, v in device_time.items()}, abs=0.01)
+        launches = {r["API Name"]: int(r["Count"]) for r in _rows(out / "api_statistic.csv")}
+        assert sum(launches.values()) == len(kernels)
+        modules = {r["Component"] for r in _rows(out / "npu_module_mem.csv")}
+        assert {"APP", "HCCL", "RUNTIME", "GE"} <= modules
 
 
 def test_op_statistic_equals_the_kernel_aggregation(demo: Path, tmp_path: Path) -> None:

@@ -114,23 +114,26 @@ def test_cluster_step_trace_averages_and_slow_ranks(client: FlaskClient, job: st
     for rank in answer["ranks"]:
         for key in STEP_FIELDS:
             assert rank[key] == pytest.approx(per_rank[rank["rank_id"]][key])
-    # the documented rule, evaluated here on the raw numbers
+    # the documented rule (docs/profiler.md), evaluated here on the raw numbers: no stage information in these
+    # files, so every rank is a peer of the other; a rank is slow when its step time (the three phases) is more
+    # than 5 % above the peers' median, in the phase furthest above that phase's median
+    phases = ("computing_us", "communication_not_overlapped_us", "free_us")
+    totals = {r: sum(v[p] for p in phases) for r, v in per_rank.items()}
+    median_total = statistics.median(totals.values())
     expected = []
-    for phase in ("computing_us", "communication_not_overlapped_us", "free_us"):
-        values = {r: v[phase] for r, v in per_rank.items()}
-        mean = sum(values.values()) / len(values)
-        if (max(values.values()) - min(values.values())) / mean <= 0.05:
-            continue
-        median = statistics.median(values.values())
-        expected += [(r, phase[:-3]) for r, v in values.items() if (v - median) / median > 0.05]
-    assert sorted((s["rank_id"], s["phase"]) for s in answer["slow_ranks"]) == sorted(expected)
-    for slow in answer["slow_ranks"]:
-        values = [v[slow["phase"] + "_us"] for v in per_rank.values()]
-        median = statistics.median(values)
-        assert slow["deviation"] == pytest.approx((per_rank[slow["rank_id"]][slow["phase"] + "_us"] - median) / median,
-                                                  abs=1e-4)
-    if job == "torch_npu_level0":  # 81515.6 vs 64616.1 µs of exposed communication: rank 0 is the slow one
+    for r, v in per_rank.items():
+        if totals[r] > median_total * 1.05:
+            excess = {p: v[p] - statistics.median(w[p] for w in per_rank.values()) for p in phases}
+            phase = max(phases, key=excess.__getitem__)
+            expected.append((r, phase[:-3], excess[phase] / statistics.median(w[phase] for w in per_rank.values())))
+    assert [(s["rank_id"], s["phase"]) for s in answer["slow_ranks"]] == [(r, p) for r, p, _ in expected]
+    for slow, (_, _, deviation) in zip(answer["slow_ranks"], expected, strict=True):
+        assert slow["deviation"] == pytest.approx(deviation, abs=1e-4)
+    assert answer["peers"] == {"source": "all ranks", "groups": [[0, 1]]}
+    if job == "torch_npu_level0":  # 116.3 vs 100.6 ms a step, 81.5 vs 64.6 ms of it exposed communication
         assert [(s["rank_id"], s["phase"]) for s in answer["slow_ranks"]] == [(0, "communication_not_overlapped")]
+    else:  # 136.6 vs 131.9 ms: within 5 % of the median, so no rank is slow
+        assert answer["slow_ranks"] == []
 
 
 # --- operators ------------------------------------------------------------------------------------
@@ -245,8 +248,10 @@ def test_communication_matches_the_json_files(client: FlaskClient, rank: str) ->
         links = info["Communication Bandwidth Info"]
         assert set(op["bandwidth"]) == set(links)
         for link, values in links.items():
+            packets = sum(entry[0] for entry in values["Size Distribution"].values())
             assert op["bandwidth"][link] == {"size_mb": values["Transit Size(MB)"], "time_ms": values["Transit Time(ms)"],
-                                             "gbps": values["Bandwidth(GB/s)"]}
+                                             "gbps": values["Bandwidth(GB/s)"],
+                                             "large_packet_ratio": values["Large Packet Ratio"], "packets": packets}
     assert [t["name"] for t in answer["totals"]] == ["Total Op Info"]
     cells = [(key.split("@")[0], pair, link) for kinds in matrix.values() for entries in kinds.values()
              for key, links in entries.items() for pair, link in links.items()]

@@ -93,6 +93,20 @@ def _matrix(path: Location) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]
     return cells, []
 
 
+def stage_rows(pdir: ProfilerDir) -> list[dict[str, Any]]:
+    """The `stage` rows of cluster_step_trace_time.csv (msprof-analyze's pipeline stages), [] when absent or
+    unreadable; reads that file only."""
+    folder = find(pdir)
+    path = _file(folder, STEP_TRACE) if folder is not None else None
+    if path is None:
+        return []
+    try:
+        rows, _ = _step_trace(path)
+    except MindInsightError:
+        return []
+    return [r for r in rows if r["type"] == "stage"]
+
+
 def cluster_analysis(pdir: ProfilerDir) -> dict[str, Any]:
     folder = find(pdir)
     if folder is None:

@@ -70,6 +70,18 @@ def load_json(path: Location, lbl: str) -> dict[str, Any]:
     return data
 
 
+def _packets(distribution: Any) -> int | None:
+    """The number of packets of a link: `Size Distribution` is `{size_mb: [count, time_ms]}`."""
+    if not isinstance(distribution, dict):
+        return None
+    total = 0
+    for entry in distribution.values():
+        count = entry[0] if isinstance(entry, list) and entry else entry
+        if isinstance(count, int | float) and not isinstance(count, bool):
+            total += int(count)
+    return total
+
+
 def op_row(name: str, group: str, step: int | str, kind: str, info: dict[str, Any]) -> dict[str, Any]:
     times = info.get("Communication Time Info")
     times = times if isinstance(times, dict) else {}
@@ -81,7 +93,9 @@ def op_row(name: str, group: str, step: int | str, kind: str, info: dict[str, An
         if isinstance(values, dict):
             bandwidth[link] = {"size_mb": num(values.get("Transit Size(MB)")),
                                "time_ms": num(values.get("Transit Time(ms)")),
-                               "gbps": num(values.get("Bandwidth(GB/s)"))}
+                               "gbps": num(values.get("Bandwidth(GB/s)")),
+                               "large_packet_ratio": num(values.get("Large Packet Ratio")),
+                               "packets": _packets(values.get("Size Distribution"))}
     row["bandwidth"] = bandwidth
     row["type"] = kind
     row["start_us"] = num(times.get("Start Timestamp(us)"))
@@ -133,22 +147,37 @@ def parse_matrix(path: Location, rank: str) -> tuple[list[dict[str, Any]], list[
     return cells, skipped
 
 
-def communication(device: DeviceFiles, cache: ParsedFileCache | None = None) -> dict[str, Any]:
+def ops_for(device: DeviceFiles, cache: ParsedFileCache | None = None
+            ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
+    """The parsed communication.json of a rank: (ops, totals, skipped keys), cached; the rows are shared (read only).
+    ProfilerFileNotFoundError when the rank has none."""
     rank = device.device_id
     path = ascend_csv.require(device.output_file(COMMUNICATION), COMMUNICATION, rank,
                               "written at profiler Level1 and above")
-    ops, totals, skipped = cached(cache, "communication", path, lambda p: parse_ops(p, rank))
+    return cached(cache, "communication", path, lambda p: parse_ops(p, rank))
+
+
+def matrix_for(device: DeviceFiles, cache: ParsedFileCache | None = None) -> tuple[list[dict[str, Any]], list[str]]:
+    """The parsed communication_matrix.json of a rank: (cells, skipped links), cached; ProfilerFileNotFoundError
+    when the rank has none, ProfilerRawFileError when it cannot be read."""
+    rank = device.device_id
+    path = ascend_csv.require(device.output_file(MATRIX), MATRIX, rank, "written at profiler Level1 and above")
+    return cached(cache, "communication_matrix", path, lambda p: parse_matrix(p, rank))
+
+
+def communication(device: DeviceFiles, cache: ParsedFileCache | None = None) -> dict[str, Any]:
+    rank = device.device_id
+    ops, totals, skipped = ops_for(device, cache)
     problems: list[dict[str, Any]] = []
     if skipped:
         problems.append({"file": ascend_csv.label(COMMUNICATION, rank),
                          "message": f"{len(skipped)} entr(y/ies) skipped: not an object"})
-    matrix_path = device.output_file(MATRIX)
     matrix: list[dict[str, Any]] = []
-    if matrix_path is None:
+    if device.output_file(MATRIX) is None:
         problems.append({"file": ascend_csv.label(MATRIX, rank), "message": "missing: no src→dst matrix"})
     else:
         try:
-            matrix, bad = cached(cache, "communication_matrix", matrix_path, lambda p: parse_matrix(p, rank))
+            matrix, bad = matrix_for(device, cache)
         except ProfilerRawFileError as err:
             problems.append({"file": ascend_csv.label(MATRIX, rank), "message": err.message})
         else:

@@ -154,6 +154,10 @@ class DeviceFiles:
     def output_file(self, name: str) -> Location | None:
         return None if self.output is None else self._lookup(self.output, name)
 
+    def session_file(self, name: str) -> Location | None:
+        """A file of the rank's result folder, beside ASCEND_PROFILER_OUTPUT/ (e.g. `profiler_metadata.json`)."""
+        return None if self.output is None else self._lookup(self.output.parent, name)
+
     @property
     def is_ascend(self) -> bool:
         """Whether this rank has NPU output (one of the Ascend tables), not only a host CPU trace."""

@@ -1,6 +1,7 @@
 """`GET profile/overview` (our addition): one page of numbers and hints for a device.
 
-Total op time and op types come from `cpu_op_type_info`; steps from `cpu_op_execute_timestamp` (see steps.py);
+An Ascend rank (ASCEND_PROFILER_OUTPUT with NPU tables) is answered by ascend_overview.py. Otherwise: total op
+time and op types come from `cpu_op_type_info`; steps from `cpu_op_execute_timestamp` (see steps.py);
 the wall-clock span from the steps, else from the trace; host memory peaks from `cpu_ms_memory_record`.
 """
 
@@ -9,7 +10,7 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
-from mindinsight_clone.analyzers.profiler import memory, steps, timeline
+from mindinsight_clone.analyzers.profiler import ascend_ops, ascend_overview, memory, steps, timeline
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import ProfilerDir
 from mindinsight_clone.analyzers.profiler.numbers import fmt
@@ -53,6 +54,8 @@ def _hints(top: list[dict[str, Any]], step_rows: list[dict[str, Any]]) -> list[d
 
 def overview(pdir: ProfilerDir, device_id: str, cache: ParsedFileCache | None = None) -> dict[str, Any]:
     device = pdir.device(device_id)
+    if device is not None and pdir.layout == "ms2" and ascend_ops.is_ascend(device):
+        return ascend_overview.overview(pdir, device, cache)  # the same fields from the Ascend tables
     table = load_table("cpu_op_type", device, cache)
     op_total = sum(row[3] for row in table.rows)
     ranked = sorted(table.rows, key=lambda row: row[3], reverse=True)

@@ -32,6 +32,8 @@ export interface Bandwidth {
   size_mb: number | null
   time_ms: number | null
   gbps: number | null
+  large_packet_ratio?: number | null
+  packets?: number | null
 }
 
 export interface CommOp {
@@ -93,14 +95,21 @@ export type RankStepTime = Omit<StepTime, 'step'> & { rank_id: number; step_coun
 
 export interface SlowRank {
   rank_id: number
+  /** the phase furthest above the peers' median */
   phase: string
-  deviation: number
+  /** (phase value − peers' median) / peers' median; null when that median is 0 */
+  deviation: number | null
+  excess_us?: number
+  /** (step time − peers' median step time) / that median */
+  step_deviation?: number
+  peer_group?: number
 }
 
 export interface ClusterStepTrace {
   ranks: RankStepTime[]
   slow_ranks: SlowRank[]
-  rule?: { phases: string[]; imbalance: number; deviation: number }
+  peers?: { source: string; groups: number[][] }
+  rule?: { phases: string[]; tolerance: number; peers: string }
   problems?: Problem[]
 }
 
@@ -119,6 +128,90 @@ export interface ClusterAnalysis {
   problems?: Problem[]
 }
 
+/** profile/compare: a rank against a base rank */
+export interface CompareOpType {
+  op_type: string
+  count: number
+  total_us: number
+  base_count: number
+  base_total_us: number
+  diff_us: number
+}
+export interface CompareValue {
+  value: number | null
+  base: number | null
+  diff: number | null
+}
+export interface Compare {
+  op_types: CompareOpType[]
+  steps: Record<string, CompareValue>
+  problems?: (Partial<Problem> & { message: string; side?: string })[]
+}
+export interface CompareBase {
+  trainId: string
+  profile: string
+  deviceId: string
+}
+
+/** profile/advice */
+export type Severity = 'high' | 'medium' | 'low'
+export interface Finding {
+  id: string
+  severity: Severity
+  title: string
+  detail: string
+  ranks: number[]
+  view: string
+  evidence: Record<string, unknown>
+  rule: string
+  threshold: Record<string, unknown>
+}
+export interface AdviceRule {
+  id: string
+  title: string
+  status: 'found' | 'ok' | 'no_data'
+  ranks_checked: number[]
+  skipped_ranks?: number[]
+  message?: string
+}
+export interface Advice {
+  findings: Finding[]
+  rules: AdviceRule[]
+  ranks: number[]
+  max_kernel_ranks?: number
+  problems?: (Partial<Problem> & { message: string; rule?: string })[]
+}
+
+/** operator-details / api-statistic: an ops/search-shaped table */
+export interface AscendTable {
+  col_name: string[]
+  object: (string | number | null)[][]
+  size: number
+  problems?: Problem[]
+}
+export type AscendTableName = 'operator-details' | 'api-statistic'
+export interface TableQuery {
+  search?: string
+  sort_name?: string
+  sort_type?: 'ascending' | 'descending'
+  limit: number
+  offset: number
+}
+
+export interface NpuModuleMem {
+  components: { component: string; peak_reserved_mb: number; points: number; series: [number, number][] }[]
+  problems?: Problem[]
+}
+
+export interface ClusterMatrix {
+  ranks_read: number[]
+  groups: { group: string; ranks: number[]; ops: string[] }[]
+  group: string | null
+  op: string | null
+  cells: MatrixCell[]
+  problems?: Problem[]
+}
+
 function a(t: ProfTarget) {
   return { train_id: t.trainId, profile: t.profile }
 }
@@ -132,4 +225,23 @@ export const ascend = {
     api.profilerGet<MemoryRecord>('memory-record', { ...a(t), device_id: t.deviceId, max_points: maxPoints, top }, o),
   clusterStepTrace: (t: ProfTarget, o?: RequestOptions) => api.profilerGet<ClusterStepTrace>('cluster-step-trace', a(t), o),
   clusterAnalysis: (t: ProfTarget, o?: RequestOptions) => api.profilerGet<ClusterAnalysis>('cluster-analysis', a(t), o),
+  compare: (t: ProfTarget, base: CompareBase, o?: RequestOptions) =>
+    api.profilerGet<Compare>(
+      'compare',
+      {
+        ...a(t),
+        device_id: t.deviceId,
+        base_train_id: base.trainId,
+        base_profile: base.profile,
+        base_device_id: base.deviceId,
+      },
+      o,
+    ),
+  advice: (t: ProfTarget, o?: RequestOptions) => api.profilerGet<Advice>('advice', a(t), o),
+  table: (t: ProfTarget, name: AscendTableName, q: TableQuery, o?: RequestOptions) =>
+    api.profilerGet<AscendTable>(name, { ...a(t), device_id: t.deviceId, ...q }, o),
+  npuModuleMem: (t: ProfTarget, maxPoints = 1000, o?: RequestOptions) =>
+    api.profilerGet<NpuModuleMem>('npu-module-mem', { ...a(t), device_id: t.deviceId, max_points: maxPoints }, o),
+  clusterMatrix: (t: ProfTarget, group: string, op: string, o?: RequestOptions) =>
+    api.profilerGet<ClusterMatrix>('cluster-communication-matrix', { ...a(t), group: group || undefined, op: op || undefined }, o),
 }

@@ -33,11 +33,12 @@ function esc(s: string): string {
   return s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] ?? c)
 }
 
-/** Stacked bars of the three phases: one per step (overview) or per rank (cluster, slow ranks in red). */
+/** Stacked bars of the three phases: one per step (overview) or per rank (cluster). A slow rank's slow phase is
+ * outlined in red (the segment that is actually slow), and the bar is labelled on top. */
 export function phaseBarsOption(
   categories: string[],
   values: Record<Phase, number>[],
-  slow: boolean[] = [],
+  slowPhase: (Phase | null)[] = [],
 ): EChartsOption {
   const p = chartPalette()
   const colors = phaseColors()
@@ -51,7 +52,7 @@ export function phaseBarsOption(
     xAxis: {
       type: 'category',
       data: categories.map((c, i) =>
-        slow[i] ? { value: c, textStyle: { color: danger, fontWeight: 'bold' } } : { value: c },
+        slowPhase[i] ? { value: c, textStyle: { color: danger, fontWeight: 'bold' } } : { value: c },
       ),
       axisLabel: { color: p.text, interval: 0, hideOverlap: true },
       axisLine: { lineStyle: { color: p.axis } },
@@ -68,16 +69,64 @@ export function phaseBarsOption(
       barMaxWidth: 56,
       itemStyle: { color: colors[phase] },
       data: values.map((v, i) => {
-        const top = k === PHASES.length - 1
-        return slow[i] && top
-          ? {
-              value: v[phase],
-              itemStyle: { color: colors[phase], borderColor: danger, borderWidth: 2 },
-              label: { show: true, position: 'top', color: danger, fontWeight: 'bold', formatter: `⚠ ${t('ascend.slow')}` },
-            }
-          : { value: v[phase] }
+        const outlined = slowPhase[i] === phase
+        const top = k === PHASES.length - 1 && slowPhase[i] !== null && slowPhase[i] !== undefined
+        if (!outlined && !top) return { value: v[phase] }
+        return {
+          value: v[phase],
+          ...(outlined ? { itemStyle: { color: colors[phase], borderColor: danger, borderWidth: 2 } } : {}),
+          ...(top
+            ? { label: { show: true, position: 'top', color: danger, fontWeight: 'bold', formatter: `⚠ ${t('ascend.slow')}` } }
+            : {}),
+        }
       }),
     })),
+  }
+}
+
+/** Compare: per operator type the difference to the base (µs), largest first; slower in red, faster in teal. */
+export function diffBarsOption(rows: { op_type: string; diff_us: number; total_us: number; base_total_us: number }[]): EChartsOption {
+  const p = chartPalette()
+  const slower = dangerColor()
+  const faster = phaseColors().computing_us
+  const byName = new Map(rows.map((r) => [r.op_type, r]))
+  return {
+    backgroundColor: 'transparent',
+    textStyle: { color: p.text },
+    tooltip: {
+      ...tooltipBase(p),
+      trigger: 'item',
+      formatter: (q: { name: string }) => {
+        const r = byName.get(q.name)
+        if (!r) return ''
+        return (
+          `<div class="tt"><div class="tt-title">${esc(r.op_type)}</div>` +
+          `<div>${t('ascend.compareThis')}: ${fmtUs(r.total_us)}</div>` +
+          `<div>${t('ascend.compareBase')}: ${fmtUs(r.base_total_us)}</div>` +
+          `<div>${t('ascend.compareDiff')}: <b>${r.diff_us > 0 ? '+' : ''}${fmtUs(r.diff_us)}</b></div></div>`
+        )
+      },
+    },
+    grid: { left: 12, right: 24, top: 8, bottom: 8, containLabel: true },
+    xAxis: {
+      type: 'value',
+      axisLabel: { color: p.subtext, formatter: (v: number) => fmtUs(v) },
+      splitLine: { lineStyle: { color: p.split } },
+    },
+    yAxis: {
+      type: 'category',
+      inverse: true,
+      data: rows.map((r) => r.op_type),
+      axisLabel: { color: p.text, width: 180, overflow: 'truncate' },
+      axisLine: { lineStyle: { color: p.axis } },
+    },
+    series: [
+      {
+        type: 'bar',
+        barMaxWidth: 18,
+        data: rows.map((r) => ({ name: r.op_type, value: r.diff_us, itemStyle: { color: r.diff_us > 0 ? slower : faster } })),
+      },
+    ],
   }
 }
 

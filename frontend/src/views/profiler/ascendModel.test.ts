@@ -1,5 +1,17 @@
 import { describe, expect, it } from 'vitest'
-import { bandwidthByLink, clusterBars, heatmap, isNpuProcess, matrixOps, memoryLines, stepShares } from './ascendModel'
+import {
+  bandwidthByLink,
+  clusterBars,
+  findingLink,
+  heatmap,
+  isNpuProcess,
+  matrixOps,
+  memoryLines,
+  relDiff,
+  sortFindings,
+  stepShares,
+  topDiffs,
+} from './ascendModel'
 import type { CommOp, MatrixCell, RankStepTime } from './ascendApi'
 
 function op(bandwidth: CommOp['bandwidth']): CommOp {
@@ -27,12 +39,34 @@ describe('ascend view model', () => {
     expect(stepShares([])).toEqual({ total: 0, shares: [] })
   })
 
-  it('orders cluster bars by rank and attaches the slow phases', () => {
-    const bars = clusterBars([rank(3, 1, 2, 3), rank(1, 4, 5, 6)], [{ rank_id: 3, phase: 'free', deviation: 0.2 }])
+  it('orders cluster bars by rank and outlines the slow phase, not the top segment', () => {
+    const bars = clusterBars(
+      [rank(3, 1, 2, 3), rank(1, 4, 5, 6)],
+      [{ rank_id: 3, phase: 'computing', deviation: 0.2, step_deviation: 0.08 }],
+    )
     expect(bars.map((b) => b.rank)).toEqual([1, 3])
     expect(bars[0].total).toBe(15)
     expect(bars[0].slow).toEqual([])
-    expect(bars[1].slow).toEqual([{ phase: 'free', deviation: 0.2 }])
+    expect(bars[0].slowPhase).toBeNull()
+    expect(bars[1].slow).toEqual([{ phase: 'computing', deviation: 0.2, stepDeviation: 0.08 }])
+    expect(bars[1].slowPhase).toBe('computing_us')
+  })
+
+  it('orders compare rows by the size of the difference and gives relative differences', () => {
+    const row = (op_type: string, diff_us: number) => ({ op_type, diff_us, count: 1, total_us: 1, base_count: 1, base_total_us: 1 })
+    expect(topDiffs([row('a', 5), row('b', -9), row('c', 1), row('d', 9)], 3).map((r) => r.op_type)).toEqual(['b', 'd', 'a'])
+    expect(relDiff(150, 100)).toBeCloseTo(0.5)
+    expect(relDiff(1, 0)).toBeNull()
+    expect(relDiff(null, 3)).toBeNull()
+  })
+
+  it('sorts findings by severity and links them to their view and first rank', () => {
+    const f = (id: string, severity: 'high' | 'medium' | 'low') => ({ id, severity })
+    expect(sortFindings([f('b', 'low'), f('z', 'high'), f('a', 'medium'), f('a', 'high')]).map((x) => x.id + x.severity)).toEqual([
+      'ahigh', 'zhigh', 'amedium', 'blow',
+    ])
+    expect(findingLink({ view: 'communication', ranks: [3, 1] })).toEqual({ tab: 'communication', device: '3' })
+    expect(findingLink({ view: 'cluster', ranks: [] })).toEqual({ tab: 'cluster', device: null })
   })
 
   it('sums sizes and times per link type and divides for the bandwidth', () => {

@@ -1,6 +1,6 @@
 // Pure data shaping for the Ascend views (no Vue, no ECharts): step-time split, the cluster bars with slow
 // ranks, bandwidth per link type, the src->dst matrix as heatmap cells, memory lines, NPU timeline lanes.
-import type { CommOp, MatrixCell, MemPoint, RankStepTime, SlowRank, StepTime } from './ascendApi'
+import type { CommOp, CompareOpType, Finding, MatrixCell, MemPoint, RankStepTime, SlowRank, StepTime } from './ascendApi'
 
 /** The three parts a step's time is split into (they add up to the step time). */
 export const PHASES = ['computing_us', 'communication_not_overlapped_us', 'free_us'] as const
@@ -31,8 +31,15 @@ export interface ClusterBar {
   rank: number
   values: Record<Phase, number>
   total: number
-  /** phases in which this rank is slow, with (value − median) / median */
-  slow: { phase: string; deviation: number }[]
+  /** the backend's verdict: slow among its peers, in which phase, by how much */
+  slow: { phase: string; deviation: number | null; stepDeviation: number | null }[]
+  /** the phase segment to outline (the slow phase), null when the rank is not slow */
+  slowPhase: Phase | null
+}
+
+function asPhase(phase: string): Phase | null {
+  const key = `${phase}_us`
+  return (PHASES as readonly string[]).includes(key) ? (key as Phase) : null
 }
 
 /** One bar per rank (in rank order); the slow flags come from the backend's rule. */
@@ -41,13 +48,37 @@ export function clusterBars(ranks: RankStepTime[], slow: SlowRank[]): ClusterBar
     .sort((x, y) => x.rank_id - y.rank_id)
     .map((r) => {
       const values = Object.fromEntries(PHASES.map((p) => [p, n(r[p])])) as Record<Phase, number>
+      const mine = slow.filter((s) => s.rank_id === r.rank_id)
       return {
         rank: r.rank_id,
         values,
         total: PHASES.reduce((s, p) => s + values[p], 0),
-        slow: slow.filter((s) => s.rank_id === r.rank_id).map((s) => ({ phase: s.phase, deviation: s.deviation })),
+        slow: mine.map((s) => ({ phase: s.phase, deviation: s.deviation, stepDeviation: s.step_deviation ?? null })),
+        slowPhase: mine.length ? asPhase(mine[0].phase) : null,
       }
     })
+}
+
+/** The operator types with the largest |diff| first (the backend's order), at most `top`. */
+export function topDiffs(rows: CompareOpType[], top: number): CompareOpType[] {
+  return [...rows].sort((x, y) => Math.abs(y.diff_us) - Math.abs(x.diff_us) || x.op_type.localeCompare(y.op_type)).slice(0, top)
+}
+
+/** A relative difference for display: diff / base, null when the base is 0 or absent. */
+export function relDiff(value: number | null, base: number | null): number | null {
+  if (value === null || base === null || !base) return null
+  return (value - base) / base
+}
+
+/** Where a finding leads: its view (a profiler tab) on its first rank. */
+export function findingLink(f: Pick<Finding, 'view' | 'ranks'>): { tab: string; device: string | null } {
+  return { tab: f.view, device: f.ranks.length ? String(f.ranks[0]) : null }
+}
+
+export const SEVERITIES = ['high', 'medium', 'low'] as const
+/** Findings by severity (high first), then by id: the order the backend answers, kept for any client-side merge. */
+export function sortFindings<T extends Pick<Finding, 'severity' | 'id'>>(list: T[]): T[] {
+  return [...list].sort((x, y) => SEVERITIES.indexOf(x.severity) - SEVERITIES.indexOf(y.severity) || x.id.localeCompare(y.id))
 }
 
 export interface LinkBandwidth {

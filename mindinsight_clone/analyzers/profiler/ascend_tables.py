@@ -1,0 +1,96 @@
+"""Two more tables of `ASCEND_PROFILER_OUTPUT/`, served as they are (filter, sort, page with tables.query):
+
+* `operator_details.csv` (`profile/operator-details`): one row per framework operator: `Name, Input Shapes, Call
+  Stack, Host Self/Total Duration(us), Device Self/Total Duration(us), Device Self/Total Duration With AICore(us)`
+  (call stacks span lines inside quotes);
+* `api_statistic.csv` (`profile/api-statistic`, profiler Level1+): one row per CANN API: `Level, API Name, Time(us),
+  Count, Avg(us), Min(us), Max(us), Variance`.
+
+A column the file lacks answers null; a row with a non-numeric time is skipped and counted in `problems`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from mindinsight_clone.analyzers.profiler import ascend_csv
+from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
+from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
+from mindinsight_clone.analyzers.profiler.tables import Table, query
+from mindinsight_clone.ingest.storage import Location
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    file: str
+    columns: tuple[tuple[str, str, str], ...]  # (answer column, CSV header, "str" | "num" | "int")
+    required: tuple[str, ...]
+    search_column: str  # the column `search` matches (case-insensitive substring)
+    default_sort: str
+    why: str = ""  # when the file is written, for the not-found message
+
+    @property
+    def col_names(self) -> tuple[str, ...]:
+        return tuple(c for c, _, _ in self.columns)
+
+
+OPERATOR_DETAILS = TableSpec(
+    "operator_details.csv",
+    (("name", "Name", "str"), ("input_shapes", "Input Shapes", "str"), ("call_stack", "Call Stack", "str"),
+     ("host_self_us", "Host Self Duration(us)", "num"), ("host_total_us", "Host Total Duration(us)", "num"),
+     ("device_self_us", "Device Self Duration(us)", "num"), ("device_total_us", "Device Total Duration(us)", "num"),
+     ("device_self_aicore_us", "Device Self Duration With AICore(us)", "num"),
+     ("device_total_aicore_us", "Device Total Duration With AICore(us)", "num")),
+    ("Name",), "name", "device_total_us", "written with record_shapes / with_stack")
+API_STATISTIC = TableSpec(
+    "api_statistic.csv",
+    (("level", "Level", "str"), ("api_name", "API Name", "str"), ("time_us", "Time(us)", "num"),
+     ("count", "Count", "int"), ("avg_us", "Avg(us)", "num"), ("min_us", "Min(us)", "num"),
+     ("max_us", "Max(us)", "num"), ("variance", "Variance", "num")),
+    ("API Name", "Time(us)"), "api_name", "time_us", "written at profiler Level1 and above")
+TABLES = {"operator-details": OPERATOR_DETAILS, "api-statistic": API_STATISTIC}
+
+
+def parse(path: Location, spec: TableSpec, rank: str) -> tuple[Table, list[dict[str, Any]]]:
+    csv_file = ascend_csv.open_csv(path, ascend_csv.label(spec.file, rank), spec.required)
+    rows: list[list[Any]] = []
+    for raw in csv_file.rows():
+        row: list[Any] = []
+        try:
+            for _, header, kind in spec.columns:
+                if not csv_file.has(header):
+                    row.append(None)
+                elif kind == "str":
+                    row.append(csv_file.get(raw, header))
+                else:
+                    value = ascend_csv.number(csv_file.get(raw, header))
+                    row.append(int(value) if kind == "int" and value is not None else value)
+        except ValueError:
+            csv_file.report.skip("non-numeric time or count")
+            continue
+        rows.append(row)
+    csv_file.report.log()
+    return Table(spec.col_names, tuple(rows)), csv_file.report.problems()
+
+
+def table_for(device: DeviceFiles, spec: TableSpec, cache: ParsedFileCache | None = None
+              ) -> tuple[Table, list[dict[str, Any]]]:
+    """The parsed table of a rank (cached); ProfilerFileNotFoundError when the rank has no such file."""
+    rank = device.device_id
+    path = ascend_csv.require(device.output_file(spec.file), spec.file, rank, spec.why)
+    return cached(cache, spec.file, path, lambda p: parse(p, spec, rank))
+
+
+def search(device: DeviceFiles, spec: TableSpec, text: str, sort_name: str | None, sort_type: str,
+           limit: int, offset: int, cache: ParsedFileCache | None = None) -> dict[str, Any]:
+    """`{"col_name", "object", "size"}`: rows whose search column holds `text`, sorted, page `offset` of `limit`."""
+    table, problems = table_for(device, spec, cache)
+    condition: dict[str, Any] = {"sort_condition": {"name": sort_name or spec.default_sort, "type": sort_type},
+                                 "group_condition": {"limit": limit, "offset": offset}}
+    if text:
+        condition["filter_condition"] = {spec.search_column: {"partial_match_str_in": [text]}}
+    answer = query(table, condition)
+    if problems:
+        answer["problems"] = problems
+    return answer
