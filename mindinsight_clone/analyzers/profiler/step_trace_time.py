@@ -16,9 +16,10 @@ import logging
 import statistics
 from typing import Any
 
-from mindinsight_clone.analyzers.profiler import ascend_csv
+from mindinsight_clone.analyzers.profiler import ascend_csv, ascend_db_tables
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles, ProfilerDir
+from mindinsight_clone.analyzers.profiler.numbers import step_number
 from mindinsight_clone.errors import MindInsightError
 
 log = logging.getLogger(__name__)
@@ -41,21 +42,11 @@ IMBALANCE = 0.05
 SLOW_DEVIATION = 0.05
 
 
-def _step(cell: str) -> int | str | None:
-    text = cell.strip()
-    if not text:
-        return None
-    try:
-        return int(float(text))
-    except ValueError:
-        return text
-
-
 def parse(path: Any, rank: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     csv_file = ascend_csv.open_csv(path, ascend_csv.label(STEP_TRACE_TIME, rank), REQUIRED)
     steps: list[dict[str, Any]] = []
     for raw in csv_file.rows():
-        row: dict[str, Any] = {"step": _step(csv_file.get(raw, "Step"))}
+        row: dict[str, Any] = {"step": step_number(csv_file.get(raw, "Step"))}
         try:
             for key, header in FIELDS.items():
                 row[key] = ascend_csv.number(csv_file.get(raw, header))
@@ -73,6 +64,8 @@ def parse(path: Any, rank: str) -> tuple[list[dict[str, Any]], list[dict[str, An
 
 
 def _load(device: DeviceFiles, cache: ParsedFileCache | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    if device.export == "db":
+        return ascend_db_tables.steps(device, cache)
     path = ascend_csv.require(device.output_file(STEP_TRACE_TIME), STEP_TRACE_TIME, device.device_id)
     return cached(cache, "step_trace_time", path, lambda p: parse(p, device.device_id))
 
