@@ -107,7 +107,7 @@ def read_header(ref: DbRef) -> Header:
 
 
 def _explain(err: sqlite3.Error | Exception, label: str) -> ProfilerRawFileError:
-    text = str(err)
+    text = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__  # ADBC adds the query
     log.warning("profiler database %s: %s", label, text)
     lowered = text.lower()
     if "locked" in lowered or "busy" in lowered:
@@ -182,8 +182,10 @@ class Db:
             return self._con.execute(sql, params).fetchall()
 
     def int_columns(self, select: dict[str, str], tail: str) -> dict[str, np.ndarray]:
-        """`SELECT <expr> AS <name>, ... <tail>` as int64 arrays (NULL -> INT_NULL); ADBC when installed."""
-        exprs = ", ".join(f"IFNULL(CAST({expr} AS INTEGER), {INT_NULL}) AS {name}" for name, expr in select.items())
+        """`SELECT "<column>" AS <name>, ... <tail>` as int64 arrays (NULL -> INT_NULL; TEXT numbers are cast);
+        through ADBC when installed."""
+        exprs = ", ".join(f'IFNULL(CAST("{column}" AS INTEGER), {INT_NULL}) AS "{name}"'
+                          for name, column in select.items())
         sql = f"SELECT {exprs} {tail}"  # column names and expressions are our constants
         names = list(select)
         with explained(self.label):
