@@ -6,8 +6,9 @@ ascend_db_trace) turn their tables into the same in-memory tables the text expor
 never know which export a table came from. Schema facts (checked in ../shared/fixtures/ascend_db): every name /
 type / shape column is an id into `STRING_IDS(id, value)` (ids are sparse); times are ns (local Unix epoch).
 
-**Never written to.** A local file is opened in place with the URI `file:<path>?mode=ro&nofollow=1` (SQLite's
-read-only mode: no journal, no write, shared locks only) and `PRAGMA query_only`; a symlink is refused. The header
+**Never written to.** A local file is opened in place with the URI `file:<path>?mode=ro` (SQLite's read-only
+mode: no journal, no write, shared locks only) and `PRAGMA query_only`; a symlink is refused (the path is checked
+with lstat before and after SQLite opens it, and must be the same regular file both times). The header
 is checked first through the storage seam: not SQLite, or shorter than its own page count says (truncated), is
 a clear error before SQLite sees it. A rollback-journal database (what the profiler writes) is read with locks, so
 a database being written answers "locked" instead of half-written pages; a WAL database is opened `immutable=1`
@@ -83,14 +84,18 @@ class Header:
     page_size: int
     page_count: int
     wal: bool
+    identity: tuple[Any, ...] = ()  # local: (st_dev, st_ino) of the file checked
 
 
 def read_header(ref: DbRef) -> Header:
     """The SQLite header of `ref`, checked against the file's size; ProfilerRawFileError when it is not a whole
     SQLite database."""
     try:
+        entry = storage.stat(ref.path)  # never follows a symlink
+        if entry.is_symlink or not entry.is_file:
+            raise ProfilerRawFileError(f"<{ref.label}> is not a regular file (a symbolic link is not followed).")
         head = storage.read_bytes(ref.path, HEADER_BYTES)
-        size = storage.stat(ref.path).size
+        size = entry.size
     except OSError as err:
         raise ProfilerRawFileError(f"<{ref.label}> cannot be read: {ascend_csv.reason(err)}") from None
     if len(head) < HEADER_BYTES or not head.startswith(MAGIC):
@@ -103,7 +108,7 @@ def read_header(ref: DbRef) -> Header:
         raise ProfilerRawFileError(f"<{ref.label}> has a damaged SQLite header (page size {page_size}).")
     if page_count and size < page_size * page_count:
         raise ProfilerRawFileError(f"<{ref.label}> is truncated: {size} of {page_size * page_count} bytes.")
-    return Header(page_size, page_count, head[18] == 2 or head[19] == 2)
+    return Header(page_size, page_count, head[18] == 2 or head[19] == 2, entry.identity)
 
 
 def _explain(err: sqlite3.Error | Exception, label: str) -> ProfilerRawFileError:
@@ -132,7 +137,17 @@ def explained(label: str) -> Iterator[None]:
 
 
 def _uri(path: Path, immutable: bool) -> str:
-    return path.resolve().as_uri() + "?mode=ro&nofollow=1" + ("&immutable=1" if immutable else "")
+    return path.absolute().as_uri() + "?mode=ro" + ("&immutable=1" if immutable else "")
+
+
+def _same_file(ref: DbRef, header: Header) -> bool:
+    """Whether `ref` is still the regular file (not a symlink) read_header checked: SQLite follows symlinks, so a
+    file swapped for one between the check and the open is refused."""
+    try:
+        entry = storage.stat(ref.path)
+    except OSError:
+        return False
+    return entry.is_file and not entry.is_symlink and entry.identity == header.identity
 
 
 def _wal_beside(ref: DbRef) -> bool:
@@ -236,6 +251,9 @@ def open_db(ref: DbRef, cache: ParsedFileCache | None) -> Iterator[Db]:
                                            "when the profiler has finished.")
             immutable = True  # a finished WAL database: read as it is, without creating -shm / -wal files
     db = Db(ref, _uri(local, immutable))
+    if local is ref.path and not _same_file(ref, header):
+        db.close()
+        raise ProfilerRawFileError(f"<{ref.label}> was replaced while it was opened; try again.")
     try:
         yield db
     finally:
