@@ -98,7 +98,12 @@ def _insert(con: sqlite3.Connection, table: str, rows: list[tuple[Any, ...]]) ->
 
 
 def _device_rows(con: sqlite3.Connection, s: _Strings, kernels: list[Kernel], rank: int) -> None:
-    task, compute, comm_op, comm_task, cann, torch = [], [], [], [], [], []
+    task: list[tuple[Any, ...]] = []
+    compute: list[tuple[Any, ...]] = []
+    comm_op: list[tuple[Any, ...]] = []
+    comm_task: list[tuple[Any, ...]] = []
+    cann: list[tuple[Any, ...]] = []
+    torch: list[tuple[Any, ...]] = []
     tid = (PID + rank) << 32 | (PID + rank)
     gid = 0
     for k in kernels:
@@ -134,7 +139,9 @@ def _device_rows(con: sqlite3.Connection, s: _Strings, kernels: list[Kernel], ra
 
 
 def _memory_rows(con: sqlite3.Connection, s: _Strings, kernels: list[Kernel], rank: int) -> None:
-    record, app, ops = [], [], []
+    record: list[tuple[Any, ...]] = []
+    app: list[tuple[Any, ...]] = []
+    ops: list[tuple[Any, ...]] = []
     mb = 1 << 20
     for i, k in enumerate(c for c in kernels if c.core != "HCCL"):
         allocated = (800 + (i % 60) * 9.5 + rank * 20) * mb
@@ -158,7 +165,9 @@ def _memory_rows(con: sqlite3.Connection, s: _Strings, kernels: list[Kernel], ra
 def _analysis(path: Path, kernels: list[Kernel], spans: list[tuple[float, float]], rank: int, ranks: int) -> None:
     con = _create(path, ANALYSIS_TABLES)
     _insert(con, "StepTraceTime", [(str(r[0]), *r[1:]) for r in _step_rows(kernels, spans)])
-    times, bandwidth, matrix = [], [], []
+    times: list[tuple[Any, ...]] = []
+    bandwidth: list[tuple[Any, ...]] = []
+    matrix: list[tuple[Any, ...]] = []
     for k in (k for k in kernels if k.core == "HCCL"):
         elapse = k.duration / 1000.0
         transit, wait, sync = elapse * 0.8, elapse * 0.15, elapse * 0.1
