@@ -24,6 +24,7 @@ from mindinsight_clone.analyzers.profiler.ascend_db import (
     INT_NULL,
     Db,
     DbRef,
+    dense_ids,
     ns_to_us,
     open_db,
     span_us,
@@ -158,10 +159,10 @@ def load_kernels(ref: DbRef, cache: ParsedFileCache | None) -> tuple[ColumnTable
         dense[key], texts[key] = ids.column(raw[order])
     if n_comm:  # communication kernels: core HCCL (not a STRING_IDS value)
         cores = np.where(order >= n_compute, len(texts["core"]), dense["core"])
-        kept, dense["core"] = np.unique(cores, return_inverse=True)
+        kept, inverse = dense_ids(cores)
         names = (*texts["core"], HCCL)
         texts["core"] = tuple(names[i] for i in kept.tolist())
-        dense["core"] = dense["core"].astype(np.int32).reshape(-1)
+        dense["core"] = inverse.astype(np.int32)
     report.log()
     return ColumnTable(numbers, dense, texts, int(order.size)), tuple(report.problems())
 

@@ -30,6 +30,7 @@ from mindinsight_clone.analyzers.profiler.ascend_db import (
     Db,
     DbRef,
     StringIds,
+    dense_ids,
     ns_to_us,
     open_db,
     profiler_db,
@@ -71,21 +72,24 @@ class _Builder:
         return self.texts(texts)[dense] if dense.size else np.empty(0, dtype=np.int32)
 
     def value_column(self, values: np.ndarray) -> np.ndarray:
-        uniques, inverse = np.unique(values, return_inverse=True)
+        uniques, inverse = dense_ids(values)
         mapped = np.array([self.values.setdefault(int(v), len(self.values)) for v in uniques.tolist()],
                           dtype=np.int32)
-        return mapped[inverse.reshape(-1)] if values.size else np.empty(0, dtype=np.int32)
+        return mapped[inverse] if values.size else np.empty(0, dtype=np.int32)
 
     def blob_column(self, keys: np.ndarray, make: Any) -> np.ndarray:
         """Args blobs: `keys` (rows of ints) -> `make(row)` dict, serialised once per distinct row."""
-        if keys.shape[0] == 0:
+        n = keys.shape[0]
+        if n == 0:
             return np.empty(0, dtype=np.int32)
-        uniques, inverse = np.unique(keys, axis=0, return_inverse=True)
-        mapped = []
-        for row in uniques.tolist():
-            blob = orjson.dumps(make(row))
-            mapped.append(self.blobs.setdefault(blob, len(self.blobs)))
-        return np.array(mapped, dtype=np.int32)[inverse.reshape(-1)]
+        combined = np.zeros(n, dtype=np.int64)
+        for i in range(keys.shape[1]):  # one dense id per distinct row, column by column
+            uniques, inverse = dense_ids(keys[:, i])
+            combined = dense_ids(combined * uniques.size + inverse)[1]
+        rows = np.zeros(int(combined.max()) + 1, dtype=np.intp)
+        rows[combined] = np.arange(n)  # a row holding each distinct key
+        mapped = [self.blobs.setdefault(orjson.dumps(make(row)), len(self.blobs)) for row in keys[rows].tolist()]
+        return np.array(mapped, dtype=np.int32)[combined]
 
     def add(self, *, name: np.ndarray, pid: int, tid: np.ndarray, start_ns: np.ndarray, end_ns: np.ndarray,
             cat: str = "", args: np.ndarray | None = None) -> None:
@@ -93,7 +97,7 @@ class _Builder:
         self.parts["ph"].append(np.full(n, self.text("X"), dtype=np.int32))
         self.parts["name"].append(name.astype(np.int32))
         self.parts["cat"].append(np.full(n, self.text(cat), dtype=np.int32))
-        self.parts["pid"].append(self.value_column(np.full(n, pid, dtype=np.int64)))
+        self.parts["pid"].append(np.full(n, self.values.setdefault(pid, len(self.values)), dtype=np.int32))
         self.parts["tid"].append(self.value_column(tid))
         self.parts["ts"].append(ns_to_us(start_ns))
         self.parts["dur"].append(span_us(start_ns, end_ns))
@@ -124,7 +128,7 @@ class _Builder:
 
 
 def _threads(builder: _Builder, pid: int, tids: np.ndarray, label: str) -> None:
-    for tid in np.unique(tids).tolist():
+    for tid in dense_ids(tids)[0].tolist():
         builder.thread(pid, int(tid), label.format(tid), int(tid))
 
 
@@ -175,13 +179,13 @@ def _merge(start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _minus(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Disjoint intervals `a` minus disjoint intervals `b` (both sorted)."""
-    cuts = np.unique(np.concatenate([a[0], a[1], b[0], b[1]]))
+    cuts = np.sort(np.concatenate([a[0], a[1], b[0], b[1]]))
     if cuts.size < 2:
         return cuts[:0], cuts[:0]
     left, right = cuts[:-1], cuts[1:]
     inside_a = np.searchsorted(np.column_stack(a).ravel(), left, side="right") % 2 == 1
     inside_b = np.searchsorted(np.column_stack(b).ravel(), left, side="right") % 2 == 1 if b[0].size else False
-    keep = inside_a & ~inside_b
+    keep = inside_a & ~inside_b & (right > left)
     return _merge(left[keep], right[keep])
 
 
@@ -206,7 +210,7 @@ def _device(db: Db, builder: _Builder) -> None:
         db.require("COMMUNICATION_OP", ("opName", "startNs", "endNs", "groupName"))
         op = db.int_columns({"name": "opName", "start": "startNs", "end": "endNs", "group": "groupName"},
                             "FROM COMMUNICATION_OP")
-        names, tids = np.unique(op["group"], return_inverse=True)
+        names, tids = dense_ids(op["group"])
         groups = int(names.size)
         args = builder.blob_column(op["group"].reshape(-1, 1), lambda row: {"group": ids.text(row[0])})
         builder.add(name=builder.string_column(op["name"]), pid=HCCL, tid=tids.reshape(-1).astype(np.int64),
@@ -259,7 +263,7 @@ def _planes(db: Db, builder: _Builder, task: dict[str, np.ndarray], first_tid: i
                                                   for label, v in zip(labels, row, strict=True) if v != INT_NULL})
     builder.add(name=builder.string_column(cols["type"][found]), pid=HCCL, tid=tids, start_ns=task["start"][rows],
                 end_ns=task["end"][rows], args=args)
-    for tid in np.unique(tids).tolist():
+    for tid in dense_ids(tids)[0].tolist():
         builder.thread(HCCL, int(tid), f"Plane {int(tid) - first_tid}", int(tid))
     return is_comm
 

@@ -43,19 +43,19 @@ def test_int_columns_cast_text_and_mark_null(tmp_path: Path) -> None:
 @pytest.mark.skipif(not ascend_db.adbc_available(), reason="the ascend-db extra (ADBC) is not installed")
 def test_both_column_readers_agree_on_the_fixture() -> None:
     require_shared(FIXTURE_DB)
-    select = {"gid": "globalTaskId", "start": "startNs", "end": "endNs", "stream": "streamId", "model": "modelId"}
+    tables = {"TASK": {"gid": "globalTaskId", "start": "startNs", "end": "endNs", "stream": "streamId",
+                       "model": "modelId"},
+              "PYTORCH_API": {"start": "startNs", "end": "endNs", "dims": "inputShapes"},  # TEXT times, NULL ids
+              "COMPUTE_TASK_INFO": {"gid": "globalTaskId", "name": "name", "shapes": "inputShapes"}}
     with open_db(DbRef(FIXTURE_DB, "0"), None) as db:
-        sql = ", ".join(f'IFNULL(CAST("{c}" AS INTEGER), {INT_NULL}) AS "{n}"' for n, c in select.items())
-        stdlib = db._sqlite_columns(f"SELECT {sql} FROM TASK", list(select))
-        arrow = db._arrow_columns(f"SELECT {sql} FROM TASK", list(select))
-        for name in ("startNs", "endNs"):
-            text = db._sqlite_columns(f'SELECT IFNULL(CAST("{name}" AS INTEGER), {INT_NULL}) FROM PYTORCH_API', ["x"])
-            assert np.array_equal(text["x"], db._arrow_columns(
-                f'SELECT IFNULL(CAST("{name}" AS INTEGER), {INT_NULL}) FROM PYTORCH_API', ["x"])["x"])
-    assert stdlib.keys() == arrow.keys()
-    for name in select:
-        assert stdlib[name].dtype == arrow[name].dtype == np.int64
-        assert np.array_equal(stdlib[name], arrow[name]), name
+        for table, select in tables.items():
+            stdlib = db.int_columns(select, f"FROM {table}", adbc=False)
+            arrow = db.int_columns(select, f"FROM {table}", adbc=True)
+            expected = db.rows(f"SELECT {', '.join(select.values())} FROM {table}")
+            for i, name in enumerate(select):
+                assert stdlib[name].dtype == arrow[name].dtype == np.int64
+                assert np.array_equal(stdlib[name], arrow[name]), (table, name)
+                assert stdlib[name].tolist() == [INT_NULL if r[i] is None else int(r[i]) for r in expected]
 
 
 def test_require_tells_missing_table_from_missing_column(tmp_path: Path) -> None:
