@@ -402,4 +402,4 @@ def ascend_cluster_step_trace() -> Response:
 
 @bp.route("/profile/cluster-analysis", methods=["GET"])
 def ascend_cluster_analysis() -> Response:
-    return jsonify(cluster_output.cluster_analysis(_either()))
+    return jsonify(cluster_output.cluster_analysis(_either(), _cache()))

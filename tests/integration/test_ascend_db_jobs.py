@@ -6,6 +6,7 @@ database being written). Expected numbers are read from the files with sqlite3 /
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 from collections.abc import Iterator
@@ -19,6 +20,19 @@ from tests.integration.test_ascend_db import ASCEND_DB, STEP_COLUMNS, expected_s
 from tests.integration.test_ascend_profiler import API, STEP_FIELDS, get, make_client, read_csv, search
 
 ASCEND_TEXT = SHARED / "fixtures" / "ascend"
+CLUSTER_REFERENCE = SHARED / "reference" / "ascend" / "cluster_analysis_output"
+# msprof-analyze's cluster_analysis.db tables (its TablesConfig), as the job of database exports gets them
+CLUSTER_TABLES = {
+    "ClusterStepTraceTime": "step TEXT, type TEXT, [index] TEXT, computing NUMERIC, communication_not_overlapped "
+                            "NUMERIC, overlapped NUMERIC, communication NUMERIC, free NUMERIC, stage NUMERIC, "
+                            "bubble NUMERIC, communication_not_overlapped_and_exclude_receive NUMERIC, preparing NUMERIC, "
+                            "dp_index INTEGER, pp_index INTEGER, tp_index INTEGER",
+    "CommunicationGroup": "type TEXT, rank_set TEXT, group_name TEXT, group_id TEXT, pg_name TEXT",
+    "ClusterCommAnalyzerTime": "rank_set TEXT, step TEXT, rank_id INTEGER, hccl_op_name TEXT, group_name TEXT, "
+                               "start_timestamp NUMERIC, elapsed_time NUMERIC, transit_time NUMERIC, wait_time NUMERIC, "
+                               "synchronization_time NUMERIC, idle_time NUMERIC, synchronization_time_ratio NUMERIC, "
+                               "wait_time_ratio NUMERIC",
+}
 
 
 def copy_rank(profiler: Path, source_job: Path, rank: str, *, extra_text: Path | None = None) -> Path:
@@ -59,7 +73,34 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
     con = sqlite3.connect(root / "wal" / rank0 / "ascend_pytorch_profiler_0.db")
     con.execute("PRAGMA journal_mode=WAL")
     con.close()  # the last connection checkpoints: no -wal left, the header says WAL
+    if CLUSTER_REFERENCE.exists():
+        for job in ("cluster_db", "cluster_text"):
+            copy_rank(root / job / "profiler", db_job, "0")
+        shutil.copytree(CLUSTER_REFERENCE, root / "cluster_text/profiler/cluster_analysis_output",
+                        copy_function=shutil.copyfile)
+        _cluster_db(root / "cluster_db/profiler/cluster_analysis_output")
     return root
+
+
+def _cluster_db(folder: Path) -> None:
+    """cluster_analysis.db with the reference output's step trace and groups, and two communication ops."""
+    folder.mkdir(parents=True)
+    con = sqlite3.connect(folder / "cluster_analysis.db")
+    for table, columns in CLUSTER_TABLES.items():
+        con.execute(f"CREATE TABLE {table} ({columns})")
+    for row in read_csv(CLUSTER_REFERENCE / "cluster_step_trace_time.csv"):
+        con.execute("INSERT INTO ClusterStepTraceTime VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 0, 0, 0)",
+                    [row["Step"], row["Type"], row["Index"], *(float(row[h]) for h in list(STEP_FIELDS.values())[:8])])
+    groups = json.loads((CLUSTER_REFERENCE / "communication_group.json").read_text())
+    for kind, sets in groups.items():
+        for i, ranks in enumerate(sets):
+            con.execute("INSERT INTO CommunicationGroup VALUES (?, ?, ?, ?, ?)",
+                        (kind, "(" + ", ".join(map(str, ranks)) + ")", f"{kind}-{i}", str(i), ""))
+    con.executemany("INSERT INTO ClusterCommAnalyzerTime VALUES ('(0, 1)', 'step2', ?, ?, 'p2p-0', 1.0e15, ?, ?, ?, "
+                    "?, ?, 0, 0)", [(0, "hcom_send__1", 2.0, 1.5, 0.5, 0.25, 0.0),
+                                    (1, "hcom_receive__1", 3.0, 1.0, 1.0, 0.0, 1.0)])
+    con.commit()
+    con.close()
 
 
 @pytest.fixture(scope="module")
@@ -191,3 +232,23 @@ def test_wal_database_is_read_without_creating_files_and_refused_while_written(c
     answer = get(client, "memory-record", "wal", "0")
     assert answer.status_code == 200 and answer.get_json()["peak_reserved_mb"] > 0
     assert sorted(p.name for p in out.iterdir()) == before  # no -shm / -wal made by the reader
+
+
+def test_cluster_analysis_db_answers_as_the_text_output(client: FlaskClient) -> None:
+    require_shared(CLUSTER_REFERENCE)
+    from_db = get(client, "cluster-analysis", "cluster_db").get_json()
+    from_text = get(client, "cluster-analysis", "cluster_text").get_json()
+    assert from_db["available"]
+    assert [p["message"] for p in from_db["problems"]] == [  # the only table the test database lacks
+        "The file <ClusterCommAnalyzerMatrix in cluster_analysis.db> not found."]
+    assert from_db["step_trace"] == from_text["step_trace"]
+    rows = read_csv(CLUSTER_REFERENCE / "cluster_step_trace_time.csv")
+    assert [(r["step"], r["type"], r["index"]) for r in from_db["step_trace"]] == \
+        [(int(r["Step"]), r["Type"], int(r["Index"]) if r["Index"].isdigit() else r["Index"]) for r in rows]
+    assert from_db["communication_group"] == json.loads((CLUSTER_REFERENCE / "communication_group.json").read_text())
+    send, receive = from_db["communication"]
+    assert (send["name"], send["rank_id"], send["step"], send["type"], send["group"]) == \
+        ("hcom_send__1", 0, 2, "p2p", "p2p-0")
+    assert (send["elapse_time_ms"], send["wait_time_ratio"]) == (2.0, round(0.5 / (0.5 + 1.5), 4))
+    assert receive["synchronization_time_ratio"] == 0.0 and receive["idle_time_ms"] == 1.0
+    assert from_db["matrix"] == []

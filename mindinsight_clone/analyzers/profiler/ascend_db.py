@@ -68,7 +68,7 @@ class DbRef:
     """One database file of one rank, as discovered (never a path from a request)."""
 
     path: Location
-    rank: str
+    rank: str  # "" for a file of the whole job (cluster_analysis.db)
 
     @property
     def name(self) -> str:
@@ -76,7 +76,7 @@ class DbRef:
 
     @property
     def label(self) -> str:
-        return ascend_csv.label(self.name, self.rank)
+        return ascend_csv.label(self.name, self.rank) if self.rank else self.name
 
 
 @dataclass(frozen=True)
