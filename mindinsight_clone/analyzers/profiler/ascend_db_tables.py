@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import numpy as np
@@ -45,12 +46,35 @@ STEP_REQUIRED = ("computing_us", "communication_not_overlapped_us", "free_us")  
 _TIMES = ("elapse_time", "transit_time", "wait_time", "synchronization_time", "idle_time")
 
 
+@dataclass(frozen=True)
+class _Sized:
+    """A parsed value with its estimated size, so the parse cache weighs it by what it holds, not by the size of
+    the (possibly multi-GB) database it came from."""
+
+    value: Any
+    nbytes: int
+
+
+def _estimate(value: Any, depth: int = 0) -> int:
+    if isinstance(value, np.ndarray):
+        return int(value.nbytes)
+    if depth > 4:
+        return 64
+    if isinstance(value, dict):
+        return sum(64 + _estimate(v, depth + 1) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return sum(8 + _estimate(v, depth + 1) for v in value)
+    return len(value) + 49 if isinstance(value, str) else 32
+
+
 def _read(ref: DbRef, cache: ParsedFileCache | None, kind: str, parse: Callable[[Db], T]) -> T:
     """`parse` over an open read-only connection to `ref`, parsed once per file (cached by kind)."""
-    def run(_path: Any) -> T:
+    def run(_path: Any) -> _Sized:
         with open_db(ref, cache) as db:
-            return parse(db)
-    return cached(cache, kind, ref.path, run)
+            value = parse(db)
+        return _Sized(value, _estimate(value))
+    found: T = cached(cache, kind, ref.path, run).value
+    return found
 
 
 def analysis_db(device: DeviceFiles, why: str = "") -> DbRef:
