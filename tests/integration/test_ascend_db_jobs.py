@@ -73,6 +73,11 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
     con = sqlite3.connect(root / "wal" / rank0 / "ascend_pytorch_profiler_0.db")
     con.execute("PRAGMA journal_mode=WAL")
     con.close()  # the last connection checkpoints: no -wal left, the header says WAL
+    for rank in ("0", "1"):  # MindSpore's names and MindFormers' layout: rank_N/<host>_<pid>_<ts>_ascend_ms/
+        out = copy_rank(root / "mindspore" / "profiler" / f"rank_{rank}", db_job, rank)
+        (out / f"ascend_pytorch_profiler_{rank}.db").rename(out / f"ascend_mindspore_profiler_{rank}.db")
+        (out / "analysis.db").rename(out / "communication_analyzer.db")
+        out.parent.rename(out.parent.with_name(f"node0_{3000 + int(rank)}_20260101120000000_ascend_ms"))
     if CLUSTER_REFERENCE.exists():
         for job in ("cluster_db", "cluster_text"):
             copy_rank(root / job / "profiler", db_job, "0")
@@ -122,7 +127,7 @@ def text_output(rank: str) -> Path:
 
 
 def test_mixed_job_cluster_combines_db_and_text_ranks(client: FlaskClient) -> None:
-    jobs = {j["train_id"]: j["profiler_type"] for j in client.get(f"{API}/datavisual/train-jobs").get_json()
+    jobs = {j["train_id"]: j["profiler_type"] for j in client.get(f"{API}/datavisual/train-jobs?offset=0&limit=100").get_json()
             ["train_jobs"]}
     assert jobs["./mixed"] == "ascend" and jobs["./both"] == "ascend"
     assert get(client, "devices", "mixed").get_json()["device_list"] == ["0", "1"]
@@ -151,6 +156,16 @@ def test_a_rank_with_both_exports_is_read_from_the_database(client: FlaskClient)
     assert steps[0]["computing_us"] != pytest.approx(csv_value)  # two collections: the numbers differ
     answer = search(client, "both", {"op_type": "aicore_type", "device_id": "0"}).get_json()
     assert answer["source"] == "ascend_pytorch_profiler_0.db"
+
+
+def test_mindspore_names_and_layout(client: FlaskClient) -> None:
+    assert get(client, "devices", "mindspore").get_json()["device_list"] == ["0", "1"]
+    steps = get(client, "step-trace-time", "mindspore", "1").get_json()["steps"]
+    assert steps == [pytest.approx(expected_steps("torch_npu_db_level1", "1")[0])]
+    answer = get(client, "communication", "mindspore", "0").get_json()
+    assert len(answer["ops"]) == 4 and "problems" not in answer
+    assert search(client, "mindspore", {"op_type": "aicore_type", "device_id": "1"}).get_json()["source"] == \
+        "ascend_mindspore_profiler_1.db"
 
 
 # --- broken databases ----------------------------------------------------------------------------
