@@ -407,3 +407,49 @@ def test_no_journal_or_lock_file_beside_the_databases(client: FlaskClient) -> No
         for rank in RANKS:
             assert sorted(p.name for p in output(job, rank).iterdir()) == \
                 sorted(["analysis.db", f"ascend_pytorch_profiler_{rank}.db"])
+
+
+# --- documented shapes ---------------------------------------------------------------------------
+
+
+def _draft4(node: Any) -> Any:
+    """OpenAPI 3.0 schema -> JSON Schema Draft 4 (`nullable: true` -> a null type allowed)."""
+    if isinstance(node, dict):
+        out = {k: _draft4(v) for k, v in node.items() if k != "nullable"}
+        if node.get("nullable"):
+            if "type" in out:
+                out["type"] = [out["type"], "null"]
+            else:
+                out = {"anyOf": [out, {"type": "null"}]}
+        return out
+    if isinstance(node, list):
+        return [_draft4(v) for v in node]
+    return node
+
+
+def test_answers_match_the_openapi_document(client: FlaskClient) -> None:
+    jsonschema_rs = pytest.importorskip("jsonschema_rs")
+    import yaml
+
+    from tests.conftest import REPO
+    spec = yaml.safe_load((REPO / "mindinsight_clone" / "server" / "openapi.yaml").read_text(encoding="utf-8"))
+    components = _draft4(spec["components"])
+
+    def check(path: str, method: str, answer: Any) -> None:
+        schema = spec["paths"][path][method]["responses"]["200"]["content"]["application/json"]["schema"]
+        validator = jsonschema_rs.Draft4Validator({**_draft4(schema), "components": components})
+        errors = [str(e) for e in validator.iter_errors(answer)]
+        assert not errors, (path, errors[:3])
+
+    for job in JOBS:
+        q = f"train_id=./{job}&profile=profiler"
+        check("/profile/cluster-step-trace", "get", client.get(f"{API}/profile/cluster-step-trace?{q}").get_json())
+        for rank in RANKS:
+            for view in ("step-trace-time", "memory-record") + (("communication",) if job.endswith("1") else ()):
+                check(f"/profile/{view}", "get", client.get(f"{API}/profile/{view}?{q}&device_id={rank}").get_json())
+            for op_type in ("aicore_type", "aicore_detail", "aicpu_type", "aicpu_detail"):
+                answer = search(client, job, {"op_type": op_type, "device_id": rank,
+                                              "group_condition": {"limit": 50, "offset": 0}}).get_json()
+                check("/profile/ops/search", "post", answer)
+            check("/profile/timeline-summary", "get",
+                  client.get(f"{API}/profile/timeline-summary?dir=./{job}&device_id={rank}").get_json())
