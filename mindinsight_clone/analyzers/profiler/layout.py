@@ -315,7 +315,9 @@ def _session_devices(session: Location, listdir: _Listings, read_info: bool = Tr
                 if match.group(1) == "profiler_info" and read_info:
                     infos[match.group(2)] = _read_json(entry, listdir.cache)
     if not ranks and out_dir is not None and any(e.is_file for e in listdir(out_dir)):
-        ranks.add("0")
+        # no profiler_info: the rank in the database export's name, else 0
+        named = [m.group(1) for m in (PROFILER_DB.match(e.name) for e in listdir(out_dir)) if m and m.group(1)]
+        ranks.add(str(int(named[0])) if named else "0")
     base = framework if has_framework else session
     return [DeviceFiles(rank, base, out_dir, session.name, infos.get(rank, {}), listdir)
             for rank in sorted(ranks, key=int)]
