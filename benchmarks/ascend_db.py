@@ -112,6 +112,7 @@ def _child(name: str, base: Path) -> dict[str, Any]:
     out["reader"] = "adbc" if ascend_db.adbc_available() else "sqlite3"
     started = time.perf_counter()
     if name == "floor":
+        out["reader"] = "SQLite engine"
         con = sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True)
         out["rows"], _ = con.execute(f"SELECT COUNT(*), SUM(t.endNs - t.startNs) {JOIN}").fetchone()
     elif name in ("fetch sqlite3", "fetch adbc"):
