@@ -201,7 +201,7 @@ MEASUREMENTS = [
 ]
 
 
-SMOKE = ("floor", "kernels sqlite3", "trace", "app")  # --smoke: one process each for what CI checks
+SMOKE = ("floor", "kernels sqlite3", "app")  # --smoke: one process each for what CI checks
 
 
 def measure(base: Path, names: tuple[str, ...]) -> None:
