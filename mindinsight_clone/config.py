@@ -106,6 +106,9 @@ SETTINGS: tuple[Setting, ...] = (
             "Largest record (and .pb graph file) accepted; a longer record stops the file, a larger graph file is "
             "not read.",
             minimum=1024, maximum=2**40),
+    Setting("profiler_db_spool_mb", int, 4096, "Disk (MB) in <workspace>/cache/profiler-db for copies of remote "
+            "Ascend profiler databases (SQLite reads a local file); least recently used copies go first.",
+            minimum=1, maximum=1_048_576),
     Setting("log_max_bytes", int, 50 * 1024 * 1024, "Size at which a log file is rotated.", minimum=1024),
     Setting("log_backup_count", int, 10, "Rotated log files kept.", minimum=0, maximum=1000),
 )
@@ -137,6 +140,7 @@ class Settings:
     histogram_samples: int
     tensor_samples: int
     max_record_bytes: int
+    profiler_db_spool_mb: int
     log_max_bytes: int
     log_backup_count: int
 

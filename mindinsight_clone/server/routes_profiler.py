@@ -6,6 +6,7 @@ Checks run in MindInsight's order so that the same bad request gets the same err
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -31,6 +32,7 @@ from mindinsight_clone.analyzers.profiler import (
     timeline,
 )
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
+from mindinsight_clone.analyzers.profiler.db_spool import DbSpool
 from mindinsight_clone.analyzers.profiler.layout import (
     DeviceFiles,
     ProfilerDir,
@@ -48,7 +50,13 @@ CACHE_KEY = "profiler_file_cache"
 
 
 def _cache() -> ParsedFileCache:
-    cache: ParsedFileCache = services().extras.setdefault(CACHE_KEY, ParsedFileCache())
+    extras = services().extras
+    cache: ParsedFileCache | None = extras.get(CACHE_KEY)
+    if cache is None:
+        settings = services().settings
+        cache = ParsedFileCache()
+        cache.spool = DbSpool(Path(settings.workspace) / "cache" / "profiler-db", settings.profiler_db_spool_mb << 20)
+        cache = extras.setdefault(CACHE_KEY, cache)
     return cache
 
 
@@ -399,7 +407,7 @@ def ascend_cluster_step_trace() -> Response:
 
 @bp.route("/profile/cluster-analysis", methods=["GET"])
 def ascend_cluster_analysis() -> Response:
-    return jsonify(cluster_output.cluster_analysis(_either()))
+    return jsonify(cluster_output.cluster_analysis(_either(), _cache()))
 
 
 # --- compare and advise (docs/profiler.md "Compare and advise") -----------------------------------------------

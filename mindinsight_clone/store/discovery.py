@@ -73,8 +73,10 @@ def _describe_profiler(run: RunInfo) -> None:
 
 
 # MindSpore >= 2.4 / torch_npu rank folders: ASCEND_PROFILER_OUTPUT/ holds these NPU tables on Ascend (a CPU-only
-# MindSpore session writes only trace_view.json there, and its cpu_op_* files under FRAMEWORK/).
-_ASCEND_OUTPUT = ("kernel_details.csv", "op_statistic.csv", "step_trace_time.csv", "communication.json")
+# MindSpore session writes only trace_view.json there, and its cpu_op_* files under FRAMEWORK/), or, with
+# `export_type` db, the database export (prefixes of `ascend_{pytorch,mindspore}_profiler_<rank>.db`).
+_ASCEND_OUTPUT = ("kernel_details.csv", "op_statistic.csv", "step_trace_time.csv", "communication.json",
+                  "ascend_pytorch_profiler", "ascend_mindspore_profiler")
 _SESSION_DEPTH = 3
 
 

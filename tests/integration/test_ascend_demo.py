@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -128,3 +129,36 @@ def test_op_statistic_equals_the_kernel_aggregation(demo: Path, tmp_path: Path) 
     for a, b in zip(from_stat["object"], from_kernels["object"], strict=True):
         assert a[0] == b[0] and a[2] == b[2] and a[4] == b[4]
         assert a[5:] == pytest.approx(b[5:], abs=0.002) and a[3] == pytest.approx(b[3], abs=0.002)
+
+
+DB_RUN = "lenet_lr0.001_bs64_adam"  # its profile is in the database export (summary/ascend_db_profile.py)
+
+
+def test_demo_db_job_answers_every_view_from_its_databases(client: FlaskClient, demo: Path) -> None:
+    jobs = {j["train_id"]: j for j in client.get(f"{API}/datavisual/train-jobs").get_json()["train_jobs"]}
+    assert jobs[f"./{DB_RUN}"]["profiler_type"] == "ascend"
+    outputs = sorted((demo / DB_RUN / "profiler").glob("*_ascend_pt/ASCEND_PROFILER_OUTPUT"))
+    assert [sorted(p.name for p in out.iterdir()) for out in outputs] == [
+        ["analysis.db", f"ascend_pytorch_profiler_{r}.db"] for r in (0, 1)]  # no CSV or JSON: db only
+    for rank, out in zip(("0", "1"), outputs, strict=True):
+        with sqlite3.connect(f"{(out / f'ascend_pytorch_profiler_{rank}.db').as_uri()}?mode=ro", uri=True) as con:
+            kernels = con.execute("SELECT (SELECT COUNT(*) FROM COMPUTE_TASK_INFO) + "
+                                  "(SELECT COUNT(*) FROM COMMUNICATION_OP)").fetchone()[0]
+            aicpu = con.execute("SELECT COUNT(*) FROM COMPUTE_TASK_INFO c JOIN STRING_IDS s ON s.id = c.taskType "
+                                "WHERE s.value = 'AI_CPU'").fetchone()[0]
+        con.close()
+        with sqlite3.connect(f"{(out / 'analysis.db').as_uri()}?mode=ro", uri=True) as con:
+            computing = [r[0] for r in con.execute("SELECT computing FROM StepTraceTime ORDER BY rowid")]
+        con.close()
+        for view in ("step-trace-time", "communication", "memory-record"):
+            response = get(client, view, DB_RUN, rank)
+            assert response.status_code == 200 and "problems" not in response.get_json(), (view, rank)
+        steps = get(client, "step-trace-time", DB_RUN, rank).get_json()["steps"]
+        assert [s["computing_us"] for s in steps] == pytest.approx(computing) and len(steps) == 3
+        detail = search(client, DB_RUN, {"op_type": "aicore_detail", "device_id": rank}).get_json()
+        cpu = search(client, DB_RUN, {"op_type": "aicpu_detail", "device_id": rank}).get_json()
+        assert (detail["size"] + cpu["size"], cpu["size"]) == (kernels, aicpu) and aicpu > 0
+        summary = client.get(f"{API}/profile/timeline-summary?dir=./{DB_RUN}&device_id={rank}").get_json()
+        assert summary["num_of_events"] > kernels and "problems" not in summary
+    cluster = get(client, "cluster-step-trace", DB_RUN).get_json()
+    assert [(s["rank_id"], s["phase"]) for s in cluster["slow_ranks"]] == [(1, "computing")]

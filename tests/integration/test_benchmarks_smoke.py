@@ -159,6 +159,16 @@ def test_ascend_benchmark_smoke(tmp_path: Path) -> None:
     assert re.search(r"peak_rss_mb=\d+", out)
 
 
+def test_ascend_db_benchmark_smoke(tmp_path: Path) -> None:
+    out = run("ascend_db.py", "--smoke", "--cache", str(tmp_path))
+    for label in ("SQLite itself: COUNT/SUM over the join (no rows moved)", "our kernel table (load_kernels), sqlite3"):
+        seconds, rss, rows, _ = table_row(out, label)
+        assert number(seconds) > 0 and number(rss) > 0 and number(rows) > 0, label
+    for label in ("ops/search aicore_detail page 1 by duration, cold", "timeline-summary, cold"):
+        assert number(table_row(out, label)[0]) > 0, label
+    assert "DuckDB:" in out
+
+
 def test_issue13_corpora_smoke(tmp_path: Path) -> None:
     """The LLM-scale (ranks of one job) and many-runs corpora, tiny: ours (and TensorBoard if set up)."""
     mode = os.environ.get("MIC_BENCH_PEERS", "auto")

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from mindinsight_clone.analyzers.profiler import ascend_csv
+from mindinsight_clone.analyzers.profiler import ascend_csv, ascend_db, ascend_db_kernels
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
 from mindinsight_clone.analyzers.profiler.column_query import AnswerColumn, ColumnTable, query
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
@@ -196,8 +196,20 @@ def load_kernels(path: Location, rank: str = "?") -> KernelTable:
 
 
 def kernels_for(device: DeviceFiles, cache: ParsedFileCache | None) -> KernelTable:
+    if device.export == "db":
+        return _db_kernels(device, cache)
     path = ascend_csv.require(device.output_file(KERNEL_DETAILS), KERNEL_DETAILS, device.device_id)
     return cached(cache, "ascend_kernels", path, lambda p: load_kernels(p, device.device_id))
+
+
+def _db_kernels(device: DeviceFiles, cache: ParsedFileCache | None) -> KernelTable:
+    ref = ascend_db.profiler_db(device)
+
+    def parse(_path: Location) -> KernelTable:
+        table, problems = ascend_db_kernels.load_kernels(ref, cache)
+        return KernelTable(table, problems)
+
+    return cached(cache, "ascend_db_kernels", ref.path, parse)
 
 
 def _core_mask(table: ColumnTable, aicpu: bool) -> np.ndarray:
@@ -277,7 +289,7 @@ def aggregate_types(kernels: KernelTable, aicpu: bool) -> tuple[Row, ...]:
 def types(device: DeviceFiles, op_type: str, condition: dict[str, Any],
           cache: ParsedFileCache | None = None) -> dict[str, Any]:
     aicpu = op_type == "aicpu_type"
-    stat = device.output_file(OP_STATISTIC)
+    stat = device.output_file(OP_STATISTIC) if device.export == "text" else None
     if stat is not None:
         rows, problems = cached(cache, f"op_statistic_{aicpu}", stat,
                                 lambda p: _from_op_statistic(p, device.device_id, aicpu))
@@ -285,7 +297,7 @@ def types(device: DeviceFiles, op_type: str, condition: dict[str, Any],
     else:
         kernels = kernels_for(device, cache)
         rows, problems = aggregate_types(kernels, aicpu), list(kernels.problems)
-        source = KERNEL_DETAILS
+        source = KERNEL_DETAILS if device.export == "text" else ascend_db.profiler_db(device).name
     answer = rows_query(Table(TYPE_COLUMNS, rows), condition)
     answer["source"] = source
     if problems:

@@ -12,10 +12,13 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from mindinsight_clone.ingest import storage
 from mindinsight_clone.ingest.storage import Entry, Location
+
+if TYPE_CHECKING:
+    from mindinsight_clone.analyzers.profiler.db_spool import DbSpool
 
 T = TypeVar("T")
 PROFILER_CACHE_BYTES = 2 << 30
@@ -35,6 +38,7 @@ class ParsedFileCache:
         self._bytes = 0
         self._lock = threading.Lock()
         self._loading: dict[tuple[Any, ...], threading.Lock] = {}
+        self.spool: DbSpool | None = None  # where remote database exports are copied to be read (the app sets it)
 
     def get(self, kind: str, path: Location, parse: Callable[[Location], T], weight: int | None = None,
             entry: Entry | None = None) -> T:

@@ -4,7 +4,9 @@
 default) or in the job dir. Files: cluster_step_trace_time.csv (`Step,Type,Index,` + the step_trace_time columns,
 one row per rank and per stage), cluster_communication.json (`{p2p|collective: {stepN: {"<op>@<group>": {rank:
 {...}}}}}`), cluster_communication_matrix.json (same nesting, `{"<src>-<dst>": {...}}`), communication_group.json.
-Each file is optional; a broken one is named in `problems` and the others still answer.
+Each file is optional; a broken one is named in `problems` and the others still answer. For a job of database
+exports msprof-analyze writes cluster_analysis.db instead (read by ascend_db_cluster.py; preferred when both are
+there).
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from mindinsight_clone.analyzers.profiler import ascend_csv, communication
+from mindinsight_clone.analyzers.profiler import ascend_csv, ascend_db_cluster, communication
+from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import ProfilerDir
 from mindinsight_clone.analyzers.profiler.step_trace_time import FIELDS
 from mindinsight_clone.errors import MindInsightError
@@ -107,10 +110,13 @@ def stage_rows(pdir: ProfilerDir) -> list[dict[str, Any]]:
     return [r for r in rows if r["type"] == "stage"]
 
 
-def cluster_analysis(pdir: ProfilerDir) -> dict[str, Any]:
+def cluster_analysis(pdir: ProfilerDir, cache: ParsedFileCache | None = None) -> dict[str, Any]:
     folder = find(pdir)
     if folder is None:
         return {"available": False}
+    database = _file(folder, ascend_db_cluster.CLUSTER_DB)  # the output of a job of database exports
+    if database is not None:
+        return ascend_db_cluster.cluster_analysis(database, cache)
     answer: dict[str, Any] = {"available": True, "step_trace": [], "communication": [], "matrix": [],
                               "communication_group": None}
     problems: list[dict[str, Any]] = []

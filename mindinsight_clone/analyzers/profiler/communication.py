@@ -15,9 +15,10 @@ from typing import Any
 
 import orjson
 
-from mindinsight_clone.analyzers.profiler import ascend_csv
+from mindinsight_clone.analyzers.profiler import ascend_csv, ascend_db_tables
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
+from mindinsight_clone.analyzers.profiler.numbers import num, step_of
 from mindinsight_clone.errors import ProfilerRawFileError
 from mindinsight_clone.ingest import storage
 from mindinsight_clone.ingest.storage import Location
@@ -34,23 +35,6 @@ _TIMES = {
     "wait_time_ratio": "Wait Time Ratio",
     "synchronization_time_ratio": "Synchronization Time Ratio",
 }
-
-
-def num(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        try:
-            return float(str(value).strip()) if value is not None else None
-        except ValueError:
-            return None
-    return value
-
-
-def step_of(key: str) -> int | str:
-    text = key[4:] if key.lower().startswith("step") else key
-    try:
-        return int(text)
-    except ValueError:
-        return key
 
 
 def split_key(key: str) -> tuple[str, str]:
@@ -149,8 +133,12 @@ def parse_matrix(path: Location, rank: str) -> tuple[list[dict[str, Any]], list[
 
 def ops_for(device: DeviceFiles, cache: ParsedFileCache | None = None
             ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
-    """The parsed communication.json of a rank: (ops, totals, skipped keys), cached; the rows are shared (read only).
-    ProfilerFileNotFoundError when the rank has none."""
+    """The parsed communication of a rank: (ops, totals, skipped keys), cached; the rows are shared (read only).
+    From communication.json, or the analysis database of a database export. ProfilerFileNotFoundError when the
+    rank has none."""
+    if device.export == "db":
+        ops, totals, _ = ascend_db_tables.ops(device, cache)
+        return ops, totals, []
     rank = device.device_id
     path = ascend_csv.require(device.output_file(COMMUNICATION), COMMUNICATION, rank,
                               "written at profiler Level1 and above")
@@ -160,12 +148,17 @@ def ops_for(device: DeviceFiles, cache: ParsedFileCache | None = None
 def matrix_for(device: DeviceFiles, cache: ParsedFileCache | None = None) -> tuple[list[dict[str, Any]], list[str]]:
     """The parsed communication_matrix.json of a rank: (cells, skipped links), cached; ProfilerFileNotFoundError
     when the rank has none, ProfilerRawFileError when it cannot be read."""
+    if device.export == "db":
+        cells, bad = ascend_db_tables.matrix(device, cache)
+        return cells, ["src/dst rank not a number"] * bad
     rank = device.device_id
     path = ascend_csv.require(device.output_file(MATRIX), MATRIX, rank, "written at profiler Level1 and above")
     return cached(cache, "communication_matrix", path, lambda p: parse_matrix(p, rank))
 
 
 def communication(device: DeviceFiles, cache: ParsedFileCache | None = None) -> dict[str, Any]:
+    if device.export == "db":
+        return ascend_db_tables.communication(device, cache)
     rank = device.device_id
     ops, totals, skipped = ops_for(device, cache)
     problems: list[dict[str, Any]] = []

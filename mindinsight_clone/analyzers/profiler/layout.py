@@ -49,6 +49,10 @@ _MS2_RANK_FILE = re.compile(
 _MS2_SESSION_DIRS = ("FRAMEWORK", "ASCEND_PROFILER_OUTPUT")
 # NPU tables in ASCEND_PROFILER_OUTPUT/ (a CPU-only MindSpore session writes only trace_view.json there)
 ASCEND_MARKERS = ("kernel_details.csv", "op_statistic.csv", "step_trace_time.csv", "communication.json")
+# The database export (`export_type` db): one SQLite file per rank (torch_npu / MindSpore), and the analysis file
+# beside it (StepTraceTime, CommAnalyzer*). A rank folder holding both exports is read from the database.
+PROFILER_DB = re.compile(r"^ascend_(?:pytorch|mindspore)_profiler(?:_(\d+))?\.db$")
+ANALYSIS_DBS = ("analysis.db", "communication_analyzer.db")
 _MAX_SESSION_DEPTH = 3
 # Entries read from one directory of a profiler dir; a cut listing is logged and named in `ProfilerDir.problems`.
 MAX_DIR_ENTRIES = 100_000
@@ -158,10 +162,38 @@ class DeviceFiles:
         """A file of the rank's result folder, beside ASCEND_PROFILER_OUTPUT/ (e.g. `profiler_metadata.json`)."""
         return None if self.output is None else self._lookup(self.output.parent, name)
 
+    def _output_names(self) -> list[str]:
+        if self.output is None:
+            return []
+        if self.listings is not None:
+            return [e.name for e in self.listings(self.output) if e.is_file]
+        return [e.name for e in list_entries(self.output) if e.is_file]
+
+    @property
+    def profiler_db(self) -> Location | None:
+        """The rank's database export (`ascend_{pytorch,mindspore}_profiler_<rank>.db`), when written: the one named
+        with this rank, else the first by name (a folder holds one rank)."""
+        names = [n for n in self._output_names() if PROFILER_DB.match(n)]
+        if not names:
+            return None
+        mine = [n for n in names if PROFILER_DB.match(n).group(1) == self.device_id]  # type: ignore[union-attr]
+        return self.output_file((mine or names)[0])
+
+    @property
+    def analysis_db(self) -> Location | None:
+        """`analysis.db` (torch_npu) or `communication_analyzer.db` (MindSpore) beside the database export."""
+        return next((p for p in map(self.output_file, ANALYSIS_DBS) if p is not None), None)
+
+    @property
+    def export(self) -> Literal["db", "text"]:
+        """Which export the Ascend views read: the database when the rank has one (also beside a text export)."""
+        return "db" if self.profiler_db is not None else "text"
+
     @property
     def is_ascend(self) -> bool:
-        """Whether this rank has NPU output (one of the Ascend tables), not only a host CPU trace."""
-        return any(self.output_file(name) is not None for name in ASCEND_MARKERS)
+        """Whether this rank has NPU output (one of the Ascend tables or the database export), not only a host
+        CPU trace."""
+        return any(self.output_file(name) is not None for name in ASCEND_MARKERS) or self.profiler_db is not None
 
 
 @dataclass(frozen=True)
@@ -287,7 +319,9 @@ def _session_devices(session: Location, listdir: _Listings, read_info: bool = Tr
                 if match.group(1) == "profiler_info" and read_info:
                     infos[match.group(2)] = _read_json(entry, listdir.cache)
     if not ranks and out_dir is not None and any(e.is_file for e in listdir(out_dir)):
-        ranks.add("0")
+        # no profiler_info: the rank in the database export's name, else 0
+        named = [m.group(1) for m in (PROFILER_DB.match(e.name) for e in listdir(out_dir)) if m and m.group(1)]
+        ranks.add(str(int(named[0])) if named else "0")
     base = framework if has_framework else session
     return [DeviceFiles(rank, base, out_dir, session.name, infos.get(rank, {}), listdir)
             for rank in sorted(ranks, key=int)]

@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from mindinsight_clone.analyzers.profiler import ascend_csv
+from mindinsight_clone.analyzers.profiler import ascend_csv, ascend_db_tables
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
-from mindinsight_clone.errors import MindInsightError
+from mindinsight_clone.errors import MindInsightError, ProfilerFileNotFoundError
 from mindinsight_clone.ingest.storage import Location
 
 MEMORY_RECORD = "memory_record.csv"
@@ -99,12 +99,27 @@ def parse_operators(path: Location, rank: str) -> tuple[list[dict[str, Any]], li
     return ops, csv_file.report.problems()
 
 
-def memory_record(device: DeviceFiles, max_points: int = DEFAULT_POINTS, top: int = DEFAULT_TOP,
-                  cache: ParsedFileCache | None = None) -> dict[str, Any]:
+def _series(device: DeviceFiles, cache: ParsedFileCache | None) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]]:
+    if device.export == "db":
+        return ascend_db_tables.memory_series(device, cache)
     rank = device.device_id
     path = ascend_csv.require(device.output_file(MEMORY_RECORD), MEMORY_RECORD, rank,
                               "written with profile_memory=True")
-    series, problems = cached(cache, "memory_record", path, lambda p: parse_record(p, rank))
+    return cached(cache, "memory_record", path, lambda p: parse_record(p, rank))
+
+
+def _operators(device: DeviceFiles, cache: ParsedFileCache | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The operator allocations; ProfilerFileNotFoundError when not written, MindInsightError when unreadable."""
+    if device.export == "db":
+        return ascend_db_tables.operators(device, cache)
+    rank = device.device_id
+    path = ascend_csv.require(device.output_file(OPERATOR_MEMORY), OPERATOR_MEMORY, rank)
+    return cached(cache, "operator_memory", path, lambda p: parse_operators(p, rank))
+
+
+def memory_record(device: DeviceFiles, max_points: int = DEFAULT_POINTS, top: int = DEFAULT_TOP,
+                  cache: ParsedFileCache | None = None) -> dict[str, Any]:
+    series, problems = _series(device, cache)
     problems = list(problems)
     answer: dict[str, Any] = {
         "peak_reserved_mb": _peak(series, 2),
@@ -114,18 +129,18 @@ def memory_record(device: DeviceFiles, max_points: int = DEFAULT_POINTS, top: in
         "top_operators": [],
         "points": {c: len(d) for c, d in series.items()},
     }
-    ops_path = device.output_file(OPERATOR_MEMORY)
-    if ops_path is None:
-        problems.append({"file": ascend_csv.label(OPERATOR_MEMORY, rank), "message": "missing: no operator list"})
+    ops_label = (ascend_db_tables.operators_label(device) if device.export == "db"
+                 else ascend_csv.label(OPERATOR_MEMORY, device.device_id))
+    try:
+        ops, op_problems = _operators(device, cache)
+    except ProfilerFileNotFoundError:
+        problems.append({"file": ops_label, "message": "missing: no operator list"})
+    except MindInsightError as err:
+        problems.append({"file": ops_label, "message": err.message})
     else:
-        try:
-            ops, op_problems = cached(cache, "operator_memory", ops_path, lambda p: parse_operators(p, rank))
-        except MindInsightError as err:
-            problems.append({"file": ascend_csv.label(OPERATOR_MEMORY, rank), "message": err.message})
-        else:
-            answer["top_operators"] = [dict(o) for o in ops[:top]]
-            answer["operator_count"] = len(ops)
-            problems.extend(op_problems)
+        answer["top_operators"] = [dict(o) for o in ops[:top]]
+        answer["operator_count"] = len(ops)
+        problems.extend(op_problems)
     if problems:
         answer["problems"] = problems
     return answer

@@ -1,6 +1,9 @@
-"""Number formatting as MindInsight's profiler analysers print it (checked against goldens 147-151)."""
+"""Number formatting as MindInsight's profiler analysers print it (checked against goldens 147-151), and the cell
+readings the Ascend readers of both exports share."""
 
 from __future__ import annotations
+
+from typing import Any
 
 MS_TO_US = 1000.0
 
@@ -25,3 +28,33 @@ def to_int(raw: str) -> int:
             return int(float(raw))
         except ValueError:
             return 0
+
+
+def num(value: Any) -> float | None:
+    """A number from a JSON value or a database cell (numbers as they are, numeric text parsed), else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        try:
+            return float(str(value).strip()) if value is not None else None
+        except ValueError:
+            return None
+    return value
+
+
+def step_of(key: str) -> int | str:
+    """`step50` -> 50 (the step keys of communication.json and the analysis database); other text as it is."""
+    text = key[4:] if key.lower().startswith("step") else key
+    try:
+        return int(text)
+    except ValueError:
+        return key
+
+
+def step_number(cell: str) -> int | str | None:
+    """A step cell (`50`, `50.0`) as an int; None when empty; other text as it is."""
+    text = cell.strip()
+    if not text:
+        return None
+    try:
+        return int(float(text))
+    except ValueError:
+        return text

@@ -11,9 +11,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from mindinsight_clone.analyzers.profiler import ascend_csv
+from mindinsight_clone.analyzers.profiler import ascend_csv, ascend_db_tables
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles, ProfilerDir
+from mindinsight_clone.analyzers.profiler.numbers import step_number
 
 log = logging.getLogger(__name__)
 STEP_TRACE_TIME = "step_trace_time.csv"
@@ -34,21 +35,11 @@ REQUIRED = ("Computing", "Communication(Not Overlapped)", "Free")
 PHASES = ("computing_us", "communication_not_overlapped_us", "free_us")
 
 
-def _step(cell: str) -> int | str | None:
-    text = cell.strip()
-    if not text:
-        return None
-    try:
-        return int(float(text))
-    except ValueError:
-        return text
-
-
 def parse(path: Any, rank: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     csv_file = ascend_csv.open_csv(path, ascend_csv.label(STEP_TRACE_TIME, rank), REQUIRED)
     steps: list[dict[str, Any]] = []
     for raw in csv_file.rows():
-        row: dict[str, Any] = {"step": _step(csv_file.get(raw, "Step"))}
+        row: dict[str, Any] = {"step": step_number(csv_file.get(raw, "Step"))}
         try:
             for key, header in FIELDS.items():
                 row[key] = ascend_csv.number(csv_file.get(raw, header))
@@ -68,6 +59,8 @@ def parse(path: Any, rank: str) -> tuple[list[dict[str, Any]], list[dict[str, An
 def steps_for(device: DeviceFiles, cache: ParsedFileCache | None = None
               ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The parsed step_trace_time.csv of a rank: (steps, problems), cached; the rows are shared (read only)."""
+    if device.export == "db":
+        return ascend_db_tables.steps(device, cache)
     path = ascend_csv.require(device.output_file(STEP_TRACE_TIME), STEP_TRACE_TIME, device.device_id)
     return cached(cache, "step_trace_time", path, lambda p: parse(p, device.device_id))
 

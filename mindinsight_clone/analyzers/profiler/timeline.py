@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import orjson
 
+from mindinsight_clone.analyzers.profiler import ascend_db_trace
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
 from mindinsight_clone.analyzers.profiler.trace_events import TraceColumns, load_trace
@@ -38,7 +39,10 @@ class Window:
 
 def trace_for(device: DeviceFiles | None, cache: ParsedFileCache | None = None,
               path: Location | None = None) -> TraceColumns | None:
-    """The parsed trace_view.json of `device` (at `path` when the caller already found it)."""
+    """The parsed trace_view.json of `device` (at `path` when the caller already found it), or the same events
+    from its database export."""
+    if device is not None and device.export == "db":
+        return ascend_db_trace.trace(device, cache)
     if path is None:
         path = trace_path(device)
     if path is None:
@@ -169,9 +173,12 @@ def timeline_summary(device: DeviceFiles | None, layout: str, device_type: str,
     else:  # computed once per parsed file (a few seconds on millions of events)
         answer = dict(cached(cache, "trace_view_summary", path, lambda _p: summary(trace), weight=1024))
     if trace.problems:
-        answer["problems"] = [{"file": TRACE_VIEW, "message": p} for p in trace.problems]
+        answer["problems"] = [{"file": path.name, "message": p} for p in trace.problems]
     return answer
 
 
 def trace_path(device: DeviceFiles | None) -> Location | None:
+    """trace_view.json, or the database export the timeline is read from."""
+    if device is not None and device.export == "db":
+        return device.profiler_db
     return device.output_file(TRACE_VIEW) if device else None

@@ -167,3 +167,16 @@ def test_a_file_gone_after_the_scan_is_an_error_without_its_path(tmp_path: Path)
             call()
         assert "cannot be read: No such file or directory" in caught.value.message
         assert str(tmp_path) not in caught.value.message
+
+
+def test_database_export_rank_without_profiler_info(tmp_path: Path) -> None:
+    """A rank folder of the database export without profiler_info_<rank>.json: the rank in the .db's name."""
+    out = tmp_path / "profiler" / "host_1_1767268800000_ascend_pt" / "ASCEND_PROFILER_OUTPUT"
+    out.mkdir(parents=True)
+    (out / "ascend_pytorch_profiler_3.db").write_bytes(b"")
+    (out / "analysis.db").write_bytes(b"")
+    pdir = scan_profiler_dir(tmp_path / "profiler", "./job/profiler")
+    assert pdir.device_ids == ["3"] and pdir.device_type == "ascend"
+    device = pdir.device("3")
+    assert device is not None and device.export == "db"
+    assert device.profiler_db == out / "ascend_pytorch_profiler_3.db" and device.analysis_db == out / "analysis.db"

@@ -1,0 +1,354 @@
+"""Open the Ascend profiler's database export (SQLite) strictly read-only, and read its tables into numpy columns.
+
+torch_npu and MindSpore (`export_type` db) write `ASCEND_PROFILER_OUTPUT/ascend_{pytorch,mindspore}_profiler_<rank>.db`
+and `analysis.db` / `communication_analyzer.db`. The adapters beside this module (ascend_db_kernels, ascend_db_tables,
+ascend_db_trace) turn their tables into the same in-memory tables the text export's readers produce, so the views
+never know which export a table came from. Schema facts (checked in ../shared/fixtures/ascend_db): every name /
+type / shape column is an id into `STRING_IDS(id, value)` (ids are sparse); times are ns (local Unix epoch).
+
+**Never written to.** A local file is opened in place with the URI `file:<path>?mode=ro` (SQLite's read-only
+mode: no journal, no write, shared locks only) and `PRAGMA query_only`; a symlink is refused (the path is checked
+with lstat before and after SQLite opens it, and must be the same regular file both times). The header
+is checked first through the storage seam: not SQLite, or shorter than its own page count says (truncated), is
+a clear error before SQLite sees it. A rollback-journal database (what the profiler writes) is read with locks, so
+a database being written answers "locked" instead of half-written pages; a WAL database is opened `immutable=1`
+when no `-wal` file is beside it (a read-only WAL connection would otherwise create `-shm`/`-wal` files), and
+refused while one is. A remote (s3://...) file is first copied through the storage seam into the workspace spool
+(db_spool.py; SQLite cannot range-read through fsspec), then opened `immutable=1` (the copy is ours and never
+changes).
+
+**Columns.** Big tables are read with `int_columns` (every selected value an integer, NULL as `INT_NULL`): through
+ADBC's SQLite driver into Arrow when `adbc-driver-sqlite` is installed (extra `ascend-db`; 1.7-2x faster on a
+1,000,000-kernel table, see benchmarks/ascend_db.py), else through the standard library's sqlite3 in batches.
+Both give the same arrays; small tables are read with `rows`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from mindinsight_clone.analyzers.profiler import ascend_csv
+from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
+from mindinsight_clone.errors import ProfilerFileNotFoundError, ProfilerRawFileError
+from mindinsight_clone.ingest import storage
+from mindinsight_clone.ingest.storage import Location
+
+if TYPE_CHECKING:
+    from mindinsight_clone.analyzers.profiler.db_spool import DbSpool
+
+log = logging.getLogger(__name__)
+
+MAGIC = b"SQLite format 3\x00"
+HEADER_BYTES = 100
+BUSY_TIMEOUT_S = 2.0  # wait this long for a writer's lock before answering "locked"
+BATCH_ROWS = 65_536  # rows fetched at once (ADBC's default is 1,024)
+INT_NULL = np.iinfo(np.int64).min  # NULL in an integer column read by int_columns
+_adbc: Any
+try:  # the faster column reader (optional extra `ascend-db`)
+    import adbc_driver_sqlite.dbapi as _adbc
+except ImportError:  # pragma: no cover - depends on the installed extras
+    _adbc = None
+DB_ERRORS: tuple[type[Exception], ...] = (sqlite3.Error, *((_adbc.Error,) if _adbc is not None else ()))
+
+
+def adbc_available() -> bool:
+    return _adbc is not None
+
+
+@dataclass(frozen=True)
+class DbRef:
+    """One database file of one rank, as discovered (never a path from a request)."""
+
+    path: Location
+    rank: str  # "" for a file of the whole job (cluster_analysis.db)
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    @property
+    def label(self) -> str:
+        return ascend_csv.label(self.name, self.rank) if self.rank else self.name
+
+
+@dataclass(frozen=True)
+class Header:
+    page_size: int
+    page_count: int
+    wal: bool
+    identity: tuple[Any, ...] = ()  # local: (st_dev, st_ino) of the file checked
+
+
+def read_header(ref: DbRef) -> Header:
+    """The SQLite header of `ref`, checked against the file's size; ProfilerRawFileError when it is not a whole
+    SQLite database."""
+    try:
+        entry = storage.stat(ref.path)  # never follows a symlink
+        if entry.is_symlink or not entry.is_file:
+            raise ProfilerRawFileError(f"<{ref.label}> is not a regular file (a symbolic link is not followed).")
+        head = storage.read_bytes(ref.path, HEADER_BYTES)
+        size = entry.size
+    except OSError as err:
+        raise ProfilerRawFileError(f"<{ref.label}> cannot be read: {ascend_csv.reason(err)}") from None
+    if len(head) < HEADER_BYTES or not head.startswith(MAGIC):
+        what = "is empty" if not head else "is not a SQLite database"
+        raise ProfilerRawFileError(f"<{ref.label}> {what} (no SQLite header).")
+    page_size = int.from_bytes(head[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    page_count = int.from_bytes(head[28:32], "big")
+    if page_size < 512 or page_size & (page_size - 1):
+        raise ProfilerRawFileError(f"<{ref.label}> has a damaged SQLite header (page size {page_size}).")
+    if page_count and size < page_size * page_count:
+        raise ProfilerRawFileError(f"<{ref.label}> is truncated: {size} of {page_size * page_count} bytes.")
+    return Header(page_size, page_count, head[18] == 2 or head[19] == 2, entry.identity)
+
+
+def _explain(err: sqlite3.Error | Exception, label: str) -> ProfilerRawFileError:
+    text = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__  # ADBC adds the query
+    log.warning("profiler database %s: %s", label, text)
+    lowered = text.lower()
+    if "locked" in lowered or "busy" in lowered:
+        return ProfilerRawFileError(f"<{label}> is locked by a writer (the profiler may still be writing it); "
+                                    "try again when it has finished.")
+    if "not a database" in lowered or "malformed" in lowered or "corrupt" in lowered:
+        return ProfilerRawFileError(f"<{label}> is damaged: {text.removeprefix('IO: ')}.")
+    if "symbolic link" in lowered or "unable to open" in lowered or "failed to open" in lowered:
+        return ProfilerRawFileError(f"<{label}> cannot be opened read-only.")
+    return ProfilerRawFileError(f"<{label}> cannot be read: {text.removeprefix('IO: ')}.")
+
+
+@contextlib.contextmanager
+def explained(label: str) -> Iterator[None]:
+    """Turn a SQLite (or ADBC) error raised inside into a ProfilerRawFileError naming the file and the rank."""
+    try:
+        yield
+    except (ProfilerRawFileError, ProfilerFileNotFoundError):
+        raise
+    except DB_ERRORS as err:
+        raise _explain(err, label) from None
+
+
+def _uri(path: Path, immutable: bool) -> str:
+    return path.absolute().as_uri() + "?mode=ro" + ("&immutable=1" if immutable else "")
+
+
+def _same_file(ref: DbRef, header: Header) -> bool:
+    """Whether `ref` is still the regular file (not a symlink) read_header checked: SQLite follows symlinks, so a
+    file swapped for one between the check and the open is refused."""
+    try:
+        entry = storage.stat(ref.path)
+    except OSError:
+        return False
+    return entry.is_file and not entry.is_symlink and entry.identity == header.identity
+
+
+def _wal_beside(ref: DbRef) -> bool:
+    return storage.exists(ref.path.parent / f"{ref.name}-wal")
+
+
+class Db:
+    """A read-only connection to one database file (use `open_db`)."""
+
+    def __init__(self, ref: DbRef, uri: str) -> None:
+        self.ref = ref
+        self.label = ref.label
+        self._uri = uri
+        with explained(self.label):
+            self._con = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
+            self._con.execute("PRAGMA query_only = ON")
+            self._con.execute("PRAGMA temp_store = MEMORY")  # a join's automatic index: never a temp file
+        self._tables: dict[str, frozenset[str]] | None = None
+
+    def close(self) -> None:
+        self._con.close()
+
+    def tables(self) -> dict[str, frozenset[str]]:
+        """Table name -> its column names."""
+        if self._tables is None:
+            with explained(self.label):
+                names = [r[0] for r in self._con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+                self._tables = {n: frozenset(r[1] for r in self._con.execute(f'PRAGMA table_info("{n}")'))
+                                for n in names if '"' not in n}
+        return self._tables
+
+    def has(self, table: str) -> bool:
+        return table in self.tables()
+
+    def require(self, table: str, columns: tuple[str, ...], why: str = "") -> None:
+        """A missing table is a missing file of the text export (50546084, `why` says when it is written); a table
+        without a needed column is a broken file (50546087)."""
+        found = self.tables().get(table)
+        if found is None:
+            raise ProfilerFileNotFoundError(f"<{table} in {self.label}>" + (f" ({why})" if why else ""))
+        missing = [c for c in columns if c not in found]
+        if missing:
+            raise ProfilerRawFileError(f"<{self.label}> lacks the column(s) {', '.join(missing)} of table {table}.")
+
+    def rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        with explained(self.label):
+            return self._con.execute(sql, params).fetchall()
+
+    def int_columns(self, select: dict[str, str], tail: str, *, adbc: bool | None = None) -> dict[str, np.ndarray]:
+        """`SELECT "<column>" AS <name>, ... <tail>` as int64 arrays (NULL -> INT_NULL; TEXT numbers are cast);
+        through ADBC when installed (`adbc` False: the standard library's sqlite3). The arrays are allocated once (a
+        COUNT first) and filled batch by batch, so a read costs its result plus one batch."""
+        exprs = ", ".join(f'IFNULL(CAST("{column}" AS INTEGER), {INT_NULL}) AS "{name}"'
+                          for name, column in select.items())
+        sql = f"SELECT {exprs} {tail}"  # column names and expressions are our constants
+        names = list(select)
+        with explained(self.label):
+            total = int(self._con.execute(f"SELECT COUNT(*) {tail}").fetchone()[0])
+            columns = _Columns(names, total)
+            if _adbc is not None and adbc is not False:
+                with _adbc.connect(self._uri) as con, con.cursor() as cursor:
+                    cursor.adbc_statement.set_options(**{"adbc.sqlite.query.batch_rows": str(BATCH_ROWS)})
+                    cursor.execute(sql)
+                    for batch in cursor.fetch_record_batch():
+                        columns.add([_arrow_ints(batch.column(i)) for i in range(len(names))])
+            else:
+                cursor = self._con.execute(sql)
+                while rows := cursor.fetchmany(BATCH_ROWS):
+                    block = np.array(rows, dtype=np.int64).reshape(len(rows), len(names))
+                    columns.add([block[:, i] for i in range(len(names))])
+        return columns.result()
+
+
+def _arrow_ints(column: Any) -> np.ndarray:
+    values = column.to_numpy() if column.null_count == 0 else column.fill_null(INT_NULL).to_numpy()
+    return values.astype(np.int64, copy=False)
+
+
+class _Columns:
+    """int64 columns of a known row count filled batch by batch (grown or cut should the count have changed)."""
+
+    def __init__(self, names: list[str], total: int) -> None:
+        self.arrays = {name: np.empty(total, dtype=np.int64) for name in names}
+        self.size = 0
+
+    def add(self, parts: list[np.ndarray]) -> None:
+        n = parts[0].size if parts else 0
+        for (name, array), part in zip(self.arrays.items(), parts, strict=True):
+            if self.size + n > array.size:
+                array = self.arrays[name] = np.concatenate([array, np.empty(self.size + n - array.size, np.int64)])
+            array[self.size:self.size + n] = part
+        self.size += n
+
+    def result(self) -> dict[str, np.ndarray]:
+        return {name: array[:self.size] for name, array in self.arrays.items()}
+
+
+@contextlib.contextmanager
+def open_db(ref: DbRef, cache: ParsedFileCache | None) -> Iterator[Db]:
+    """A read-only connection to `ref` (see the module doc for how each case is opened)."""
+    header = read_header(ref)
+    spool_dir = None
+    if storage.is_remote(ref.path):
+        spool: DbSpool | None = getattr(cache, "spool", None)
+        if spool is None:  # no workspace spool given (a direct call): a private one, removed after use
+            from mindinsight_clone.analyzers.profiler.db_spool import DbSpool, temporary_spool
+            spool_dir = temporary_spool()
+            spool = DbSpool(spool_dir.path, max_bytes=1 << 62)
+        local, immutable = spool.local_copy(ref.path, ref.label), True
+    else:
+        assert isinstance(ref.path, Path)
+        local = ref.path
+        immutable = False
+        if header.wal:
+            if _wal_beside(ref):
+                raise ProfilerRawFileError(f"<{ref.label}> is being written (a -wal file is beside it); try again "
+                                           "when the profiler has finished.")
+            immutable = True  # a finished WAL database: read as it is, without creating -shm / -wal files
+    db = Db(ref, _uri(local, immutable))
+    if local is ref.path and not _same_file(ref, header):
+        db.close()
+        raise ProfilerRawFileError(f"<{ref.label}> was replaced while it was opened; try again.")
+    try:
+        yield db
+    finally:
+        db.close()
+        if spool_dir is not None:
+            spool_dir.cleanup()
+
+
+@dataclass(frozen=True)
+class StringIds:
+    """STRING_IDS: `ids` sorted (int64), `values[i]` the text of `ids[i]`."""
+
+    ids: np.ndarray
+    values: tuple[str, ...]
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.ids.nbytes) + sum(len(v) for v in self.values)
+
+    def text(self, string_id: int | None) -> str:
+        if string_id is None:
+            return ""
+        pos = int(np.searchsorted(self.ids, string_id))
+        return self.values[pos] if pos < self.ids.size and self.ids[pos] == string_id else ""
+
+    def column(self, ids: np.ndarray) -> tuple[np.ndarray, tuple[str, ...]]:
+        """(dense int32 ids, their strings) for a column of STRING_IDS ids, as the text readers intern a column:
+        only the strings the column uses; an id that is NULL or not in STRING_IDS is ""."""
+        pos = np.searchsorted(self.ids, ids) if self.ids.size else np.zeros(ids.shape, dtype=np.intp)
+        inside = pos < self.ids.size
+        found = inside.copy()
+        found[inside] = self.ids[pos[inside]] == ids[inside]
+        slot = np.where(found, pos, self.ids.size)  # self.ids.size: the "" slot
+        used = np.zeros(self.ids.size + 1, dtype=bool)
+        used[slot] = True
+        dense = (np.cumsum(used) - 1).astype(np.int32)
+        texts = tuple(self.values[i].strip() if i < self.ids.size else "" for i in np.flatnonzero(used).tolist())
+        return dense[slot], texts
+
+
+def _load_strings(db: Db) -> StringIds:
+    db.require("STRING_IDS", ("id", "value"))
+    pairs = sorted((int(i), "" if v is None else str(v)) for i, v in db.rows("SELECT id, value FROM STRING_IDS")
+                   if i is not None)
+    return StringIds(np.array([p[0] for p in pairs], dtype=np.int64), tuple(p[1] for p in pairs))
+
+
+def strings(db: Db, cache: ParsedFileCache | None) -> StringIds:
+    """STRING_IDS of `db`, parsed once per file (cached like any parsed file)."""
+    return cached(cache, "ascend_db_strings", db.ref.path, lambda _p: _load_strings(db))
+
+
+def profiler_db(device: Any) -> DbRef:
+    """The database export of a rank (DeviceFiles with `export == "db"`)."""
+    path = device.profiler_db
+    if path is None:
+        raise ProfilerFileNotFoundError(f"<ascend_*_profiler_{device.device_id}.db of rank {device.device_id}>")
+    return DbRef(path, device.device_id)
+
+
+def dense_ids(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(sorted distinct values, each value's index in them): np.unique's answer by one sort and a binary search,
+    several times faster than np.unique(return_inverse=True) on millions of int64."""
+    if values.size == 0:
+        return values[:0], np.empty(0, dtype=np.intp)
+    ordered = np.sort(values)
+    uniques = ordered[np.r_[True, ordered[1:] != ordered[:-1]]]
+    return uniques, np.searchsorted(uniques, values)
+
+
+def ns_to_us(values: np.ndarray) -> np.ndarray:
+    """int64 ns (INT_NULL = absent) -> float64 µs (NaN = absent), split so the µs keep their ns decimals."""
+    out = (values // 1000).astype(np.float64) + (values % 1000) / 1000.0
+    out[values == INT_NULL] = np.nan
+    return out
+
+
+def span_us(start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """end - start in µs computed on the ints (exact), NaN where either is absent."""
+    out = (end - start) / 1000.0
+    out[(start == INT_NULL) | (end == INT_NULL)] = np.nan
+    return out

@@ -1,0 +1,455 @@
+"""Ascend profiler endpoints over the real database export in ../shared/fixtures/ascend_db (2 ranks, Level0 and
+Level1), read in place. Every expected number is computed here from the .db files with `sqlite3` (SQL joins and
+window functions, plain Python loops), never with the code under test. Mixed jobs and broken databases are in
+test_ascend_db_jobs.py.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import statistics
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from tests.conftest import SHARED, require_shared
+from tests.integration.test_ascend_profiler import API, get, make_client, search
+
+ASCEND_DB = SHARED / "fixtures" / "ascend_db"
+JOBS = ["torch_npu_db_level0", "torch_npu_db_level1"]
+RANKS = ["0", "1"]
+MB = 1 << 20
+STEP_COLUMNS = {
+    "computing_us": "computing", "communication_not_overlapped_us": "communication_not_overlapped",
+    "overlapped_us": "overlapped", "communication_us": "communication", "free_us": "free", "stage_us": "stage",
+    "bubble_us": "bubble",
+    "communication_not_overlapped_exclude_receive_us": "communication_not_overlapped_and_exclude_receive",
+    "preparing_us": "preparing",
+}
+
+
+def output(job: str, rank: str) -> Path:
+    return ASCEND_DB / job / "profiler" / f"rank{rank}_ascend_pt" / "ASCEND_PROFILER_OUTPUT"
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+
+
+def query(path: Path, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    con = connect(path)
+    try:
+        return con.execute(sql, params).fetchall()
+    finally:
+        con.close()
+
+
+def profiler_db(job: str, rank: str) -> Path:
+    return output(job, rank) / f"ascend_pytorch_profiler_{rank}.db"
+
+
+def analysis_db(job: str, rank: str) -> Path:
+    return output(job, rank) / "analysis.db"
+
+
+def _fingerprint() -> dict[str, tuple[int, float, str]]:
+    """Every file under the fixture, with size, mtime and content hash (the views must write nothing there)."""
+    return {str(p.relative_to(ASCEND_DB)): (p.stat().st_size, p.stat().st_mtime,
+                                            hashlib.sha256(p.read_bytes()).hexdigest())
+            for p in sorted(ASCEND_DB.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def untouched() -> Iterator[dict[str, tuple[int, float, str]]]:
+    require_shared(ASCEND_DB)
+    before = _fingerprint()
+    yield before
+    assert _fingerprint() == before, "a view wrote into (or beside) the user's databases"
+
+
+@pytest.fixture(scope="module")
+def client(untouched: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> FlaskClient:
+    return make_client(ASCEND_DB, tmp_path_factory.mktemp("ascend_db"))
+
+
+# --- discovery -----------------------------------------------------------------------------------
+
+
+def test_db_jobs_are_ascend_with_both_ranks(client: FlaskClient) -> None:
+    jobs = client.get(f"{API}/datavisual/train-jobs?offset=0&limit=10").get_json()["train_jobs"]
+    assert {j["train_id"]: j["profiler_type"] for j in jobs} == {f"./{j}": "ascend" for j in JOBS}
+    for job in JOBS:
+        assert get(client, "devices", job).get_json()["device_list"] == RANKS
+        dirs = client.get(f"{API}/profile/dirs?train_id=./{job}").get_json()["profilers"]
+        assert dirs[0]["device_type"] == "ascend" and dirs[0]["device_list"] == RANKS
+
+
+# --- kernels -------------------------------------------------------------------------------------
+
+
+def expected_kernels(job: str, rank: str) -> list[dict[str, Any]]:
+    """kernel_details.csv's rows, from SQL: compute kernels joined to TASK (wait by a window function over every
+    task of the stream), communication ops as HCCL kernels, the step from STEP_TIME."""
+    sql = """
+    WITH waits AS (
+        SELECT globalTaskId, startNs, endNs, streamId, taskId,
+               COALESCE(startNs - LAG(endNs) OVER (PARTITION BY streamId ORDER BY startNs), 0) AS waitNs
+        FROM TASK)
+    SELECT n.value, o.value, k.value, w.startNs, w.endNs, w.streamId, w.taskId, c.blockDim, w.waitNs,
+           (SELECT value FROM STRING_IDS WHERE id = c.inputShapes), (SELECT value FROM STRING_IDS WHERE id = c.inputDataTypes),
+           (SELECT value FROM STRING_IDS WHERE id = c.inputFormats), (SELECT value FROM STRING_IDS WHERE id = c.outputShapes),
+           (SELECT value FROM STRING_IDS WHERE id = c.outputDataTypes), (SELECT value FROM STRING_IDS WHERE id = c.outputFormats)
+    FROM COMPUTE_TASK_INFO c JOIN waits w ON w.globalTaskId = c.globalTaskId
+    JOIN STRING_IDS n ON n.id = c.name JOIN STRING_IDS o ON o.id = c.opType JOIN STRING_IDS k ON k.id = c.taskType
+    UNION ALL
+    SELECT n.value, o.value, 'HCCL', op.startNs, op.endNs, NULL, NULL, NULL, NULL, '', '', '', '', '', ''
+    FROM COMMUNICATION_OP op JOIN STRING_IDS n ON n.id = op.opName JOIN STRING_IDS o ON o.id = op.opType
+    """
+    path = profiler_db(job, rank)
+    steps = query(path, "SELECT id, startNs, endNs FROM STEP_TIME")
+    rows = []
+    for name, op_type, core, start, end, stream, task, block, wait, *texts in query(path, sql):
+        step = next((s for s, lo, hi in steps if lo <= start <= hi), None)
+        rows.append({"op_name": name, "op_type": op_type, "core_type": core, "start_ns": start,
+                     "duration_us": (end - start) / 1000, "stream_id": stream, "task_id": task, "block_dim": block,
+                     "wait_time_us": None if wait is None else wait / 1000, "step_id": step,
+                     **dict(zip(("input_shapes", "input_data_types", "input_formats", "output_shapes",
+                                 "output_data_types", "output_formats"), texts, strict=True))})
+    return sorted(rows, key=lambda r: r["start_ns"])
+
+
+@pytest.mark.parametrize("job", JOBS)
+@pytest.mark.parametrize("rank", RANKS)
+def test_aicore_detail_is_every_kernel_of_the_database(client: FlaskClient, job: str, rank: str) -> None:
+    expected = [r for r in expected_kernels(job, rank) if r["core_type"] != "AI_CPU"]
+    answer = search(client, job, {"op_type": "aicore_detail", "device_id": rank}).get_json()
+    assert "problems" not in answer
+    cols = answer["col_name"]
+    got = [dict(zip(cols, row, strict=True)) for row in answer["object"]]
+    assert answer["size"] == len(got) == len(expected) > 100
+    for row, want in zip(got, expected, strict=True):  # both in start order
+        assert row["start_time_us"] == pytest.approx(want["start_ns"] / 1000, abs=0.5)
+        assert row["avg_execution_time"] == pytest.approx(want["duration_us"] / 1000)
+        assert row["full_op_name"] == row["op_name"] and row["subgraph"] == "" and row["op_info"] is None
+        for key in ("op_name", "op_type", "core_type", "duration_us", "stream_id", "task_id", "block_dim",
+                    "wait_time_us", "step_id", "input_shapes", "input_data_types", "input_formats", "output_shapes",
+                    "output_data_types", "output_formats"):
+            assert row[key] == (pytest.approx(want[key]) if isinstance(want[key], float) else want[key]), key
+
+
+@pytest.mark.parametrize("job", JOBS)
+def test_aicore_detail_sort_filter_page(client: FlaskClient, job: str) -> None:
+    expected = expected_kernels(job, "1")
+    body: dict[str, Any] = {"op_type": "aicore_detail", "device_id": "1",
+                            "filter_condition": {"op_type": {"in": ["TransData", "hcom_allReduce_"]}},
+                            "sort_condition": {"name": "duration_us", "type": "descending"},
+                            "group_condition": {"limit": 7, "offset": 1}}
+    answer = search(client, job, body).get_json()
+    chosen = sorted((r for r in expected if r["op_type"] in ("TransData", "hcom_allReduce_")),
+                    key=lambda r: -r["duration_us"])
+    cols = answer["col_name"]
+    assert answer["size"] == len(chosen)
+    assert [row[cols.index("duration_us")] for row in answer["object"]] == \
+        pytest.approx([r["duration_us"] for r in chosen[7:14]])
+
+
+@pytest.mark.parametrize("job", JOBS)
+@pytest.mark.parametrize("rank", RANKS)
+def test_aicore_and_aicpu_types_aggregate_the_kernels(client: FlaskClient, job: str, rank: str) -> None:
+    kernels = [r for r in expected_kernels(job, rank) if r["core_type"] != "HCCL"]
+    grand = sum(r["duration_us"] for r in kernels)
+    for op_type, aicpu in (("aicore_type", False), ("aicpu_type", True)):
+        groups: dict[tuple[str, str], list[float]] = {}
+        for r in kernels:
+            if (r["core_type"] == "AI_CPU") == aicpu:
+                groups.setdefault((r["op_type"], r["core_type"]), []).append(r["duration_us"])
+        answer = search(client, job, {"op_type": op_type, "device_id": rank}).get_json()
+        assert answer["source"] == f"ascend_pytorch_profiler_{rank}.db"
+        cols = answer["col_name"]
+        got = {(row[0], row[cols.index("core_type")]): dict(zip(cols, row, strict=True)) for row in answer["object"]}
+        assert set(got) == set(groups)
+        for key, durations in groups.items():
+            row = got[key]
+            assert row["execution_frequency"] == len(durations)
+            assert row["total_time_us"] == pytest.approx(round(sum(durations), 3))
+            assert row["execution_time"] == pytest.approx(sum(durations) / 1000, rel=1e-3)
+            assert row["min_time_us"] == pytest.approx(min(durations))
+            assert row["max_time_us"] == pytest.approx(max(durations))
+            assert row["avg_time_us"] == pytest.approx(round(sum(durations) / len(durations), 3))
+            assert row["percent"] == pytest.approx(round(sum(durations) / grand * 100, 3))
+    aicpu = search(client, job, {"op_type": "aicpu_detail", "device_id": rank}).get_json()
+    assert aicpu["size"] == sum(r["core_type"] == "AI_CPU" for r in kernels)
+
+
+# --- steps ---------------------------------------------------------------------------------------
+
+
+def expected_steps(job: str, rank: str) -> list[dict[str, Any]]:
+    cols = ", ".join(STEP_COLUMNS.values())
+    return [{"step": int(row[0]), **{k: float(v) for k, v in zip(STEP_COLUMNS, row[1:], strict=True)}}
+            for row in query(analysis_db(job, rank), f"SELECT step, {cols} FROM StepTraceTime ORDER BY rowid")]
+
+
+@pytest.mark.parametrize("job", JOBS)
+@pytest.mark.parametrize("rank", RANKS)
+def test_step_trace_time_is_analysis_db(client: FlaskClient, job: str, rank: str) -> None:
+    answer = get(client, "step-trace-time", job, rank).get_json()
+    assert "problems" not in answer
+    expected = expected_steps(job, rank)
+    assert len(answer["steps"]) == len(expected) == 1
+    for got, want in zip(answer["steps"], expected, strict=True):
+        assert got == pytest.approx(want)
+
+
+@pytest.mark.parametrize("job", JOBS)
+def test_cluster_step_trace_means_and_slow_ranks(client: FlaskClient, job: str) -> None:
+    answer = get(client, "cluster-step-trace", job).get_json()
+    assert "problems" not in answer
+    means = {}
+    for rank in RANKS:
+        steps = expected_steps(job, rank)
+        means[int(rank)] = {k: sum(s[k] for s in steps) / len(steps) for k in STEP_COLUMNS}
+    assert [r["rank_id"] for r in answer["ranks"]] == [0, 1]
+    for row in answer["ranks"]:
+        assert {k: row[k] for k in STEP_COLUMNS} == pytest.approx(means[row["rank_id"]])
+        assert row["step_count"] == 1
+    slow = []
+    for phase in ("computing_us", "communication_not_overlapped_us", "free_us"):
+        values = {r: m[phase] for r, m in means.items()}
+        if (max(values.values()) - min(values.values())) / statistics.mean(values.values()) > 0.05:
+            median = statistics.median(values.values())
+            slow += [(r, phase[:-3]) for r, v in values.items() if (v - median) / median > 0.05]
+    assert sorted((s["rank_id"], s["phase"]) for s in answer["slow_ranks"]) == sorted(slow)
+
+
+# --- communication -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("rank", RANKS)
+def test_communication_from_comm_analyzer_tables(client: FlaskClient, rank: str) -> None:
+    path = analysis_db("torch_npu_db_level1", rank)
+    answer = get(client, "communication", "torch_npu_db_level1", rank).get_json()
+    assert "problems" not in answer
+    times = query(path, "SELECT hccl_op_name, group_name, step, type, start_timestamp, elapse_time, transit_time, "
+                        "wait_time, synchronization_time, idle_time FROM CommAnalyzerTime ORDER BY rowid")
+    assert len(answer["ops"]) == len(times) == 4
+    links: dict[tuple[str, str], dict[str, tuple[float, float, float]]] = {}
+    for op, link, size, time_ms, gbps in query(path, "SELECT hccl_op_name, transport_type, transit_size, "
+                                                     "transit_time, bandwidth FROM CommAnalyzerBandwidth"):
+        links.setdefault(op, {})[link] = (size, time_ms, gbps)  # the link's figures repeat on every packet row
+    for got, (name, group, step, kind, start, elapse, transit, wait, sync, idle) in zip(answer["ops"], times,
+                                                                                        strict=True):
+        assert (got["name"], got["group"], got["step"], got["type"]) == (name, group, int(step[4:]), kind)
+        assert got["start_us"] == pytest.approx(start)
+        assert [got[f"{k}_time_ms"] for k in ("elapse", "transit", "wait", "synchronization", "idle")] == \
+            pytest.approx([elapse, transit, wait, sync, idle])
+        assert got["wait_time_ratio"] == pytest.approx(round(wait / (wait + transit), 4))
+        assert got["synchronization_time_ratio"] == pytest.approx(round(sync / (sync + transit), 4))
+        assert got["bandwidth"] == {k: {"size_mb": pytest.approx(s), "time_ms": pytest.approx(t),
+                                        "gbps": pytest.approx(b)} for k, (s, t, b) in links[name].items()}
+    total = answer["totals"]
+    assert len(total) == 1 and total[0]["name"] == "Total Op Info"
+    assert total[0]["elapse_time_ms"] == pytest.approx(sum(t[5] for t in times))
+    transit, wait = sum(t[6] for t in times), sum(t[7] for t in times)
+    assert total[0]["wait_time_ratio"] == pytest.approx(round(wait / (wait + transit), 4))
+    assert total[0]["bandwidth"]["HCCS"]["size_mb"] == pytest.approx(sum(v["HCCS"][0] for v in links.values()))
+    matrix = query(path, "SELECT hccl_op_name, group_name, src_rank, dst_rank, transport_type, transit_size, "
+                         "transit_time, bandwidth, step, type, op_name FROM CommAnalyzerMatrix ORDER BY rowid")
+    assert len(answer["matrix"]) == len(matrix) > 0
+    for got, (op, group, src, dst, link, size, time_ms, gbps, step, kind, name) in zip(answer["matrix"], matrix,
+                                                                                      strict=True):
+        assert got == {"op": op, "group": group, "src": int(src), "dst": int(dst), "transport": link,
+                       "size_mb": pytest.approx(size), "time_ms": pytest.approx(time_ms), "gbps": pytest.approx(gbps),
+                       "step": int(step[4:]), "type": kind, "op_name": name}
+
+
+def test_communication_at_level0_says_which_table_is_missing(client: FlaskClient) -> None:
+    assert not query(analysis_db("torch_npu_db_level0", "0"),
+                     "SELECT name FROM sqlite_master WHERE name = 'CommAnalyzerTime'")
+    response = get(client, "communication", "torch_npu_db_level0", "0")
+    assert response.status_code == 400
+    body = response.get_json()
+    assert body["error_code"] == "50546084"
+    assert "CommAnalyzerTime in analysis.db of rank 0" in body["error_msg"] and "Level1" in body["error_msg"]
+    assert get(client, "step-trace-time", "torch_npu_db_level0", "0").status_code == 200  # the others answer
+
+
+# --- memory --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("job", JOBS)
+@pytest.mark.parametrize("rank", RANKS)
+def test_memory_record_components_app_and_operators(client: FlaskClient, job: str, rank: str) -> None:
+    path = profiler_db(job, rank)
+    records = query(path, "SELECT s.value, m.timestamp, m.totalAllocated, m.totalReserved, m.totalActive "
+                          "FROM MEMORY_RECORD m JOIN STRING_IDS s ON s.id = m.component")
+    app = query(path, "SELECT n.timestampNs, n.hbm FROM NPU_MEM n JOIN STRING_IDS s ON s.id = n.type "
+                      "WHERE s.value = 'app'")
+    assert app, "the fixture has APP memory in NPU_MEM"
+    answer = get(client, "memory-record", job, rank, max_points=100000, top=5).get_json()
+    assert "problems" not in answer
+    components = {r[0] for r in records} | {"APP"}
+    assert set(answer["series"]) == components
+    counts = {c: sum(r[0] == c for r in records) for c in components}
+    counts["APP"] = len(app)
+    assert answer["points"] == counts
+    assert answer["peak_reserved_mb"] == pytest.approx(max([r[3] for r in records] + [a[1] for a in app]) / MB)
+    assert answer["peak_allocated_mb"] == pytest.approx(max(r[2] for r in records) / MB)
+    assert answer["series"]["APP"] == [[pytest.approx(ts / 1000, abs=0.5), None, pytest.approx(hbm / MB), None]
+                                       for ts, hbm in sorted(app)]
+    pta = sorted((r for r in records if r[0] == "PTA"), key=lambda r: r[1])
+    assert [row[1:] for row in answer["series"]["PTA"]] == [pytest.approx([a / MB, b / MB, c / MB])
+                                                           for _, _, a, b, c in pta]
+    ops = query(path, "SELECT s.value, o.size, o.allocationTime, o.releaseTime, o.duration FROM OP_MEMORY o "
+                      "JOIN STRING_IDS s ON s.id = o.name ORDER BY o.size DESC, o.rowid")
+    assert answer["operator_count"] == len(ops)
+    assert answer["top_operators"] == [
+        {"name": n, "size_kb": pytest.approx(s / 1024), "allocation_time_us": pytest.approx(a / 1000, abs=0.5),
+         "release_time_us": None if r is None else pytest.approx(r / 1000, abs=0.5),
+         "duration_us": None if d is None else pytest.approx(d / 1000)} for n, s, a, r, d in ops[:5]]
+
+
+def test_memory_record_downsampling_keeps_the_peaks(client: FlaskClient) -> None:
+    answer = get(client, "memory-record", "torch_npu_db_level1", "0", max_points=10).get_json()
+    assert all(len(rows) <= 10 for rows in answer["series"].values())
+    shown = max(row[2] for rows in answer["series"].values() for row in rows if row[2] is not None)
+    assert shown == pytest.approx(answer["peak_reserved_mb"])
+
+
+# --- timeline ------------------------------------------------------------------------------------
+
+
+def _union(intervals: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[list[int]] = []
+    for start, end in sorted(intervals):
+        if out and start <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], end)
+        else:
+            out.append([start, end])
+    return [(a, b) for a, b in out]
+
+
+def _length(intervals: list[tuple[int, int]]) -> int:
+    return sum(b - a for a, b in intervals)
+
+
+def expected_timeline(job: str, rank: str) -> dict[str, Any]:
+    path = profiler_db(job, rank)
+    python = query(path, "SELECT CAST(startNs AS INTEGER), CAST(endNs AS INTEGER) FROM PYTORCH_API")
+    cann = query(path, "SELECT startNs, endNs FROM CANN_API")
+    comm_tasks = {r[0] for r in query(path, "SELECT globalTaskId FROM COMMUNICATION_TASK_INFO")}
+    tasks = query(path, "SELECT globalTaskId, startNs, endNs, streamId FROM TASK")
+    compute = {r[0] for r in query(path, "SELECT globalTaskId FROM COMPUTE_TASK_INFO")}
+    ops = query(path, "SELECT startNs, endNs FROM COMMUNICATION_OP")
+    computing = _union([(s, e) for g, s, e, _ in tasks if g in compute])
+    communication = _union(ops)
+    both = _union(computing + communication)
+    overlap = sum(max(0, min(b, d) - max(a, c)) for a, b in communication for c, d in computing)
+    spans = python + cann + [(s, e) for _, s, e, _ in tasks] + ops
+    return {
+        "Python": len(python), "CANN": len(cann), "HCCL": len(ops) + len(comm_tasks),
+        "Ascend Hardware": len(tasks) - len(comm_tasks), "streams": {st for g, _, _, st in tasks if g not in comm_tasks},
+        "Computing": _length(computing), "Communication": _length(communication),
+        "Communication(Not Overlapped)": _length(communication) - overlap,
+        "Free": _length([(both[i][1], both[i + 1][0]) for i in range(len(both) - 1)]),
+        "first_us": min(s for s, _ in spans) / 1000, "last_us": max(e for _, e in spans) / 1000,
+    }
+
+
+@pytest.mark.parametrize("job", JOBS)
+@pytest.mark.parametrize("rank", RANKS)
+def test_timeline_lanes_from_the_tables(client: FlaskClient, job: str, rank: str) -> None:
+    want = expected_timeline(job, rank)
+    summary = client.get(f"{API}/profile/timeline-summary?dir=./{job}&device_id={rank}").get_json()
+    assert summary["first_ts_us"] == pytest.approx(want["first_us"], abs=0.5)
+    assert summary["last_ts_us"] == pytest.approx(want["last_us"], abs=0.5)
+    assert summary["total_time"] == pytest.approx((want["last_us"] - want["first_us"]) / 1000, abs=1e-3)
+    events = client.get(f"{API}/profile/timeline?dir=./{job}&device_id={rank}").get_json()
+    assert summary["num_of_events"] == len(events)
+    processes = {e["pid"]: e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "process_name"}
+    timed = [e for e in events if e["ph"] == "X"]
+    assert summary["op_exe_times"] == len(timed)
+    by_process: dict[str, list[dict[str, Any]]] = {}
+    for event in timed:
+        by_process.setdefault(processes[event["pid"]], []).append(event)
+    for process in ("Python", "CANN", "HCCL", "Ascend Hardware"):
+        assert len(by_process[process]) == want[process], process
+    threads = {(e["pid"], e["tid"]): e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "thread_name"}
+    hardware = [e for e in by_process["Ascend Hardware"]]
+    assert {threads[(e["pid"], e["tid"])] for e in hardware} == {f"Stream {s}" for s in want["streams"]}
+    lanes: dict[str, float] = {}
+    for event in by_process["Overlap Analysis"]:
+        lanes[event["name"]] = lanes.get(event["name"], 0.0) + event["dur"]
+    for lane in ("Computing", "Communication", "Communication(Not Overlapped)", "Free"):
+        assert lanes.get(lane, 0.0) == pytest.approx(want[lane] / 1000, abs=0.01), lane
+    assert [e["ts"] for e in timed] == sorted(e["ts"] for e in timed)
+
+
+def test_timeline_window_and_longest_events(client: FlaskClient) -> None:
+    job, rank = "torch_npu_db_level1", "0"
+    every = [e for e in client.get(f"{API}/profile/timeline?dir=./{job}&device_id={rank}").get_json()
+             if e["ph"] == "X"]
+    first = min(e["ts"] for e in every)
+    window = client.get(f"{API}/profile/timeline?dir=./{job}&device_id={rank}&start_us=20000&end_us=30000"
+                        "&max_events=50").get_json()
+    shown = [e for e in window if e["ph"] == "X"]
+    inside = [e for e in every if e["ts"] + e["dur"] >= first + 20000 and e["ts"] <= first + 30000]
+    longest = sorted((e["dur"] for e in inside), reverse=True)[:50]
+    assert len(shown) == 50 and sorted((e["dur"] for e in shown), reverse=True) == pytest.approx(longest)
+
+
+def test_no_journal_or_lock_file_beside_the_databases(client: FlaskClient) -> None:
+    for job in JOBS:
+        for rank in RANKS:
+            assert sorted(p.name for p in output(job, rank).iterdir()) == \
+                sorted(["analysis.db", f"ascend_pytorch_profiler_{rank}.db"])
+
+
+# --- documented shapes ---------------------------------------------------------------------------
+
+
+def _draft4(node: Any) -> Any:
+    """OpenAPI 3.0 schema -> JSON Schema Draft 4 (`nullable: true` -> a null type allowed)."""
+    if isinstance(node, dict):
+        out = {k: _draft4(v) for k, v in node.items() if k != "nullable"}
+        if node.get("nullable"):
+            if "type" in out:
+                out["type"] = [out["type"], "null"]
+            else:
+                out = {"anyOf": [out, {"type": "null"}]}
+        return out
+    if isinstance(node, list):
+        return [_draft4(v) for v in node]
+    return node
+
+
+def test_answers_match_the_openapi_document(client: FlaskClient) -> None:
+    jsonschema_rs = pytest.importorskip("jsonschema_rs")
+    import yaml
+
+    from tests.conftest import REPO
+    spec = yaml.safe_load((REPO / "mindinsight_clone" / "server" / "openapi.yaml").read_text(encoding="utf-8"))
+    components = _draft4(spec["components"])
+
+    def check(path: str, method: str, answer: Any) -> None:
+        schema = spec["paths"][path][method]["responses"]["200"]["content"]["application/json"]["schema"]
+        validator = jsonschema_rs.Draft4Validator({**_draft4(schema), "components": components})
+        errors = [str(e) for e in validator.iter_errors(answer)]
+        assert not errors, (path, errors[:3])
+
+    for job in JOBS:
+        q = f"train_id=./{job}&profile=profiler"
+        check("/profile/cluster-step-trace", "get", client.get(f"{API}/profile/cluster-step-trace?{q}").get_json())
+        for rank in RANKS:
+            for view in ("step-trace-time", "memory-record") + (("communication",) if job.endswith("1") else ()):
+                check(f"/profile/{view}", "get", client.get(f"{API}/profile/{view}?{q}&device_id={rank}").get_json())
+            for op_type in ("aicore_type", "aicore_detail", "aicpu_type", "aicpu_detail"):
+                answer = search(client, job, {"op_type": op_type, "device_id": rank,
+                                              "group_condition": {"limit": 50, "offset": 0}}).get_json()
+                check("/profile/ops/search", "post", answer)
+            check("/profile/timeline-summary", "get",
+                  client.get(f"{API}/profile/timeline-summary?dir=./{job}&device_id={rank}").get_json())

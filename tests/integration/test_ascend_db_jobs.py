@@ -1,0 +1,269 @@
+"""Jobs built at test time (in tmp, from copies of ../shared/fixtures/ascend_db and ../shared/fixtures/ascend; the
+profiler never follows symlinks, so the fixtures are copied): a job mixing database and text ranks, a rank holding
+both exports, and broken databases (truncated, not SQLite, a table or a column missing, locked by a writer, a WAL
+database being written). Expected numbers are read from the files with sqlite3 / csv here.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from flask.testing import FlaskClient
+
+from tests.conftest import SHARED, require_shared
+from tests.integration.test_ascend_db import ASCEND_DB, STEP_COLUMNS, expected_steps
+from tests.integration.test_ascend_profiler import API, STEP_FIELDS, get, make_client, read_csv, search
+
+ASCEND_TEXT = SHARED / "fixtures" / "ascend"
+CLUSTER_REFERENCE = SHARED / "reference" / "ascend" / "cluster_analysis_output"
+# msprof-analyze's cluster_analysis.db tables (its TablesConfig), as the job of database exports gets them
+CLUSTER_TABLES = {
+    "ClusterStepTraceTime": "step TEXT, type TEXT, [index] TEXT, computing NUMERIC, communication_not_overlapped "
+                            "NUMERIC, overlapped NUMERIC, communication NUMERIC, free NUMERIC, stage NUMERIC, "
+                            "bubble NUMERIC, communication_not_overlapped_and_exclude_receive NUMERIC, preparing NUMERIC, "
+                            "dp_index INTEGER, pp_index INTEGER, tp_index INTEGER",
+    "CommunicationGroup": "type TEXT, rank_set TEXT, group_name TEXT, group_id TEXT, pg_name TEXT",
+    "ClusterCommAnalyzerTime": "rank_set TEXT, step TEXT, rank_id INTEGER, hccl_op_name TEXT, group_name TEXT, "
+                               "start_timestamp NUMERIC, elapsed_time NUMERIC, transit_time NUMERIC, wait_time NUMERIC, "
+                               "synchronization_time NUMERIC, idle_time NUMERIC, synchronization_time_ratio NUMERIC, "
+                               "wait_time_ratio NUMERIC",
+}
+
+
+def copy_rank(profiler: Path, source_job: Path, rank: str, *, extra_text: Path | None = None) -> Path:
+    """Copy one rank folder of a fixture job into `profiler/`; returns its ASCEND_PROFILER_OUTPUT."""
+    source = next((source_job / "profiler").glob(f"*/profiler_info_{rank}.json")).parent
+    target = profiler / source.name
+    shutil.copytree(source, target, copy_function=shutil.copyfile)
+    for path in [target, *target.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    out = target / "ASCEND_PROFILER_OUTPUT"
+    if extra_text is not None:  # the text export of another collection beside the database export
+        for path in extra_text.iterdir():
+            shutil.copyfile(path, out / path.name)
+    return out
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    require_shared(ASCEND_DB)
+    require_shared(ASCEND_TEXT)
+    root = tmp_path_factory.mktemp("ascend_db_jobs")
+    db_job, text_job = ASCEND_DB / "torch_npu_db_level1", ASCEND_TEXT / "torch_npu_level1"
+    copy_rank(root / "mixed" / "profiler", db_job, "0")
+    copy_rank(root / "mixed" / "profiler", text_job, "1")
+    text_out = next((text_job / "profiler").glob("*/profiler_info_0.json")).parent / "ASCEND_PROFILER_OUTPUT"
+    copy_rank(root / "both" / "profiler", db_job, "0", extra_text=text_out)
+    for job in ("truncated", "garbage", "no_table", "no_column", "locked", "wal"):
+        for rank in ("0", "1"):
+            copy_rank(root / job / "profiler", db_job, rank)
+    rank0 = "profiler/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT"
+    db = root / "truncated" / rank0 / "ascend_pytorch_profiler_0.db"
+    db.write_bytes(db.read_bytes()[: db.stat().st_size // 2])
+    (root / "garbage" / rank0 / "analysis.db").write_bytes(b"these are not the bytes of a database\n" * 300)
+    with sqlite3.connect(root / "no_table" / rank0 / "ascend_pytorch_profiler_0.db") as con:
+        con.execute("DROP TABLE COMPUTE_TASK_INFO")
+    with sqlite3.connect(root / "no_column" / rank0 / "ascend_pytorch_profiler_0.db") as con:
+        con.execute("ALTER TABLE TASK DROP COLUMN streamId")
+    con = sqlite3.connect(root / "wal" / rank0 / "ascend_pytorch_profiler_0.db")
+    con.execute("PRAGMA journal_mode=WAL")
+    con.close()  # the last connection checkpoints: no -wal left, the header says WAL
+    for rank in ("0", "1"):  # MindSpore's names and MindFormers' layout: rank_N/<host>_<pid>_<ts>_ascend_ms/
+        out = copy_rank(root / "mindspore" / "profiler" / f"rank_{rank}", db_job, rank)
+        (out / f"ascend_pytorch_profiler_{rank}.db").rename(out / f"ascend_mindspore_profiler_{rank}.db")
+        (out / "analysis.db").rename(out / "communication_analyzer.db")
+        out.parent.rename(out.parent.with_name(f"node0_{3000 + int(rank)}_20260101120000000_ascend_ms"))
+    if CLUSTER_REFERENCE.exists():
+        for job in ("cluster_db", "cluster_text"):
+            copy_rank(root / job / "profiler", db_job, "0")
+        shutil.copytree(CLUSTER_REFERENCE, root / "cluster_text/profiler/cluster_analysis_output",
+                        copy_function=shutil.copyfile)
+        _cluster_db(root / "cluster_db/profiler/cluster_analysis_output")
+    return root
+
+
+def _cluster_db(folder: Path) -> None:
+    """cluster_analysis.db with the reference output's step trace and groups, and two communication ops."""
+    folder.mkdir(parents=True)
+    con = sqlite3.connect(folder / "cluster_analysis.db")
+    for table, columns in CLUSTER_TABLES.items():
+        con.execute(f"CREATE TABLE {table} ({columns})")
+    for row in read_csv(CLUSTER_REFERENCE / "cluster_step_trace_time.csv"):
+        con.execute("INSERT INTO ClusterStepTraceTime VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 0, 0, 0)",
+                    [row["Step"], row["Type"], row["Index"], *(float(row[h]) for h in list(STEP_FIELDS.values())[:8])])
+    groups = json.loads((CLUSTER_REFERENCE / "communication_group.json").read_text())
+    for kind, sets in groups.items():
+        for i, ranks in enumerate(sets):
+            con.execute("INSERT INTO CommunicationGroup VALUES (?, ?, ?, ?, ?)",
+                        (kind, "(" + ", ".join(map(str, ranks)) + ")", f"{kind}-{i}", str(i), ""))
+    con.executemany("INSERT INTO ClusterCommAnalyzerTime VALUES ('(0, 1)', 'step2', ?, ?, 'p2p-0', 1.0e15, ?, ?, ?, "
+                    "?, ?, 0, 0)", [(0, "hcom_send__1", 2.0, 1.5, 0.5, 0.25, 0.0),
+                                    (1, "hcom_receive__1", 3.0, 1.0, 1.0, 0.0, 1.0)])
+    con.commit()
+    con.close()
+
+
+@pytest.fixture(scope="module")
+def client(base: Path, tmp_path_factory: pytest.TempPathFactory) -> FlaskClient:
+    return make_client(base, tmp_path_factory.mktemp("ws"))
+
+
+def error(response: object) -> tuple[int, str, str]:
+    body = response.get_json()  # type: ignore[attr-defined]
+    return response.status_code, body.get("error_code", ""), body.get("error_msg", "")  # type: ignore[attr-defined]
+
+
+def text_output(rank: str) -> Path:
+    job = ASCEND_TEXT / "torch_npu_level1"
+    return next((job / "profiler").glob(f"*/profiler_info_{rank}.json")).parent / "ASCEND_PROFILER_OUTPUT"
+
+
+# --- mixed exports -------------------------------------------------------------------------------
+
+
+def test_mixed_job_cluster_combines_db_and_text_ranks(client: FlaskClient) -> None:
+    jobs = {j["train_id"]: j["profiler_type"] for j in client.get(f"{API}/datavisual/train-jobs?offset=0&limit=100").get_json()
+            ["train_jobs"]}
+    assert jobs["./mixed"] == "ascend" and jobs["./both"] == "ascend"
+    assert get(client, "devices", "mixed").get_json()["device_list"] == ["0", "1"]
+    answer = get(client, "cluster-step-trace", "mixed").get_json()
+    assert "problems" not in answer
+    db_step = expected_steps("torch_npu_db_level1", "0")[0]
+    text_row = read_csv(text_output("1") / "step_trace_time.csv")[0]
+    rank0, rank1 = answer["ranks"]
+    assert (rank0["rank_id"], rank1["rank_id"]) == (0, 1)
+    assert {k: rank0[k] for k in STEP_COLUMNS} == pytest.approx({k: db_step[k] for k in STEP_COLUMNS})
+    assert {k: rank1[k] for k in STEP_FIELDS} == pytest.approx({k: float(text_row[h]) for k, h in STEP_FIELDS.items()})
+    sources = [search(client, "mixed", {"op_type": "aicore_type", "device_id": r}).get_json()["source"]
+               for r in ("0", "1")]
+    assert sources == ["ascend_pytorch_profiler_0.db", "op_statistic.csv"]
+    for rank in ("0", "1"):
+        for view in ("communication", "memory-record", "step-trace-time"):
+            assert get(client, view, "mixed", rank).status_code == 200, (view, rank)
+        summary = client.get(f"{API}/profile/timeline-summary?dir=./mixed&device_id={rank}").get_json()
+        assert summary["num_of_events"] > 1000
+
+
+def test_a_rank_with_both_exports_is_read_from_the_database(client: FlaskClient) -> None:
+    steps = get(client, "step-trace-time", "both", "0").get_json()["steps"]
+    assert steps == [pytest.approx(expected_steps("torch_npu_db_level1", "0")[0])]
+    csv_value = float(read_csv(text_output("0") / "step_trace_time.csv")[0]["Computing"])
+    assert steps[0]["computing_us"] != pytest.approx(csv_value)  # two collections: the numbers differ
+    answer = search(client, "both", {"op_type": "aicore_type", "device_id": "0"}).get_json()
+    assert answer["source"] == "ascend_pytorch_profiler_0.db"
+
+
+def test_mindspore_names_and_layout(client: FlaskClient) -> None:
+    assert get(client, "devices", "mindspore").get_json()["device_list"] == ["0", "1"]
+    steps = get(client, "step-trace-time", "mindspore", "1").get_json()["steps"]
+    assert steps == [pytest.approx(expected_steps("torch_npu_db_level1", "1")[0])]
+    answer = get(client, "communication", "mindspore", "0").get_json()
+    assert len(answer["ops"]) == 4 and "problems" not in answer
+    assert search(client, "mindspore", {"op_type": "aicore_type", "device_id": "1"}).get_json()["source"] == \
+        "ascend_mindspore_profiler_1.db"
+
+
+# --- broken databases ----------------------------------------------------------------------------
+
+
+def test_truncated_database_is_named_and_the_rest_answers(client: FlaskClient) -> None:
+    status, code, message = error(search(client, "truncated", {"op_type": "aicore_detail", "device_id": "0"}))
+    assert (status, code) == (400, "50546087")
+    assert "ascend_pytorch_profiler_0.db of rank 0" in message and "truncated" in message
+    assert error(get(client, "memory-record", "truncated", "0"))[:2] == (400, "50546087")
+    assert client.get(f"{API}/profile/timeline-summary?dir=./truncated&device_id=0").status_code == 400
+    assert get(client, "step-trace-time", "truncated", "0").status_code == 200  # analysis.db is whole
+    assert search(client, "truncated", {"op_type": "aicore_detail", "device_id": "1"}).status_code == 200
+    assert len(get(client, "cluster-step-trace", "truncated").get_json()["ranks"]) == 2
+
+
+def test_non_sqlite_analysis_db_leaves_the_rank_out_of_the_cluster(client: FlaskClient) -> None:
+    status, code, message = error(get(client, "step-trace-time", "garbage", "0"))
+    assert (status, code) == (400, "50546087")
+    assert "analysis.db of rank 0" in message and "not a SQLite database" in message
+    answer = get(client, "cluster-step-trace", "garbage").get_json()
+    assert [r["rank_id"] for r in answer["ranks"]] == [1]
+    assert answer["problems"][0]["rank_id"] == 0 and "not a SQLite database" in answer["problems"][0]["message"]
+    assert search(client, "garbage", {"op_type": "aicore_type", "device_id": "0"}).status_code == 200
+
+
+def test_missing_table_and_missing_column(client: FlaskClient) -> None:
+    status, code, message = error(search(client, "no_table", {"op_type": "aicore_type", "device_id": "0"}))
+    assert (status, code) == (400, "50546084")
+    assert "COMPUTE_TASK_INFO in ascend_pytorch_profiler_0.db of rank 0" in message
+    assert get(client, "memory-record", "no_table", "0").status_code == 200
+    status, code, message = error(search(client, "no_column", {"op_type": "aicore_detail", "device_id": "0"}))
+    assert (status, code) == (400, "50546087")
+    assert "ascend_pytorch_profiler_0.db of rank 0" in message and "streamId of table TASK" in message
+    assert get(client, "communication", "no_column", "0").status_code == 200
+
+
+@pytest.fixture
+def writer(base: Path) -> Iterator[sqlite3.Connection]:
+    """A writer holding the exclusive lock of rank 0's database in the `locked` job (as a profiler writing it)."""
+    con = sqlite3.connect(base / "locked/profiler/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db",
+                          isolation_level=None)
+    con.execute("BEGIN EXCLUSIVE")
+    con.execute("DELETE FROM ACC_PMU")
+    yield con
+    con.execute("ROLLBACK")
+    con.close()
+
+
+def test_locked_database_answers_locked_then_reads_once_free(client: FlaskClient, base: Path,
+                                                             writer: sqlite3.Connection) -> None:
+    status, code, message = error(search(client, "locked", {"op_type": "aicore_type", "device_id": "0"}))
+    assert (status, code) == (400, "50546087")
+    assert "ascend_pytorch_profiler_0.db of rank 0" in message and "locked" in message
+    assert search(client, "locked", {"op_type": "aicore_type", "device_id": "1"}).status_code == 200
+    writer.execute("ROLLBACK")
+    writer.execute("BEGIN")  # the fixture's ROLLBACK needs an open transaction
+    answer = search(client, "locked", {"op_type": "aicore_type", "device_id": "0"})
+    assert answer.status_code == 200 and answer.get_json()["size"] > 10  # the error was not cached
+
+
+def test_wal_database_is_read_without_creating_files_and_refused_while_written(client: FlaskClient,
+                                                                               base: Path) -> None:
+    out = base / "wal/profiler/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT"
+    db = out / "ascend_pytorch_profiler_0.db"
+    assert db.read_bytes()[18:20] == b"\x02\x02"  # WAL in the header
+    writer = sqlite3.connect(db, isolation_level=None)
+    writer.execute("BEGIN")
+    writer.execute("DELETE FROM ACC_PMU")  # a write in progress: the -wal file exists
+    try:
+        assert (out / f"{db.name}-wal").exists()
+        status, code, message = error(get(client, "memory-record", "wal", "0"))
+        assert (status, code) == (400, "50546087") and "being written" in message
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    before = sorted(p.name for p in out.iterdir())
+    assert before == ["analysis.db", "ascend_pytorch_profiler_0.db"]
+    answer = get(client, "memory-record", "wal", "0")
+    assert answer.status_code == 200 and answer.get_json()["peak_reserved_mb"] > 0
+    assert sorted(p.name for p in out.iterdir()) == before  # no -shm / -wal made by the reader
+
+
+def test_cluster_analysis_db_answers_as_the_text_output(client: FlaskClient) -> None:
+    require_shared(CLUSTER_REFERENCE)
+    from_db = get(client, "cluster-analysis", "cluster_db").get_json()
+    from_text = get(client, "cluster-analysis", "cluster_text").get_json()
+    assert from_db["available"]
+    assert [p["message"] for p in from_db["problems"]] == [  # the only table the test database lacks
+        "The file <ClusterCommAnalyzerMatrix in cluster_analysis.db> not found."]
+    assert from_db["step_trace"] == from_text["step_trace"]
+    rows = read_csv(CLUSTER_REFERENCE / "cluster_step_trace_time.csv")
+    assert [(r["step"], r["type"], r["index"]) for r in from_db["step_trace"]] == \
+        [(int(r["Step"]), r["Type"], int(r["Index"]) if r["Index"].isdigit() else r["Index"]) for r in rows]
+    assert from_db["communication_group"] == json.loads((CLUSTER_REFERENCE / "communication_group.json").read_text())
+    send, receive = from_db["communication"]
+    assert (send["name"], send["rank_id"], send["step"], send["type"], send["group"]) == \
+        ("hcom_send__1", 0, 2, "p2p", "p2p-0")
+    assert (send["elapse_time_ms"], send["wait_time_ratio"]) == (2.0, round(0.5 / (0.5 + 1.5), 4))
+    assert receive["synchronization_time_ratio"] == 0.0 and receive["idle_time_ms"] == 1.0
+    assert from_db["matrix"] == []
