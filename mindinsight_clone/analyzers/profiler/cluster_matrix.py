@@ -25,7 +25,7 @@ def cluster_matrix(pdir: ProfilerDir, group: str | None = None, op: str | None =
     read: list[int] = []
     for device_id in pdir.device_ids:
         device = pdir.devices[device_id]
-        if device.output is None or device.output_file(communication.MATRIX) is None:
+        if device.output is None or not communication.has_matrix(device):
             continue
         try:
             rows, _ = communication.matrix_for(device, cache)

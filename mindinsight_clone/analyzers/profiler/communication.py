@@ -145,6 +145,11 @@ def ops_for(device: DeviceFiles, cache: ParsedFileCache | None = None
     return cached(cache, "communication", path, lambda p: parse_ops(p, rank))
 
 
+def has_matrix(device: DeviceFiles) -> bool:
+    """Whether the rank wrote src→dst links: communication_matrix.json, or the analysis database."""
+    return device.analysis_db is not None if device.export == "db" else device.output_file(MATRIX) is not None
+
+
 def matrix_for(device: DeviceFiles, cache: ParsedFileCache | None = None) -> tuple[list[dict[str, Any]], list[str]]:
     """The parsed communication_matrix.json of a rank: (cells, skipped links), cached; ProfilerFileNotFoundError
     when the rank has none, ProfilerRawFileError when it cannot be read."""
