@@ -21,6 +21,7 @@ from mindinsight_clone.analyzers.profiler import (
     legacy_minddata,
     legacy_propose,
     legacy_step_trace,
+    legacy_timeline,
     locate,
     memory,
     memory_record,
@@ -208,6 +209,8 @@ def timeline_summary() -> Response:
     pdir = _style_b()
     device_id = _device_id()
     device_type = _device_type()
+    if _legacy(pdir):
+        return jsonify(legacy_timeline.timeline_summary(pdir, device_id, device_type, _cache()))
     return jsonify(timeline.timeline_summary(pdir.device(device_id), pdir.layout, device_type, _cache()))
 
 
@@ -219,6 +222,9 @@ def timeline_detail() -> Response:
     window = timeline.Window(start_us=_float_arg("start_us"), end_us=_float_arg("end_us"),
                              min_dur_us=_float_arg("min_dur_us"),
                              max_events=_int_arg("max_events", 1, timeline.MAX_EVENTS_LIMIT))
+    if _legacy(pdir):
+        scope_name_num = to_int("scope_name_num", request.args.get("scope_name_num", "0")) or 0
+        return jsonify(legacy_timeline.timeline(pdir, device_id, device_type, scope_name_num, window, _cache()))
     return jsonify(timeline.timeline(pdir.device(device_id), pdir.layout, device_type, window, _cache()))
 
 
