@@ -28,6 +28,10 @@ def op_type_error(detail: str) -> ProfilerSearchConditionError:
     return _err(OP_TYPE, "op_type", detail)
 
 
+def sort_error(detail: str) -> ProfilerSearchConditionError:
+    return _err(SORT, "sort_condition", detail)
+
+
 def pipeline_op_error(op_id: int) -> ProfilerSearchConditionError:
     return ProfilerSearchConditionError(PIPELINE_OP, f"The minddata pipeline operator {op_id} does not exist.")
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mindinsight_clone.analyzers.profiler import tables
+from mindinsight_clone.analyzers.profiler import conditions, tables
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import ProfilerDir
 from mindinsight_clone.analyzers.profiler.legacy_files import dir_file, read_csv, read_lines
@@ -49,7 +49,6 @@ SORT_SCOPE: dict[str, tuple[str, ...]] = {
                      "execution_frequency", "run_start", "run_end"),
 }
 COLUMN_NOT_EXIST = 0x180
-COLUMN_NOT_SORTABLE = 0x187
 PERCENT_SUM_LIMIT = 2.0  # a `percent` column summing above this already holds percents (MindSpore 1.x files)
 
 
@@ -211,13 +210,14 @@ def load(pdir: ProfilerDir, op_type: str, device_id: str, cache: ParsedFileCache
 
 
 def _check_sort(op_type: str, condition: dict[str, Any]) -> None:
-    """MindInsight's analyser checks, after validation let the name through (codes 50546180 / 50546187)."""
+    """MindInsight's checks of `sort_condition.name`: its validation list (50546185; search.py accepts the other
+    layout's columns too, which the old layout's tables do not have), then the table's columns (50546180)."""
     sort = condition.get("sort_condition")
     name = sort.get("name") if isinstance(sort, dict) else None
     if not name:
         return
-    if name == "op_info" and op_type == "aicore_detail":
-        raise ProfilerSearchConditionError(COLUMN_NOT_SORTABLE, f"The column {name} does not support to sort.")
+    if name not in SORT_SCOPE[op_type]:
+        raise conditions.sort_error(f"The sorted_name must be in {list(SORT_SCOPE[op_type])}")
     if name not in COLUMNS[op_type]:
         raise ProfilerSearchConditionError(COLUMN_NOT_EXIST, f"The column {name} does not exist.")
 
