@@ -220,7 +220,7 @@ def test_cluster_links_filter_sort_page(old_layout_client: FlaskClient) -> None:
     links = []
     for rank in range(4):
         with (prof / f"hccl_raw_{rank}.csv").open(newline="") as handle:
-            average = [r for r in csv.reader(handle) if r[0] == "-"][0]
+            average = next(r for r in csv.reader(handle) if r[0] == "-")
         for src_dst, by_type in json.loads(average[3]).items():
             links += [[src_dst, kind, *values] for kind, values in by_type.items()]
     url = f"{API}/profile/search-cluster-link?train_id=./cluster4"
