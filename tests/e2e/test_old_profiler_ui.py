@@ -101,7 +101,7 @@ def test_cluster_page(old_ui_server: str, page: Any, screenshot: Callable[..., P
     ranks = sorted(int(p.name.split("_")[3]) for p in prof.glob("step_trace_raw_*_detail_time.csv"))
     links = 0
     for rank in ranks:
-        average = [r for r in _rows(prof / f"hccl_raw_{rank}.csv") if r["step_num"] == "-"][0]
+        average = next(r for r in _rows(prof / f"hccl_raw_{rank}.csv") if r["step_num"] == "-")
         links += sum(len(v) for v in json.loads(average["link_info"]).values())
     _open(page, old_ui_server, "train_id=./cluster4&tab=cluster")
     _rendered(page, "legacy-cluster-chart")
