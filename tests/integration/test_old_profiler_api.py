@@ -368,3 +368,38 @@ def test_missing_cluster_file(damaged: tuple[FlaskClient, Path]) -> None:
     answer = client.get(f"{API}/profile/summary/cluster-propose?train_id=./cluster4").get_json()
     assert "step_interval" not in answer and "cluster_link" in answer
     assert client.get(f"{API}/profile/cluster-flops?train_id=./cluster4").status_code == 200
+
+
+# --- the demo data's profile of this layout (scripts/make_demo_data; no ../shared needed) ------------------------
+
+
+def test_demo_profile_answers_every_view(tmp_path: Path) -> None:
+    from mindinsight_clone.summary.legacy_profile import write_legacy_job
+
+    prof = write_legacy_job(tmp_path / "base" / "demo", ranks=2, steps=4, seed=3)
+    client = _app(tmp_path / "base", tmp_path)
+    job = "train_id=./demo&profile=profiler"
+    assert client.get(f"{API}/profile/devices?{job}").get_json()["device_list"] == ["0", "1"]
+    jobs = client.get(f"{API}/datavisual/train-jobs").get_json()["train_jobs"]
+    assert [(j["train_id"], j["profiler_type"]) for j in jobs] == [("./demo", "ascend")]
+    for device in ("0", "1"):
+        types = _search(client, "demo", {"op_type": "aicore_type", "device_id": device}).get_json()
+        rows = _rows(prof / f"aicore_intermediate_{device}_type.csv")
+        assert sorted(r[3] for r in types["object"]) == sorted(  # MindSpore 2.x fractions, made percents
+            round(float(r[3]) * 100, 3) if float(r[3]) * 100 >= 1 else round(float(r[3]) * 100, 6) for r in rows)
+        for op_type in ("aicore_detail", "aicpu_type", "aicpu_detail"):
+            answer = _search(client, "demo", {"op_type": op_type, "device_id": device}).get_json()
+            assert answer["size"] > 0 and "problems" not in answer
+        graph = client.get(f"{API}/profile/training-trace/graph?dir=./demo&device_id={device}").get_json()
+        average = _rows(prof / f"step_trace_raw_{device}_detail_time.csv")[-1]
+        assert graph["summary"]["total_time"] == _ms(average[3]) and len(graph["training_trace_graph"]) == 3
+        for url in (f"timeline?dir=./demo&device_id={device}", f"process_summary?{job}&device_id={device}",
+                    f"flops-scope?train_id=./demo&device_id={device}"):
+            response = client.get(f"{API}/profile/{url}")
+            assert response.status_code == 200 and response.get_json(), url
+        response = client.post(f"{API}/profile/minddata-cpu-utilization-summary?{job}",
+                               data=json.dumps({"device_id": device}))
+        assert response.status_code == 200 and response.get_json()["step_total_num"] == 4
+    cluster = client.post(f"{API}/profile/cluster-step-trace-summary?train_id=./demo", data="{}").get_json()
+    assert cluster["parallel-mode"] == "data-parallel" and cluster["size"] == 2
+    assert client.get(f"{API}/profile/summary/cluster-propose?train_id=./demo").status_code == 200

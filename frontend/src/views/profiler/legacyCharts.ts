@@ -120,7 +120,7 @@ export function rankBarsOption(ranks: string[], values: number[], label: (i: num
     backgroundColor: 'transparent',
     textStyle: { color: p.text },
     tooltip: { ...tooltipBase(p), trigger: 'axis', axisPointer: { type: 'shadow' }, valueFormatter: (v: unknown) => `${v} ${unit}` },
-    grid: { left: 12, right: 90, top: 8, bottom: 8, containLabel: true },
+    grid: { left: 12, right: 140, top: 8, bottom: 8, containLabel: true },
     xAxis: { ...valueAxis(p, unit), axisLabel: { color: p.subtext, hideOverlap: true } },
     yAxis: { type: 'category', data: ranks, inverse: true, axisLabel: { color: p.text } },
     series: [{
