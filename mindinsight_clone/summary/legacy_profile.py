@@ -218,14 +218,15 @@ def _flops(prof: Path, rank: int, kernels: list[dict[str, Any]]) -> None:
 
 
 def _hccl(prof: Path, rank: int, ranks: int, reduce: list[int], rng: random.Random) -> None:
-    rows = []
+    rows: list[list[Any]] = []
+    costs = [duration / PER_MS for duration in reduce]
     for step, duration in enumerate(reduce, 1):
         cost = duration / PER_MS
         links = {f"{rank}-{dst}": {"SDMA": [round(cost / ranks, 6), 2048.0, round(2048.0 / (cost / ranks) * 1000, 3)]}
                  for dst in range(ranks)}
         ops = {"stream_7_0_AllReduce-op95": [str(step), round(cost, 6), round(cost * rng.uniform(0.1, 0.4), 6), links]}
         rows.append([step, round(cost, 6), round(cost * 0.3, 6), json.dumps(links), json.dumps(ops)])
-    mean = sum(r[1] for r in rows) / len(rows)
+    mean = sum(costs) / len(costs)
     links = {f"{rank}-{dst}": {"SDMA": [round(mean / ranks, 6), 2048.0, round(2048.0 / (mean / ranks) * 1000, 3)]}
              for dst in range(ranks)}
     rows.append(["-", round(mean, 6), round(mean * 0.3, 6), json.dumps(links), json.dumps({})])
