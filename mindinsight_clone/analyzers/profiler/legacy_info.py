@@ -26,7 +26,7 @@ MSPROF_WALK_DEPTH = 3  # PROF_*/device_<n>/info.json.<n> is two levels down
 
 
 def devices(pdir: ProfilerDir) -> dict[str, Any]:
-    modes = [str(d.info.get("context_mode", "")) for d in pdir.devices.values() if d.info]
+    modes = [str(pdir.devices[i].info.get("context_mode", "")) for i in pdir.device_ids if pdir.devices[i].info]
     return {"device_list": pdir.device_ids, "profiler_mode": modes[0] if modes else ""}
 
 
