@@ -403,3 +403,14 @@ def test_demo_profile_answers_every_view(tmp_path: Path) -> None:
     cluster = client.post(f"{API}/profile/cluster-step-trace-summary?train_id=./demo", data="{}").get_json()
     assert cluster["parallel-mode"] == "data-parallel" and cluster["size"] == 2
     assert client.get(f"{API}/profile/summary/cluster-propose?train_id=./demo").status_code == 200
+
+
+def test_malformed_cluster_names(damaged: tuple[FlaskClient, Path]) -> None:
+    """A cluster analyse file naming 0 stages is not a parallel context (no division by zero, no 500)."""
+    client, base = damaged
+    prof = base / "cluster4" / "profiler"
+    for path in prof.glob("ascend_cluster_analyse_*.csv"):
+        path.rename(path.with_name(path.name.replace("_2_4_", "_0_4_")))
+    answer = client.post(f"{API}/profile/cluster-step-trace-summary?train_id=./cluster4", data="{}").get_json()
+    assert answer["parallel-mode"] == "data-parallel" and answer["size"] == 4
+    assert client.get(f"{API}/profile/summary/cluster-propose?train_id=./cluster4").status_code == 200

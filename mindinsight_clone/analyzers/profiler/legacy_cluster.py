@@ -69,9 +69,13 @@ def parallel_context(pdir: ProfilerDir) -> ParallelContext:
         if name.startswith(("ascend_cluster_analyse", "gpu_cluster_analyse")):
             parts = name.split("_")
             try:
-                found = ParallelContext(parts[0], parts[3], int(parts[4]), int(parts[5]))
+                ctx = ParallelContext(parts[0], parts[3], int(parts[4]), int(parts[5]))
             except (IndexError, ValueError):
+                ctx = None
+            if ctx is None or ctx.stage_num < 1 or ctx.rank_size < 1:
                 log.warning("cluster: cannot read the parallel context from %s", name)
+                continue
+            found = ctx
     return found
 
 
@@ -156,7 +160,7 @@ def cluster_step_trace(pdir: ProfilerDir, condition: dict[str, Any],
             info.append({"step_trace_info": step_trace_info(pdir, rank, step, cache), "rank_id": rank,
                          "profiler_dir": "profiler"})
             continue
-        rank_stage = int(rank / int(ctx.rank_size / ctx.stage_num)) + 1 if ctx.stage_num else 1
+        rank_stage = int(rank / max(1, int(ctx.rank_size / ctx.stage_num))) + 1
         if stage not in (0, rank_stage):
             continue
         info.append({"step_bottleneck_info": bottleneck_info(pdir, ctx, rank, step, cache), "rank_id": rank,

@@ -238,7 +238,7 @@ def _within_stage(steps: list[tuple[int, list[float]]], ctx: legacy_cluster.Para
     alone: dict[int, float] = {}
     busy: dict[int, float] = {}
     for rank, data in steps:
-        stage = int(rank // (ctx.rank_size / ctx.stage_num) + 1)
+        stage = int(rank // (ctx.rank_size / ctx.stage_num) + 1)  # both >= 1 (parallel_context)
         alone[stage] = alone.get(stage, 0) + data[5]
         busy[stage] = busy.get(stage, 0) + data[1] + data[2]
     best: tuple[int, float] | None = None
