@@ -88,15 +88,15 @@ def read_csv(path: Location, cache: ParsedFileCache | None, keep_short: bool = F
     return cached(cache, kind, path, lambda p: _read_csv(p, keep_short))
 
 
-def _read_json(path: Location) -> Any:
+def _read_json(path: Location, limit: int = MAX_JSON_BYTES) -> Any:
     try:
         with storage.open_binary(path, HEADER_BLOCK_BYTES) as handle:
             size = storage.file_size(handle)
-            if size > MAX_JSON_BYTES:
+            if size > limit:
                 log.warning("%s: %d bytes, over the %d-byte limit for a JSON file read whole; not read",
-                            storage.describe(path), size, MAX_JSON_BYTES)
+                            storage.describe(path), size, limit)
                 raise ProfilerRawFileError(f"<{label(path)}> is too large ({size} bytes; the limit for a JSON "
-                                           f"file is {MAX_JSON_BYTES} bytes).")
+                                           f"file is {limit} bytes).")
             data = handle.read()
     except OSError as err:
         raise ProfilerRawFileError(f"<{label(path)}> cannot be read: {reason(err)}") from None
@@ -107,27 +107,28 @@ def _read_json(path: Location) -> Any:
         raise ProfilerRawFileError(f"<{label(path)}> is not valid JSON (truncated file?).") from None
 
 
-def read_json(path: Location, cache: ParsedFileCache | None) -> Any:
-    """A JSON file parsed whole (cached per file version); `ProfilerRawFileError` when unusable."""
-    return cached(cache, "legacy_json", path, _read_json)
+def read_json(path: Location, cache: ParsedFileCache | None, limit: int = MAX_JSON_BYTES) -> Any:
+    """A JSON file parsed whole (cached per file version); `ProfilerRawFileError` when unusable or over `limit`."""
+    return cached(cache, f"legacy_json:{limit}", path, lambda p: _read_json(p, limit))
 
 
-def _read_lines(path: Location) -> tuple[str, ...]:
+def _read_lines(path: Location, limit: int = MAX_TEXT_BYTES) -> tuple[str, ...]:
     try:
         with storage.open_binary(path, HEADER_BLOCK_BYTES) as handle:
             size = storage.file_size(handle)
-            if size > MAX_TEXT_BYTES:
-                raise ProfilerRawFileError(f"<{label(path)}> is too large ({size} bytes; the limit is "
-                                           f"{MAX_TEXT_BYTES} bytes).")
+            if size > limit:
+                log.warning("%s: %d bytes, over the %d-byte limit for a text file read whole; not read",
+                            storage.describe(path), size, limit)
+                raise ProfilerRawFileError(f"<{label(path)}> is too large ({size} bytes; the limit is {limit} bytes).")
             text = io.TextIOWrapper(handle, encoding="utf-8", errors="replace").read()
     except OSError as err:
         raise ProfilerRawFileError(f"<{label(path)}> cannot be read: {reason(err)}") from None
     return tuple(text.splitlines())
 
 
-def read_lines(path: Location, cache: ParsedFileCache | None) -> tuple[str, ...]:
-    """A small text file as its lines (cached per file version)."""
-    return cached(cache, "legacy_lines", path, _read_lines)
+def read_lines(path: Location, cache: ParsedFileCache | None, limit: int = MAX_TEXT_BYTES) -> tuple[str, ...]:
+    """A small text file as its lines (cached per file version); `ProfilerRawFileError` over `limit`."""
+    return cached(cache, f"legacy_lines:{limit}", path, lambda p: _read_lines(p, limit))
 
 
 def device_file(device: DeviceFiles | None, template: str) -> Location | None:
