@@ -66,7 +66,8 @@ def test_operator_page(old_ui_server: str, page: Any, screenshot: Callable[..., 
     page.locator('[data-testid="legacy-type-row"]', has_text="Conv2D").first.click()
     page.wait_for_selector('[data-testid="legacy-type-filter"]')
     conv = [r for r in detail if framework[r["full_kernel_name"]]["kernel_type"] == "Conv2D"]
-    page.wait_for_function(f"document.querySelector('[data-testid=\"legacy-op-table\"]')?.dataset.size === '{len(conv)}'")
+    page.wait_for_function("n => document.querySelector('[data-testid=legacy-op-table]')?.dataset.size === n",
+                           arg=str(len(conv)))
     screenshot(page, "old-profiler-ops")
     # AI CPU: no file for this device, said plainly
     page.locator('[data-testid="legacy-core"] button', has_text="AI CPU").click()
@@ -91,8 +92,8 @@ def test_step_trace(old_ui_server: str, page: Any, screenshot: Callable[..., Pat
     page.fill('[data-testid="legacy-step-input"]', "3")
     page.locator('[data-testid="legacy-step-input"]').dispatch_event("change")
     expected = f"{round(int(rows[2]['tail']) / 1e5, 4)} ms"
-    page.wait_for_function(
-        f"document.querySelector('[data-testid=\"legacy-step-phase-tail\"] b')?.textContent === '{expected}'")
+    page.wait_for_function("v => document.querySelector('[data-testid=legacy-step-phase-tail] b')?.textContent === v",
+                           arg=expected)
     screenshot(page, "old-profiler-steps")
 
 
@@ -117,7 +118,7 @@ def test_cluster_page(old_ui_server: str, page: Any, screenshot: Callable[..., P
     _rendered(page, "legacy-cluster-flops-chart")
     # one stage only
     page.select_option('[data-testid="legacy-cluster-stage"]', "2")
-    page.wait_for_function("document.querySelectorAll('[data-testid=\"legacy-rank-row\"]').length === 2")
+    page.wait_for_function("() => document.querySelectorAll('[data-testid=legacy-rank-row]').length === 2")
     screenshot(page, "old-profiler-cluster")
     # a rank's own pages
     page.locator('[data-testid="legacy-open-rank"]').first.click()
