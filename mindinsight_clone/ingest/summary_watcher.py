@@ -280,6 +280,18 @@ def _file_kind(name: str) -> str | None:
     return None
 
 
+# Files that say which device a profiler dir of MindInsight's layout (files directly in the dir) profiled, checked
+# in this order: MindInsight's own markers first, then the files of the MindSpore <= 2.2 Ascend/GPU layout that a
+# dir may hold without them (a cluster dir of step traces, HCCL and cluster analyses; MindSpore 1.0 names).
+PROFILER_KIND_MARKERS: dict[str, tuple[str, ...]] = {
+    "ascend": ("ascend_timeline_display", "output_op_compute_time", "aicore_intermediate", "aicpu_intermediate",
+               "framework_raw", "ascend_cluster_analyse", "hccl_raw", "minddata_aicpu", "timeline_display"),
+    "gpu": ("gpu_op_detail_info", "gpu_activity_data", "gpu_op_type_info", "gpu_timeline_display",
+            "gpu_cluster_analyse", "minddata_getnext_profiling"),
+    "cpu": ("cpu_op_detail_info", "cpu_op_type_info"),
+}
+
+
 def is_profiler_dir_name(name: str) -> bool:
     """A sub-dir that may hold profiler output: `profiler*` (MindSpore, MindInsight's rule) or `profile`
     (MindFormers' `output/profile/rank_N/`)."""

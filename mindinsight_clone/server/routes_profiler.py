@@ -20,6 +20,13 @@ from mindinsight_clone.analyzers.profiler import (
     communication,
     compare,
     info,
+    legacy_cluster,
+    legacy_flops,
+    legacy_info,
+    legacy_minddata,
+    legacy_propose,
+    legacy_step_trace,
+    legacy_timeline,
     locate,
     memory,
     memory_record,
@@ -124,9 +131,15 @@ def _ordered_json(obj: Any) -> Response:
 # --- style A -------------------------------------------------------------------------------
 
 
+def _legacy(pdir: ProfilerDir) -> bool:
+    """MindInsight's own layout (files directly in the profiler dir): the `legacy_*` views answer."""
+    return pdir.layout == "legacy"
+
+
 @bp.route("/profile/devices", methods=["GET"])
 def devices() -> Response:
-    return jsonify(info.devices(_style_a()))
+    pdir = _style_a()
+    return jsonify(legacy_info.devices(pdir) if _legacy(pdir) else info.devices(pdir))
 
 
 @bp.route("/profile/profile_info", methods=["GET"])
@@ -138,8 +151,11 @@ def profile_info() -> Response:
 def summary_propose() -> Response:
     if not arg("profile") or not arg("train_id"):
         raise ParamValueError("No profiler_dir or train_id.")
-    search.check_device_int(request.args.get("device_id", "0"))
-    return _ordered_json(info.propose(_style_a()))
+    device_id = search.check_device_int(request.args.get("device_id", "0"))
+    pdir = _style_a()
+    if _legacy(pdir):
+        return _ordered_json(legacy_propose.propose(pdir, device_id, _cache()))
+    return _ordered_json(info.propose(pdir))
 
 
 @bp.route("/profile/ops/search", methods=["POST"])
@@ -173,9 +189,17 @@ def minddata_queue() -> Response:
 @bp.route("/profile/minddata_op", methods=["GET"])
 @bp.route("/profile/process_summary", methods=["GET"])
 def minddata_queues() -> Response:
-    _style_a()
-    _device_id()
-    return jsonify({})
+    pdir = _style_a()
+    device_id = search.check_device_int(request.args.get("device_id", ""))
+    if not _legacy(pdir):
+        return jsonify({})
+    kind = request.args.get("type", "")
+    view = request.path.rsplit("/", 1)[-1]
+    if view == "queue_info":
+        return jsonify(legacy_minddata.queue_info(pdir, device_id, kind, _cache()))
+    if view == "minddata_op":
+        return jsonify(legacy_minddata.minddata_op(pdir, device_id, kind, _cache()))
+    return jsonify(legacy_minddata.process_summary(pdir, device_id, _cache()))
 
 
 @bp.route("/profile/minddata-cpu-utilization-summary", methods=["POST"])
@@ -184,6 +208,9 @@ def minddata_cpu_utilization() -> Response:
     body = json_body(default={})
     device_id = str(body.get("device_id", "0")) if isinstance(body, dict) else "0"
     search.check_device_int(device_id)
+    if _legacy(pdir):
+        condition = body if isinstance(body, dict) else {}
+        return jsonify(legacy_minddata.cpu_utilization(pdir, device_id, condition, _cache()))
     return jsonify(minddata.cpu_utilization(pdir.device(device_id)))
 
 
@@ -195,6 +222,8 @@ def timeline_summary() -> Response:
     pdir = _style_b()
     device_id = _device_id()
     device_type = _device_type()
+    if _legacy(pdir):
+        return jsonify(legacy_timeline.timeline_summary(pdir, device_id, device_type, _cache()))
     return jsonify(timeline.timeline_summary(pdir.device(device_id), pdir.layout, device_type, _cache()))
 
 
@@ -206,26 +235,38 @@ def timeline_detail() -> Response:
     window = timeline.Window(start_us=_float_arg("start_us"), end_us=_float_arg("end_us"),
                              min_dur_us=_float_arg("min_dur_us"),
                              max_events=_int_arg("max_events", 1, timeline.MAX_EVENTS_LIMIT))
+    if _legacy(pdir):
+        scope_name_num = to_int("scope_name_num", request.args.get("scope_name_num", "0")) or 0
+        return jsonify(legacy_timeline.timeline(pdir, device_id, device_type, scope_name_num, window, _cache()))
     return jsonify(timeline.timeline(pdir.device(device_id), pdir.layout, device_type, window, _cache()))
 
 
 @bp.route("/profile/training-trace/graph", methods=["GET"])
 def training_trace_graph() -> Response:
     pdir = _style_b()
-    to_int("graph_type", request.args.get("type", "0"))
-    return jsonify(info.training_trace_graph(pdir, _device_id()))
+    step = to_int("graph_type", request.args.get("type", "0")) or 0
+    device_id = _device_id()
+    if _legacy(pdir):
+        return jsonify(legacy_step_trace.training_trace_graph(pdir, device_id, step, _cache()))
+    return jsonify(info.training_trace_graph(pdir, device_id))
 
 
 @bp.route("/profile/training-trace/target-time-info", methods=["GET"])
 def target_time_info() -> Response:
     pdir = _style_b()
     proc = info.check_proc(arg("type"))
-    return jsonify(info.target_time_info(pdir, _device_id(), proc))
+    device_id = _device_id()
+    if _legacy(pdir):
+        return jsonify(legacy_step_trace.target_time_info(pdir, device_id, proc, _cache()))
+    return jsonify(info.target_time_info(pdir, device_id, proc))
 
 
 @bp.route("/profile/msprof_timeline_option", methods=["GET"])
 def msprof_timeline_option() -> Response:
-    return _ordered_json(info.msprof_timeline_option(_style_b()))
+    pdir = _style_b()
+    if _legacy(pdir):
+        return _ordered_json(legacy_info.msprof_timeline_option(pdir, _cache()))
+    return _ordered_json(info.msprof_timeline_option(pdir))
 
 
 @bp.route("/profile/msprof_timeline", methods=["GET"])
@@ -271,7 +312,7 @@ def dynamic_shape_detail() -> Response:
     if device_type not in ("ascend", "gpu"):
         raise ParamValueError("Invalid device_type.")
     if device_type == "ascend":
-        return jsonify({})
+        return jsonify(legacy_info.dynamic_shape(pdir, device_id, _cache()) if _legacy(pdir) else {})
     op_type, device_id, condition = search.validate_ops_condition(body)
     device = pdir.device(device_id)
     graph_info = {"is_heterogeneous": True} if device and device.file("cpu_op_type_info_{}.csv") else {}
@@ -284,50 +325,70 @@ def dynamic_shape_detail() -> Response:
 
 @bp.route("/profile/summary/cluster-propose", methods=["GET"])
 def cluster_propose() -> Response:
-    _style_b("train_id")
-    return _ordered_json({})
+    pdir = _style_b("train_id")
+    return _ordered_json(legacy_propose.cluster_propose(pdir, _cache()) if _legacy(pdir) else {})
 
 
 @bp.route("/profile/flops-summary", methods=["GET"])
 @bp.route("/profile/flops-scope", methods=["GET"])
 def flops() -> Response:
-    _style_b("train_id")
-    _device_id()
-    return jsonify({})
+    pdir = _style_b("train_id")
+    device_id = _device_id()
+    if not _legacy(pdir):
+        return jsonify({})
+    if request.path.endswith("flops-scope"):
+        return jsonify(legacy_flops.flops_scope(pdir, device_id, _cache()))
+    return jsonify(legacy_flops.flops_summary(pdir, device_id, _cache()))
 
 
 @bp.route("/profile/cluster-step-trace-summary", methods=["POST"])
 def cluster_step_trace() -> Response:
     pdir = _style_b("train_id")
     body = json_body(default={})
-    if isinstance(body, dict):
-        search.check_device_int(str(body.get("device_id", "0")))
+    condition = body if isinstance(body, dict) else {}
+    device_id = search.check_device_int(str(condition.get("device_id", "0")))
+    if _legacy(pdir):
+        device = pdir.device(device_id)
+        if device is not None and device.info.get("is_heterogeneous", False):
+            return jsonify({"is_heterogeneous": True})
+        return jsonify(legacy_cluster.cluster_step_trace(pdir, condition, _cache()))
     return jsonify(info.cluster_step_trace(pdir))
 
 
 @bp.route("/profile/cluster-peak-memory", methods=["GET"])
 def cluster_peak_memory() -> Response:
-    return jsonify(info.cluster_peak_memory(_style_b("train_id")))
+    pdir = _style_b("train_id")
+    if _legacy(pdir):
+        return jsonify(legacy_cluster.peak_memory(pdir, _cache()))
+    return jsonify(info.cluster_peak_memory(pdir))
 
 
 @bp.route("/profile/cluster-flops", methods=["GET"])
 def cluster_flops() -> Response:
-    _style_b("train_id")
+    pdir = _style_b("train_id")
+    if _legacy(pdir):
+        return jsonify(legacy_flops.cluster_flops(pdir, legacy_cluster.ranks(pdir), _cache()))
     return jsonify([])
 
 
 @bp.route("/profile/search-cluster-communication", methods=["POST"])
 @bp.route("/profile/search-cluster-link", methods=["POST"])
 def cluster_communication() -> Response:
-    _style_b("train_id")
-    json_body(default={})
-    return jsonify({})
+    pdir = _style_b("train_id")
+    body = json_body(default={})
+    condition = body if isinstance(body, dict) else {}
+    search.check_device_int(str(condition.get("device_id", "0")))
+    if not _legacy(pdir):
+        return jsonify({})
+    if request.path.endswith("search-cluster-link"):
+        return jsonify(legacy_cluster.cluster_link(pdir, condition, _cache()))
+    return jsonify(legacy_cluster.cluster_communication(pdir, condition, _cache()))
 
 
 @bp.route("/profile/communication-data", methods=["GET"])
 def communication_data() -> Response:
-    _style_b("train_id")
-    return jsonify([])
+    pdir = _style_b("train_id")
+    return jsonify(legacy_cluster.communication_data(pdir, _cache()) if _legacy(pdir) else [])
 
 
 # --- additions (not in MindInsight) ------------------------------------------------------------

@@ -15,18 +15,20 @@ from pathlib import Path
 
 from mindinsight_clone.ingest import storage
 from mindinsight_clone.ingest.storage import Location
-from mindinsight_clone.ingest.summary_watcher import ChangeNotifier, RunInfo, ScanResult, scan_runs
+from mindinsight_clone.ingest.summary_watcher import (
+    PROFILER_KIND_MARKERS,
+    ChangeNotifier,
+    RunInfo,
+    ScanResult,
+    scan_runs,
+)
 
 log = logging.getLogger(__name__)
 
 __all__ = ["RunInfo", "ScanResult", "graph_mode", "profiler_type", "scan", "scan_result", "start_notifier",
            "stop_notifier"]
 
-_PROFILER_MARKERS = {
-    "ascend": ("ascend_timeline_display", "output_op_compute_time"),
-    "gpu": ("gpu_op_detail_info", "gpu_activity_data", "gpu_op_type_info"),
-    "cpu": ("cpu_op_detail_info", "cpu_op_type_info"),
-}
+_PROFILER_MARKERS = PROFILER_KIND_MARKERS
 
 
 def scan(base_dir: Location, max_runs: int, max_depth: int = 1) -> list[RunInfo]:

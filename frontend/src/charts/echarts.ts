@@ -18,7 +18,7 @@ import { BarChart, PieChart } from 'echarts/charts'
 import { DataZoomSliderComponent } from 'echarts/components'
 import { ParallelChart, ScatterChart } from 'echarts/charts'
 import { ParallelComponent } from 'echarts/components'
-import { HeatmapChart } from 'echarts/charts'
+import { HeatmapChart, SankeyChart } from 'echarts/charts'
 
 echarts.use([
   LineChart,
@@ -42,6 +42,9 @@ echarts.use([ParallelChart, ParallelComponent, BarChart, ScatterChart])
 
 // Ascend profiler views: the communication src->dst matrix heatmap.
 echarts.use([HeatmapChart])
+
+// Old Ascend/GPU profiler layout: FLOPs per scope.
+echarts.use([SankeyChart])
 
 let glPromise: Promise<void> | null = null
 

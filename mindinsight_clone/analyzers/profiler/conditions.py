@@ -28,6 +28,10 @@ def op_type_error(detail: str) -> ProfilerSearchConditionError:
     return _err(OP_TYPE, "op_type", detail)
 
 
+def sort_error(detail: str) -> ProfilerSearchConditionError:
+    return _err(SORT, "sort_condition", detail)
+
+
 def pipeline_op_error(op_id: int) -> ProfilerSearchConditionError:
     return ProfilerSearchConditionError(PIPELINE_OP, f"The minddata pipeline operator {op_id} does not exist.")
 
@@ -70,7 +74,8 @@ def check_group(condition: dict[str, Any]) -> None:
             raise _err(GROUP, "group_condition", f"The offset must le {MAX_OFFSET}.")
 
 
-def check_sort(condition: dict[str, Any], columns: Sequence[str]) -> None:
+def check_sort(condition: dict[str, Any], columns: Sequence[str], shown: Sequence[str] | None = None) -> None:
+    """`columns` are the accepted names; `shown` (default: `columns`) is the list the error message prints."""
     if "sort_condition" not in condition:
         return
     sort = condition["sort_condition"]
@@ -81,7 +86,7 @@ def check_sort(condition: dict[str, Any], columns: Sequence[str]) -> None:
         if not isinstance(name, str):
             raise _err(SORT, "sort_condition", "Wrong sorted name type.")
         if name not in columns:
-            raise _err(SORT, "sort_condition", f"The sorted_name must be in {list(columns)}")
+            raise _err(SORT, "sort_condition", f"The sorted_name must be in {list(shown or columns)}")
     if "type" in sort:
         sort_type = sort["type"]
         if sort_type and sort_type not in ("ascending", "descending"):

@@ -28,7 +28,7 @@ from upath import UPath
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
 from mindinsight_clone.ingest import storage
 from mindinsight_clone.ingest.storage import Entry, Location
-from mindinsight_clone.ingest.summary_watcher import is_profiler_dir_name
+from mindinsight_clone.ingest.summary_watcher import PROFILER_KIND_MARKERS, is_profiler_dir_name
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +40,9 @@ _LEGACY_KINDS = (
     "aicpu_intermediate", "framework_raw", "step_trace_intermediate", "step_trace_raw", "pipeline_profiling",
     "minddata_pipeline_raw", "minddata_cpu_utilization", "device_queue_profiling", "memory_usage",
     "flops_summary", "flops_scope", "dynamic_shape_info", "cpu_ms_memory_record",
+    # the MindSpore <= 2.2 Ascend/GPU files MindInsight reads by device id (legacy_*.py)
+    "hccl_raw", "flops", "minddata_aicpu", "minddata_getnext_profiling", "dataset_iterator_profiling",
+    "timeline_display", "timeline_summary",
 )
 _LEGACY_FILE = re.compile(r"^(" + "|".join(_LEGACY_KINDS) + r")_(\d+)(?:_[A-Za-z_]+)?\.(?:csv|txt|json|pb)$")
 _MS2_RANK_FILE = re.compile(
@@ -233,10 +236,9 @@ class ProfilerDir:
     @property
     def device_type(self) -> str:
         """`ascend`, `gpu` or `cpu`, by the files present (as MindInsight decides it)."""
-        if self.has_kind("ascend_timeline_display") or self.has_kind("output_op_compute_time"):
-            return "ascend"
-        if any(self.has_kind(p) for p in ("gpu_op_detail_info", "gpu_activity_data", "gpu_op_type_info")):
-            return "gpu"
+        for kind in ("ascend", "gpu"):
+            if any(self.has_kind(p) for p in PROFILER_KIND_MARKERS[kind]):
+                return kind
         if self.layout == "ms2":
             if any(d.is_ascend for d in self.devices.values()):
                 return "ascend"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mindinsight_clone.analyzers.profiler import ascend_ops, conditions, op_stats, tables
+from mindinsight_clone.analyzers.profiler import ascend_ops, conditions, legacy_ops, op_stats, tables
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import ProfilerDir
 from mindinsight_clone.errors import ParamTypeError
@@ -32,13 +32,16 @@ def validate_ops_condition(condition: Any) -> tuple[str, str, dict[str, Any]]:
     name = sort.get("name") if isinstance(sort, dict) else None
     if name in ascend_ops.ASCEND_COLUMNS.get(op_type, ()):  # a column only the Ascend tables have
         cols = (*cols, name)
-    conditions.check_sort(body, cols)
+    scope = legacy_ops.SORT_SCOPE.get(op_type)  # MindInsight 2.3.1's list for the old layout's AI Core/CPU tables
+    conditions.check_sort(body, (*cols, *(scope or ())), scope)
     conditions.check_ops_filter(body, op_stats.DISPLAY_KEYS)
     return op_type, check_device_int(device_id), body
 
 
 def search_ops(pdir: ProfilerDir, op_type: str, device_id: str, condition: dict[str, Any],
                cache: ParsedFileCache | None = None) -> dict[str, Any]:
+    if pdir.layout == "legacy" and op_type in legacy_ops.COLUMNS:  # MindInsight's old Ascend layout
+        return legacy_ops.search(pdir, op_type, device_id, condition, cache)
     device = pdir.device(device_id)
     filters = condition.get("filter_condition") or {}
     if (op_type in ascend_ops.ASCEND_COLUMNS and device is not None and pdir.layout == "ms2"

@@ -1,7 +1,6 @@
 """Timeline views: `profile/timeline-summary` and `profile/timeline`.
 
-* legacy layout: MindInsight's `<device_type>_timeline_display_<id>.json` / `..._summary_<id>.json` when they exist,
-  else `[]` and `{"max_scope_name_num": 0}` (what MindInsight answers on CPU data, goldens 157 and 159);
+* legacy layout (MindInsight's own): legacy_timeline.py;
 * ms2 layout: `ASCEND_PROFILER_OUTPUT/trace_view.json` (Chrome trace events), with an optional time window
   (`start_us`/`end_us`, relative to the first timed event), a minimum duration and downsampling to the
   `max_events` longest events in the window. Metadata (`ph: "M"`) events are always kept.
@@ -9,7 +8,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass
 from typing import Any
@@ -21,7 +19,6 @@ from mindinsight_clone.analyzers.profiler import ascend_db_trace
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
 from mindinsight_clone.analyzers.profiler.trace_events import TraceColumns, load_trace
-from mindinsight_clone.ingest import storage
 from mindinsight_clone.ingest.storage import Location
 
 log = logging.getLogger(__name__)
@@ -51,16 +48,6 @@ def trace_for(device: DeviceFiles | None, cache: ParsedFileCache | None = None,
         return cached(cache, "trace_view", path, load_trace)
     except (OSError, ValueError) as err:  # orjson.JSONDecodeError is a ValueError
         log.warning("cannot read %s: %s", TRACE_VIEW, err)
-        return None
-
-
-def _legacy_json(device: DeviceFiles | None, template: str) -> Any:
-    path = device.file(template) if device else None
-    if path is None:
-        return None
-    try:
-        return json.loads(storage.read_bytes(path))
-    except (OSError, ValueError):
         return None
 
 
@@ -152,18 +139,12 @@ def events(trace: TraceColumns, indices: np.ndarray) -> list[dict[str, Any]]:
 
 def timeline(device: DeviceFiles | None, layout: str, device_type: str, window: Window,
              cache: ParsedFileCache | None = None) -> list[Any]:
-    if layout == "legacy":
-        data = _legacy_json(device, f"{device_type}_timeline_display_{{}}.json")
-        return data if isinstance(data, list) else []
     trace = trace_for(device, cache)
     return events(trace, select(trace, window)) if trace is not None else []
 
 
 def timeline_summary(device: DeviceFiles | None, layout: str, device_type: str,
                      cache: ParsedFileCache | None = None) -> dict[str, Any]:
-    if layout == "legacy":
-        data = _legacy_json(device, f"{device_type}_timeline_summary_{{}}.json")
-        return data if isinstance(data, dict) else {"max_scope_name_num": 0}
     path = trace_path(device)
     trace = trace_for(device, cache, path) if path is not None else None
     if trace is None or path is None:

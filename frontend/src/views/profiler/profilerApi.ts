@@ -106,6 +106,12 @@ export interface ProfTarget {
   trainId: string
   profile: string
   deviceId: string
+  /** `gpu` for a GPU profile of MindInsight's layout: its timeline files are `gpu_*` (the server's default is ascend) */
+  deviceType?: string
+}
+
+function gpu(t: ProfTarget): { device_type?: string } {
+  return t.deviceType === 'gpu' ? { device_type: 'gpu' } : {}
 }
 
 function a(t: ProfTarget) {
@@ -129,10 +135,10 @@ export const prof = {
 
   /** Style B only on the server: the job's last `profiler*` dir. */
   timelineSummary: (t: ProfTarget, o?: RequestOptions) =>
-    api.profilerGet<TimelineSummary>('timeline-summary', { dir: t.trainId, device_id: t.deviceId }, o),
+    api.profilerGet<TimelineSummary>('timeline-summary', { dir: t.trainId, device_id: t.deviceId, ...gpu(t) }, o),
 
   timeline: (t: ProfTarget, w: TimelineWindow, o?: RequestOptions) =>
-    api.profilerGet<TraceEvent[]>('timeline', { dir: t.trainId, device_id: t.deviceId, ...w }, o),
+    api.profilerGet<TraceEvent[]>('timeline', { dir: t.trainId, device_id: t.deviceId, ...gpu(t), ...w }, o),
 
   trainingTraceGraph: (t: ProfTarget, o?: RequestOptions) =>
     api.profilerGet<Record<string, unknown>>('training-trace/graph', { dir: t.trainId, device_id: t.deviceId, type: 0 }, o),

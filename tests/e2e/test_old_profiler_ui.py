@@ -1,0 +1,126 @@
+"""Browser tests of the profiler page on MindInsight's old Ascend/GPU layout (../shared/reference/mindinsight/
+old_profiler/corpus: one device, a device folder, a 4-rank pipeline-parallel cluster). The operators page, the step
+trace and the cluster page draw with no console error (the `page` fixture fails on any); expected values are read
+from the raw files here."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import REFERENCE, REPO, free_port, run_cli
+
+CORPUS = REFERENCE / "old_profiler" / "corpus"
+
+
+@pytest.fixture(scope="module")
+def old_ui_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    if not CORPUS.exists():
+        pytest.skip(f"{CORPUS} is absent: the old-layout profiles live in ../shared (present in CI)")
+    if not (REPO / "mindinsight_clone" / "ui" / "dist" / "index.html").exists():
+        pytest.skip("the web UI is not built (scripts/build_frontend)")
+    port, ws = free_port(), tmp_path_factory.mktemp("old-ui-ws")
+    started = run_cli("start", "--port", str(port), "--summary-base-dir", str(CORPUS), "--workspace", str(ws),
+                      "--reload-interval", "0")
+    assert started.returncode == 0, started.stdout + started.stderr
+    yield f"http://127.0.0.1:{port}"
+    run_cli("stop", "--port", str(port), "--workspace", str(ws))
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def _open(page: Any, base: str, query: str) -> None:
+    page.goto(f"{base}/#/profiler?{query}")
+    page.wait_for_selector('[data-testid="profiler-page"][data-status="ready"]')
+
+
+def _rendered(page: Any, testid: str) -> None:
+    page.wait_for_selector(f'[data-testid="{testid}"][data-rendered="true"]')
+
+
+def test_operator_page(old_ui_server: str, page: Any, screenshot: Callable[..., Path]) -> None:
+    prof = CORPUS / "run1" / "profiler"
+    types = _rows(prof / "aicore_intermediate_1_type.csv")
+    framework = {r["full_kernel_name"]: r for r in _rows(prof / "framework_raw_1.csv")}
+    detail = sorted(_rows(prof / "aicore_intermediate_1_detail.csv"), key=lambda r: -float(r["execution_time"]))
+    _open(page, old_ui_server, "train_id=./run1&tab=ops")
+    _rendered(page, "legacy-type-chart")
+    assert page.get_attribute('[data-testid="legacy-type-table"]', "data-size") == str(len(types))
+    page.wait_for_selector('[data-testid="legacy-op-table"]')
+    assert page.get_attribute('[data-testid="legacy-op-table"]', "data-size") == str(len(detail))
+    first = page.locator('[data-testid="legacy-op-row"]').first.locator("td")
+    assert first.nth(2).inner_text() == framework[detail[0]["full_kernel_name"]]["kernel_name"]
+    # the operator's inputs and outputs (op_info of framework_raw)
+    page.locator('[data-testid="legacy-op-expand"]').first.click()
+    info = json.loads(framework[detail[0]["full_kernel_name"]]["op_info"])
+    assert page.locator('[data-testid="legacy-op-info"] tbody tr').count() == len(info)
+    # a type row filters the operators
+    page.locator('[data-testid="legacy-type-row"]', has_text="Conv2D").first.click()
+    page.wait_for_selector('[data-testid="legacy-type-filter"]')
+    conv = [r for r in detail if framework[r["full_kernel_name"]]["kernel_type"] == "Conv2D"]
+    page.wait_for_function("n => document.querySelector('[data-testid=legacy-op-table]')?.dataset.size === n",
+                           arg=str(len(conv)))
+    screenshot(page, "old-profiler-ops")
+    # AI CPU: no file for this device, said plainly
+    page.locator('[data-testid="legacy-core"] button', has_text="AI CPU").click()
+    page.wait_for_selector('[data-testid="legacy-no-ops"]')
+
+
+def test_step_trace(old_ui_server: str, page: Any, screenshot: Callable[..., Path]) -> None:
+    path = CORPUS / "run1" / "profiler" / "step_trace_raw_1_detail_time.csv"
+    rows = _rows(path)
+    average = rows[-1]
+    streams = {c.split("_")[1] for c in average if c.startswith("stream_") and not c.endswith("point")}
+    _open(page, old_ui_server, "train_id=./run1&tab=steps")
+    _rendered(page, "legacy-steps-chart")
+    names = page.get_attribute('[data-testid="legacy-steps-chart"]', "data-names").split("|")
+    assert names == ["Iteration interval", "Forward + backward", "Iteration tail"]
+    _rendered(page, "legacy-trace-chart")
+    lanes = page.get_attribute('[data-testid="legacy-trace-chart"]', "data-names").split("|")
+    assert lanes[:2] == ["step", "main"] and len(lanes) == 2 + len(streams)
+    shown = page.locator('[data-testid="legacy-step-phase-fp_and_bp"] b').inner_text()
+    assert shown == f"{round(int(average['fp_and_bp']) / 1e5, 4)} ms"
+    # another step: its own values
+    page.fill('[data-testid="legacy-step-input"]', "3")
+    page.locator('[data-testid="legacy-step-input"]').dispatch_event("change")
+    expected = f"{round(int(rows[2]['tail']) / 1e5, 4)} ms"
+    page.wait_for_function("v => document.querySelector('[data-testid=legacy-step-phase-tail] b')?.textContent === v",
+                           arg=expected)
+    screenshot(page, "old-profiler-steps")
+
+
+def test_cluster_page(old_ui_server: str, page: Any, screenshot: Callable[..., Path]) -> None:
+    prof = CORPUS / "cluster4" / "profiler"
+    ranks = sorted(int(p.name.split("_")[3]) for p in prof.glob("step_trace_raw_*_detail_time.csv"))
+    links = 0
+    for rank in ranks:
+        average = next(r for r in _rows(prof / f"hccl_raw_{rank}.csv") if r["step_num"] == "-")
+        links += sum(len(v) for v in json.loads(average["link_info"]).values())
+    _open(page, old_ui_server, "train_id=./cluster4&tab=cluster")
+    _rendered(page, "legacy-cluster-chart")
+    assert page.get_attribute('[data-testid="legacy-cluster-chart"]', "data-names").split("|") == [str(r) for r in ranks]
+    assert "pipeline-parallel" in page.locator('[data-testid="legacy-cluster-mode"]').inner_text()
+    rows = page.locator('[data-testid="legacy-rank-row"]')
+    assert rows.count() == len(ranks)
+    for i, rank in enumerate(ranks):
+        interval = round(int(_rows(prof / f"step_trace_raw_{rank}_detail_time.csv")[-1]["iteration_interval"]) / 1e5, 4)
+        assert float(rows.nth(i).locator("td").nth(2).inner_text()) == interval
+    assert page.locator('[data-testid="legacy-link-row"]').count() == links
+    assert page.locator('[data-testid="legacy-cluster-suggestion"]').count() > 0
+    _rendered(page, "legacy-cluster-flops-chart")
+    # one stage only
+    page.select_option('[data-testid="legacy-cluster-stage"]', "2")
+    page.wait_for_function("() => document.querySelectorAll('[data-testid=legacy-rank-row]').length === 2")
+    screenshot(page, "old-profiler-cluster")
+    # a rank's own pages
+    page.locator('[data-testid="legacy-open-rank"]').first.click()
+    page.wait_for_selector('[data-testid="legacy-overview"]')
+    assert "device=2" in page.url
