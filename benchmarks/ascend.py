@@ -7,7 +7,7 @@ server responsiveness while a big rank loads, and cluster-page latency.
 
 The job is made from ../shared/fixtures/ascend (torch_npu_level1, ranks 0/1 alternately), or, when ../shared is
 absent, from the repo's synthetic job (mindinsight_clone/summary/ascend_profile.py). Every rank gets its own
-step_trace_time.csv (per-rank factors, rank 3 computes 30 % longer, so the cluster has a slow rank); rank 0's
+step_trace_time.csv (per-rank factors, rank 3 computes longer by 30 % of its step, so the cluster has a slow rank); rank 0's
 kernel_details.csv is its rows repeated (start times shifted) to `--kernel-rows` and its trace_view.json its
 events repeated to `--trace-mb`. Layout as MindFormers writes it: `profiler/rank_N/<host>_<pid>_<ts>_ascend_ms/`.
 The job is generated into a cache dir (`--cache`, reused when complete), never into the repo.
@@ -67,11 +67,14 @@ def _step_trace(src: Path, dst: Path, rank: int) -> None:
         rows = list(csv.reader(handle))
     factor = 1.0 + 0.02 * math.sin(rank)
     header, out = rows[0], [rows[0]]
-    computing = [c.strip() for c in header].index("Computing")
+    names = [c.strip() for c in header]
+    computing = names.index("Computing")
+    step_parts = [names.index(n) for n in ("Computing", "Communication(Not Overlapped)", "Free")]
     for row in rows[1:]:
         cells = [row[0]] + [f"{float(c) * factor:.3f}" for c in row[1:]]
-        if rank == SLOW_RANK:
-            cells[computing] = f"{float(cells[computing]) * 1.3:.3f}"
+        if rank == SLOW_RANK:  # computing longer by 30 % of the step, so its step is beyond the peers' tolerance
+            step = sum(float(cells[i]) for i in step_parts)
+            cells[computing] = f"{float(cells[computing]) + 0.3 * step:.3f}"
         out.append(cells)
     with dst.open("w", newline="") as handle:
         csv.writer(handle).writerows(out)
