@@ -24,6 +24,7 @@ import contextlib
 import copy
 import io
 import logging
+import mmap
 import os
 import stat as stat_module
 import threading
@@ -317,6 +318,29 @@ def read_bytes(location: Location, limit: int | None = None) -> bytes:
 
 def read_text(location: Location, encoding: str = "utf-8", errors: str = "strict") -> str:
     return read_bytes(location).decode(encoding, errors)
+
+
+def read_range(location: Location, offset: int, length: int) -> bytes:
+    """`length` bytes from `offset` (fewer at the end of the file): one range request on a store. Raises OSError."""
+    with open_binary(location, block_bytes=max(length, 1)) as handle:
+        try:
+            handle.seek(offset)
+            return handle.read(length)
+        except OSError:
+            raise
+        except Exception as exc:
+            raise _as_oserror(exc, location) from exc
+
+
+def map_local(location: Location) -> mmap.mmap | None:
+    """A read-only memory map of a local, non-empty regular file (pages are read only when touched), or None for a
+    remote location or an empty file (read those with `read_range`). Raises OSError when it cannot be opened."""
+    if not isinstance(location, Path):
+        return None
+    with open(location, "rb") as handle:
+        if os.fstat(handle.fileno()).st_size == 0:
+            return None
+        return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
 
 
 def file_size(handle: IO[bytes]) -> int:
