@@ -74,6 +74,8 @@ def parse_header(prefix: bytes) -> NpyHeader:
 def read_header(location: Location, size: int) -> tuple[NpyHeader, bytes]:
     """The header of the .npy file at `location` (`size` bytes, from its listing or stat) and the bytes read so
     far (the whole file when it is small). Raises NpyError (not a .npy, truncated) or OSError (cannot be read)."""
+    if size == 0:
+        raise NpyError("empty file")
     probe = size if 0 <= size <= SMALL_FILE_BYTES else HEADER_PROBE_BYTES
     prefix = storage.read_range(location, 0, max(probe, 16))
     try:

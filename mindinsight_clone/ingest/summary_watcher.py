@@ -204,11 +204,21 @@ class _ScanState:
         self.listings = 0
         self.failed: dict[str, str] = {}
         self.debug = DebugFinds()
+        self._probed: dict[str, list[Entry]] = {}  # listings the dump probe made, for the walk to reuse
+
+    def probe_list(self, path: Location) -> list[Entry]:
+        """`list_dir` for the dump probe (`debug_discovery`): a listing the walk makes later is not made twice."""
+        entries = self.list_dir(path)
+        self._probed[str(path)] = entries
+        return entries
 
     def list_dir(self, path: Location, train_id: str | None = None) -> list[Entry]:
         """At most max_entries entries of `path` (kinds only, no per-entry stat locally); [] if it cannot
         be listed. A remote listing that fails for another reason than a missing prefix is noted in
         `failed` under `train_id` (the run whose directory it is)."""
+        known = self._probed.pop(str(path), None)
+        if known:
+            return known
         self.listings += 1
         try:
             entries, cut = storage.list_dir(path, self.max_entries, details=_wants_stat)
@@ -231,7 +241,7 @@ def _scan_dir(path: Location, train_id: str, state: _ScanState,
     mtimes: list[float] = []
     remote = storage.is_remote(path)
     entries = state.list_dir(path, train_id)
-    not_runs = state.debug.note(path, train_id, entries, state.list_dir)  # a dump's rank folders
+    not_runs = state.debug.note(path, train_id, entries, state.probe_list)  # a dump's rank folders
     for entry in entries:
         name = entry.name
         try:

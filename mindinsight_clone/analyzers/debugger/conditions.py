@@ -66,7 +66,7 @@ class Condition:
     needs: str  # "stats" (the cached statistics), "array" (the values), "previous" (values of two iterations)
     params: tuple[Param, ...]
     mindinsight: str  # MindInsight's condition id(s)
-    default_targets: str
+    mindinsight_targets: str  # what MindInsight offered the condition for; a check uses the request's targets
 
 
 Hit = dict[str, Any]  # {"name", "threshold", "actual"}
@@ -98,7 +98,8 @@ _TOLERANCES = {"rtol", "atol", "epsilon"}
 
 def describe() -> list[dict[str, Any]]:
     """The conditions, their parameters and defaults (for the UI's condition picker)."""
-    return [{"id": c.id, "mindinsight": c.mindinsight, "needs": c.needs, "default_targets": c.default_targets,
+    return [{"id": c.id, "mindinsight": c.mindinsight, "needs": c.needs,
+             "mindinsight_targets": c.mindinsight_targets,
              "params": [{"name": p.name, "default": p.default, "range": _RANGES[p.check], "support": p.support,
                          "visible": p.visible} for p in c.params]} for c in CONDITIONS.values()]
 
