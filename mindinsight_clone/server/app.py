@@ -16,6 +16,7 @@ from mindinsight_clone.server import (
     routes_graphs,
     routes_health,
     routes_lineage,
+    routes_models,
     routes_profiler,
     routes_ui,
     security,
@@ -29,7 +30,7 @@ log = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 16 * 1024 * 1024  # request bodies, with or without Content-Length (413 beyond)
 BLUEPRINTS = (routes_health, routes_datavisual, routes_graphs, routes_lineage, routes_profiler, routes_debugger,
-              routes_ui)
+              routes_models, routes_ui)
 
 
 def create_app(

@@ -25,8 +25,8 @@ DUMP_ID = "./dump/lenet"
 
 
 def make_client(base: Path, workspace: Path, **settings: Any) -> FlaskClient:
-    app = create_app(settings_for_tests(summary_base_dir=str(base), workspace=str(workspace), max_depth=4,
-                                        reload_interval=0, **settings), start_background=False)
+    app = create_app(settings_for_tests(summary_base_dir=str(base), workspace=str(workspace),
+                                        **{"max_depth": 4, "reload_interval": 0, **settings}), start_background=False)
     app.extensions["mindinsight_clone"].data_manager.reload()
     return app.test_client()
 

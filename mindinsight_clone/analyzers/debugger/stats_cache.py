@@ -33,18 +33,18 @@ def file_key(location: str, size: int, mtime: float, identity: tuple[Any, ...]) 
 
 
 class StatsCache:
-    def __init__(self, workspace: str | None) -> None:
+    def __init__(self, workspace: str | None, file_name: str = FILE_NAME) -> None:
         self._lock = threading.Lock()
         self._writes = 0
-        self._conn = self._open(workspace)
+        self._conn = self._open(workspace, file_name)
 
-    def _open(self, workspace: str | None) -> sqlite3.Connection:
+    def _open(self, workspace: str | None, file_name: str) -> sqlite3.Connection:
         path = ":memory:"
         if workspace:
             folder = Path(workspace) / "debugger"
             try:
                 folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-                path = str(folder / FILE_NAME)
+                path = str(folder / file_name)
             except OSError as exc:
                 log.warning("cannot write %s (%s): tensor statistics are kept in memory only", folder, exc)
         try:
