@@ -29,7 +29,7 @@ from mindinsight_clone.errors import (
     DebuggerTensorUnreadableError,
     ParamValueError,
 )
-from mindinsight_clone.ingest import dump_layout, event_parser, storage
+from mindinsight_clone.ingest import dump_layout, event_parser, ir_text, storage
 from mindinsight_clone.ingest.debug_discovery import DebugFinds
 from mindinsight_clone.ingest.dump_layout import StatisticRow
 from mindinsight_clone.ingest.storage import Location
@@ -127,15 +127,17 @@ class DebuggerService:
             return []
 
     def graph_proto(self, tree: DumpTree, rank: int, graph_id: int) -> Any | None:
-        """The GraphProto of `graphs/ms_output_trace_code_graph_<id>.pb`, or None."""
-        pb_name, _ = dump_layout.graph_file_names(graph_id)
-        location = tree.side_file(rank, dump_layout.GRAPHS_DIR, pb_name)
-        if location is None:
-            return None
-        try:
-            return self.side_files.get("dump-graph", location, _read_graph)
-        except (OSError, ValueError, event_parser.PayloadError):
-            return None
+        """The GraphProto of `graphs/ms_output_trace_code_graph_<id>.pb`, else of the `.ir` twin, else None."""
+        pb_name, ir_name = dump_layout.graph_file_names(graph_id)
+        for name, kind, read in ((pb_name, "dump-graph", _read_graph), (ir_name, "dump-graph-ir", _read_ir_graph)):
+            location = tree.side_file(rank, dump_layout.GRAPHS_DIR, name)
+            if location is None:
+                continue
+            try:
+                return self.side_files.get(kind, location, read)
+            except (OSError, ValueError, event_parser.PayloadError):
+                continue
+        return None
 
     def kernel_names(self, tree: DumpTree, rank: int, graph_id: int, items: Sequence[TensorItem]) -> KernelNames:
         kernels = self.execution_order(tree, rank, graph_id)
@@ -256,7 +258,7 @@ class DebuggerService:
         self.check_graph(tree, rank, graph_id)
         proto = self.graph_proto(tree, rank, graph_id)
         if proto is None:
-            raise DebuggerGraphNotExistError(f"no readable graphs/{dump_layout.graph_file_names(graph_id)[0]} in "
+            raise DebuggerGraphNotExistError(f"no readable graphs/ms_output_trace_code_graph_{graph_id}.pb or .ir in "
                                              f"rank {rank} of dump {dump_id}")
         key = (dump_id, rank, graph_id)
         with self._lock:
@@ -297,6 +299,12 @@ def _read_execution_order(location: Location) -> list[str]:
 
 def _read_statistic_csv(location: Location) -> tuple[list[StatisticRow], int]:
     return dump_layout.parse_statistic_csv(storage.read_bytes(location, MAX_SIDE_FILE_BYTES).decode("utf-8", "replace"))
+
+
+def _read_ir_graph(location: Location) -> Any:
+    if storage.stat(location).size > MAX_SIDE_FILE_BYTES:
+        raise ValueError(f"{storage.describe(location)} is larger than {MAX_SIDE_FILE_BYTES} bytes")
+    return ir_text.parse_ir_text(storage.read_text(location, errors="replace")).to_proto()
 
 
 def _read_graph(location: Location) -> Any:
