@@ -89,6 +89,14 @@ class Entry:
             self._location = self._parent / self.name
         return self._location
 
+    @property
+    def location_text(self) -> str:
+        """`str(self.location)`, without making the location object when the listing did not (cheaper per entry)."""
+        if self._location is None and self._parent is not None:
+            parent = str(self._parent)
+            return parent + self.name if parent.endswith("/") else f"{parent}/{self.name}"
+        return str(self.location)
+
     def _key(self) -> tuple[Any, ...]:
         return (self.name, str(self.location), self.is_dir, self.is_file, self.is_symlink, self.size, self.mtime,
                 self.identity)

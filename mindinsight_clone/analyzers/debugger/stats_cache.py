@@ -11,7 +11,6 @@ written, statistics are kept in memory for the process only (logged once).
 
 from __future__ import annotations
 
-import json
 import logging
 import sqlite3
 import threading
@@ -19,6 +18,8 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +71,7 @@ class StatsCache:
         return conn
 
     def get_many(self, keys: Iterable[FileKey]) -> dict[FileKey, dict[str, Any]]:
-        """The cached facts (a JSON object: shape, dtype, statistics) of those `keys` whose file is unchanged."""
+        """The cached facts (shape, dtype, statistics; JSON) of those `keys` whose file is unchanged."""
         wanted = {k[0]: k for k in keys}
         found: dict[FileKey, dict[str, Any]] = {}
         names = list(wanted)
@@ -83,12 +84,12 @@ class StatsCache:
                 for location, size, mtime, identity, payload in rows:
                     key = wanted[location]
                     if (size, mtime, identity) == key[1:]:
-                        found[key] = json.loads(payload)
+                        found[key] = orjson.loads(payload)
         return found
 
     def put_many(self, items: Iterable[tuple[FileKey, dict[str, Any]]]) -> None:
         now = time.time()
-        rows = [(k[0], k[1], k[2], k[3], json.dumps(facts), now) for k, facts in items]
+        rows = [(k[0], k[1], k[2], k[3], orjson.dumps(facts).decode(), now) for k, facts in items]
         if not rows:
             return
         with self._lock:

@@ -45,7 +45,7 @@ class TensorItem:
     @property
     def file_key(self) -> FileKey | None:
         e = self.entry
-        return None if e is None else file_key(str(e.location), e.size, e.mtime, e.identity)
+        return None if e is None else file_key(e.location_text, e.size, e.mtime, e.identity)
 
 
 def items_of(files: Iterable[tuple[TensorName, Entry]], csv_rows: Sequence[StatisticRow]) -> list[TensorItem]:
