@@ -108,7 +108,15 @@ def _graph() -> GraphQuery:
 
 @bp.get("/graph/nodes")
 def graph_nodes() -> Any:
-    return graph_views.nodes(_graph())
+    """The graph views' scope listing; with `iteration`, each operator and parameter node also carries `tensors`:
+    the tensor table rows of what was dumped for it in that iteration."""
+    graph = _graph()
+    answer = graph_views.nodes(graph)
+    iteration = params.to_int("iteration", params.arg("iteration"))
+    if iteration is not None:
+        dump_id, rank, graph_id = _where()
+        answer["nodes"] = _service().node_tensors(dump_id, rank, graph_id, iteration, answer["nodes"], graph)
+    return answer
 
 
 @bp.get("/graph/nodes/names")

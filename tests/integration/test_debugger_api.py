@@ -212,3 +212,15 @@ def test_graph_of_a_dump_and_jump_from_a_tensor(client: FlaskClient, expected: d
     assert found["name"].endswith("Conv2DBackpropInput-op1")
     response = client.get(f"{API}/graph/single-node", query_string={"full_name": "Default/nope", **where})
     assert response.get_json()["error_code"] == "5054B100"
+
+
+def test_graph_nodes_carry_their_dumped_tensors(client: FlaskClient, expected: dict[str, Any]) -> None:
+    scope = "Default/network-WithLossCell/_backbone-LeNet5/conv1-Conv2d"
+    nodes = get(client, "/graph/nodes", dump_id=DUMP_ID, rank=0, graph_id=0, iteration=3, name=scope)["nodes"]
+    conv = next(n for n in nodes if n["name"] == f"{scope}/Conv2D-op0")
+    want = {(t["io"], t["slot"]): t for t in expected["tensors"] if t["iteration"] == 3
+            and t["graph_node"] == f"{scope}/Conv2D-op0"}
+    assert {(t["io"], t["slot"]): (t["shape"], t["max"]) for t in conv["tensors"]} == {
+        k: (t["shape"], t["max"]) for k, t in want.items()}
+    plain = get(client, "/graph/nodes", dump_id=DUMP_ID, rank=0, graph_id=0, name=scope)["nodes"]
+    assert all("tensors" not in n for n in plain)  # without `iteration`: the graph views' answer as it is

@@ -273,6 +273,27 @@ class DebuggerService:
                 self._graphs.popitem(last=False)
         return query
 
+    def node_tensors(self, dump_id: str, rank: int, graph_id: int, iteration: int,
+                     nodes: list[dict[str, Any]], query: GraphQuery) -> list[dict[str, Any]]:
+        """`nodes` (a graph listing) with, on each operator and parameter node, `tensors`: the rows of the tensors
+        dumped for it in `iteration` (statistics computed for these only)."""
+        tree = self.tree(dump_id)
+        items, names, _ = self.iteration(tree, rank, graph_id, iteration)
+        wanted: dict[str, str] = {}  # node full name -> listed name
+        for node in nodes:
+            graph_node = query.model.nodes.get(node["name"])
+            if graph_node is None or graph_node.is_scope:
+                continue
+            full = graph_node.full_name or graph_node.name
+            wanted[full.rsplit("/", 1)[-1] if graph_node.type == "Parameter" else full] = node["name"]
+        chosen = [(i, wanted[n]) for i in items
+                  if (n := names.node_of(i.name.op_type, i.name.op_name)[0]) is not None and n in wanted]
+        by_node: dict[str, list[dict[str, Any]]] = {}
+        for (item, listed), facts in zip(chosen, self.facts.facts([i for i, _ in chosen]), strict=True):
+            by_node.setdefault(listed, []).append(row(item, facts, names))
+        return [{**node, "tensors": by_node.get(node["name"], [])} if node["name"] in wanted.values() else node
+                for node in nodes]
+
     @staticmethod
     def node_by_full_name(query: GraphQuery, full_name: str) -> str:
         """The name of the graph node (as the graph views list it: aggregation scopes included) whose full name
