@@ -26,6 +26,7 @@ MAX_CACHED_ENTRIES = 2_000_000  # directory entries kept by the listing cache, a
 MAX_DIR_ENTRIES = 20_000  # rank, net and graph folders
 MAX_ITERATION_FILES = 500_000  # files of one iteration folder; more are left out (said in the API and the log)
 MAX_SKIPPED_SHOWN = 20
+MAX_PARSED_ITERATIONS = 16  # parsed iteration listings kept per dump (the listing cache bounds them too)
 
 
 class Listings:
@@ -82,6 +83,9 @@ class DumpTree:
         self.root = root
         self.listings = listings
         self._warned: set[str] = set()
+        # iteration folder -> (the listing it was parsed from, the parse): a listing still kept is parsed once
+        self._parsed: OrderedDict[str, tuple[list[Entry], IterationFiles]] = OrderedDict()
+        self._lock = threading.Lock()
 
     @property
     def dump_id(self) -> str:
@@ -131,6 +135,12 @@ class DumpTree:
         except OSError as exc:
             log.debug("cannot list %s: %s", storage.describe(folder), exc)
             return out
+        key = str(folder)
+        with self._lock:
+            known = self._parsed.get(key)
+            if known is not None and known[0] is entries:
+                self._parsed.move_to_end(key)
+                return known[1]
         for entry in entries:
             if not entry.is_file:
                 continue
@@ -144,7 +154,10 @@ class DumpTree:
                 if len(out.skipped) < MAX_SKIPPED_SHOWN:
                     out.skipped.append({"file": entry.name, "reason": dump_layout.why_not_a_tensor_name(entry.name)})
         out.tensors.sort(key=lambda t: (t.name.timestamp, t.entry.name))
-        key = str(folder)
+        with self._lock:
+            self._parsed[key] = (entries, out)
+            while len(self._parsed) > MAX_PARSED_ITERATIONS:
+                self._parsed.popitem(last=False)
         if (out.truncated or out.skipped_count) and key not in self._warned:
             self._warned.add(key)
             if out.truncated:

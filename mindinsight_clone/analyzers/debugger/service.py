@@ -37,6 +37,7 @@ from mindinsight_clone.plugins.graphs.model import build_graph
 from mindinsight_clone.plugins.graphs.query import GraphQuery
 
 MAX_GRAPHS = 8  # built dump graphs kept (least recently used dropped)
+MAX_ITERATIONS = 16  # iterations kept in execution order with their names, while their listing is unchanged
 MAX_SIDE_FILE_BYTES = 512 * 1024 * 1024  # graphs/*.pb and csv files larger than this are not read
 
 
@@ -56,6 +57,7 @@ class DebuggerService:
         self.side_files = side_files if side_files is not None else ParsedFileCache(max_bytes=256 << 20)
         self._trees: dict[tuple[str, str], DumpTree] = {}
         self._graphs: OrderedDict[tuple[str, int, int], tuple[Any, GraphQuery]] = OrderedDict()
+        self._iterations: OrderedDict[tuple[str, int, int, int], tuple[tuple[Any, ...], Any]] = OrderedDict()
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ dumps
@@ -164,9 +166,21 @@ class DebuggerService:
         """The tensors of one iteration in execution order, their node names, and the folder's listing facts."""
         self.check_graph(tree, rank, graph_id, iteration)
         files = tree.iteration_files(rank, graph_id, iteration)
-        items = items_of(((t.name, t.entry) for t in files.tensors), self.statistic_rows(files))
+        csv_rows = self.statistic_rows(files)
+        order, proto = self.execution_order(tree, rank, graph_id), self.graph_proto(tree, rank, graph_id)
+        key = (tree.dump_id, rank, graph_id, iteration)
+        with self._lock:
+            known = self._iterations.get(key)
+        if known is not None and all(a is b for a, b in zip(known[0], (files, csv_rows, order, proto), strict=True)):
+            return known[1]  # nothing changed since it was built: the same (read-only) answer
+        items = items_of(((t.name, t.entry) for t in files.tensors), csv_rows)
         names = self.kernel_names(tree, rank, graph_id, items)
         items.sort(key=lambda item: order_key(item, names))
+        with self._lock:
+            self._iterations[key] = ((files, csv_rows, order, proto), (items, names, files))
+            self._iterations.move_to_end(key)
+            while len(self._iterations) > MAX_ITERATIONS:
+                self._iterations.popitem(last=False)
         return items, names, files
 
     # ------------------------------------------------------------------ tensor table

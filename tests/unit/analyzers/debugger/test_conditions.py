@@ -20,7 +20,7 @@ def _arrays() -> list[np.ndarray]:
 
 
 @pytest.mark.parametrize("array", _arrays(), ids=["float+nonfinite", "int64", "bool", "all-nan", "empty", "one"])
-@pytest.mark.parametrize("chunk", [1, 7, 4096, 10**9])
+@pytest.mark.parametrize("chunk", [7, 333, 10**9])
 def test_chunked_statistics_equal_numpy(array: np.ndarray, chunk: int) -> None:
     stats = tensor_stats(array[i:i + chunk] for i in range(0, max(array.size, 1), chunk))
     values = array.astype(np.float64)
