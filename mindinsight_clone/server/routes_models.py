@@ -75,7 +75,9 @@ def graph_single_node() -> Any:
 
 @bp.get("/parameters")
 def model_parameters() -> Any:
-    return _service().parameters(params.required("model_id"))
+    offset = params.int_arg("offset", default=0, minimum=0) or 0
+    limit = params.int_arg("limit", default=None, minimum=1)
+    return _service().parameters(params.required("model_id"), offset, limit)
 
 
 @bp.get("/parameters/compare")

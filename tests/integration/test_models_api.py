@@ -110,8 +110,11 @@ def _check_stats(rows: list[dict[str, Any]], values: list[dict[str, Any]]) -> No
 
 @pytest.mark.parametrize("name", ["lenet.ckpt", "lenet_train.ckpt"])
 def test_checkpoint_statistics(client: FlaskClient, expected: dict[str, Any], name: str) -> None:
-    rows = get(client, "/parameters", model_id=f"./mindir/{name}")["parameters"]
-    assert len(rows) == expected[name]["value_count"]
+    answer = get(client, "/parameters", model_id=f"./mindir/{name}")
+    rows = answer["parameters"]
+    assert len(rows) == answer["total"] == expected[name]["value_count"]
+    page = get(client, "/parameters", model_id=f"./mindir/{name}", offset=2, limit=3)
+    assert page["parameters"] == rows[2:5] and page["total"] == len(rows)
     _check_stats(rows, expected[name]["values"])
     assert [r["dtype"] for r in rows] == [v["npy_dtype"] for v in expected[name]["values"]]
 

@@ -128,12 +128,14 @@ class ModelService:
                                                             .reshape(-1)]))
                 for p in parsed.graph.parameters]
 
-    def parameters(self, model_id: str) -> dict[str, Any]:
-        """`{"parameters": [{"name", "shape", "dtype", "min", "max", "mean", "std", "nan_count", ...}]}`; a parameter
-        whose values cannot be read has `error` and null statistics."""
+    def parameters(self, model_id: str, offset: int = 0, limit: int | None = None) -> dict[str, Any]:
+        """`{"total", "parameters": [{"name", "shape", "dtype", "min", "max", "mean", "std", "nan_count", ...}]}` in
+        file order, statistics computed for the page asked (`offset`, `limit`; default all); a parameter whose values
+        cannot be read has `error` and null statistics."""
         model = self.model(model_id, PARAMETER_KINDS)
         entry = self._stat(model)
-        arrays = self._arrays(model)
+        every = self._arrays(model)
+        arrays = every[offset:offset + limit] if limit is not None else every[offset:]
         keys = [file_key(f"{model.location}#{name}", entry.size, entry.mtime, entry.identity)
                 for name, _, _, _ in arrays]
         known = self.stats.get_many(keys)
@@ -148,7 +150,7 @@ class ModelService:
             rows.append({"name": name, "shape": shape, "dtype": dtype, **{k: stats.get(k) for k in STAT_KEYS},
                          "error": facts.get("error")})
         self.stats.put_many(new)
-        return {"model_id": model_id, "kind": model.kind, "parameters": rows}
+        return {"model_id": model_id, "kind": model.kind, "total": len(every), "parameters": rows}
 
     def compare(self, model_id: str, other_id: str) -> dict[str, Any]:
         """Parameters of two checkpoints / MindIR files matched by name: the difference `model - other` where both
