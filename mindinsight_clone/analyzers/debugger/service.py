@@ -42,7 +42,10 @@ MAX_SIDE_FILE_BYTES = 512 * 1024 * 1024  # graphs/*.pb and csv files larger than
 
 
 class DebugFilesRegistry(Protocol):
-    """What the service needs from the data manager: the dump roots and model files of the last scan."""
+    """What the service needs from the data manager: the dump roots and model files of the last scan, and whether
+    the first scan is done (`load_status`: init, loading, loaded)."""
+
+    load_status: str
 
     def debug_files(self) -> DebugFinds: ...
 
@@ -93,7 +96,7 @@ class DebuggerService:
             out.append({"dump_id": tree.dump_id, "net_name": tree.net_name(first) if first is not None else None,
                         "ranks": list(tree.root.ranks), "graphs": graphs, **self._metadata(tree, first)})
         finds = self.registry.debug_files()
-        return {"dumps": out, "truncated": finds.dumps_truncated}
+        return {"dumps": out, "truncated": finds.dumps_truncated, "load_status": self.registry.load_status}
 
     def _metadata(self, tree: DumpTree, rank: int | None) -> dict[str, Any]:
         """device_target and ms_version from `.dump_metadata/config.json` (null when absent or unreadable)."""

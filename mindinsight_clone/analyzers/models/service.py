@@ -51,7 +51,8 @@ class ModelService:
         finds = self.registry.debug_files()
         items = sorted(finds.models, key=lambda m: m.model_id)
         return {"models": [{"model_id": m.model_id, "kind": m.kind, "size": m.size if m.size >= 0 else None,
-                            "mtime": m.mtime or None} for m in items], "truncated": finds.models_truncated}
+                            "mtime": m.mtime or None} for m in items], "truncated": finds.models_truncated,
+                "load_status": self.registry.load_status}
 
     def model(self, model_id: str, kinds: Iterable[str] | None = None) -> ModelFile:
         found = next((m for m in self.registry.debug_files().models if m.model_id == model_id), None)
