@@ -1,6 +1,6 @@
 """Bad input for the debugger: truncated and foreign .npy files, names that do not parse, a dump still being written,
-a tensor far too big to load (a sparse 80 GB file), and a dump read from S3 (moto on loopback) answering exactly
-what the same files answer on disk.
+a tensor far too big to load (a sparse 80 GB file), and a dump and model files read from S3 (moto on loopback)
+answering exactly what the same files answer on disk.
 """
 
 from __future__ import annotations
@@ -132,15 +132,20 @@ def test_a_huge_tensor_is_read_by_its_window(base: Path, client: FlaskClient) ->
 
 # ------------------------------------------------------------------------------ s3:// base dir
 S3_REQUESTS = [
-    ("/dumps", {}),
-    ("/tensors", {**WHERE, "iteration": 3, "limit": 1000}),
-    ("/tensors", {**WHERE, "graph_id": 1, "iteration": 4, "limit": 1000}),
-    ("/tensor", {**WHERE, "iteration": 3, "op_name": "Default_network-WithLossCell__backbone-LeNet5_conv1-Conv2d_"
-                 "Conv2D-op0", "io": "output", "slot": 0, "shape": "[1, :, 2, 3:7]"}),
-    ("/tensor", {**WHERE, "iteration": 3, "op_name": "fc1_weight", "io": "output", "slot": 0, "detail": "histogram"}),
-    ("/tensor/compare", {**WHERE, "iteration": 3, "other_iteration": 2, "op_name": "fc2_weight", "io": "output",
-                         "slot": 0}),
-    ("/graph/nodes", {**WHERE, "name": "Default"}),
+    ("/debugger/dumps", {}),
+    ("/debugger/tensors", {**WHERE, "iteration": 3, "limit": 1000}),
+    ("/debugger/tensors", {**WHERE, "graph_id": 1, "iteration": 4, "limit": 1000}),
+    ("/debugger/tensor", {**WHERE, "iteration": 3, "op_name": "Default_network-WithLossCell__backbone-LeNet5_"
+                          "conv1-Conv2d_Conv2D-op0", "io": "output", "slot": 0, "shape": "[1, :, 2, 3:7]"}),
+    ("/debugger/tensor", {**WHERE, "iteration": 3, "op_name": "fc1_weight", "io": "output", "slot": 0,
+                          "detail": "histogram"}),
+    ("/debugger/tensor/compare", {**WHERE, "iteration": 3, "other_iteration": 2, "op_name": "fc2_weight",
+                                  "io": "output", "slot": 0}),
+    ("/debugger/graph/nodes", {**WHERE, "name": "Default"}),
+    ("/models/list", {}),
+    ("/models/graph", {"model_id": "./mindir/lenet.mindir"}),
+    ("/models/parameters", {"model_id": "./mindir/lenet.mindir"}),
+    ("/models/parameters", {"model_id": "./mindir/lenet_train.ckpt"}),
 ]
 
 
@@ -154,14 +159,19 @@ def test_s3_answers_equal_local_ones(s3_server: S3Server, tmp_path: Path) -> Non
         for path in iteration_dir(local_base, iteration).iterdir():
             if not (path.name.startswith(("Parameter.fc", "Parameter.learning")) or "conv1-Conv2d_Conv2D" in path.name):
                 path.unlink()
+    shutil.copytree(DUMP.parent / "mindir", local_base / "mindir", copy_function=shutil.copyfile)
     bucket = s3_server.bucket("debugger-dump")
     s3_server.upload_tree(local_base, bucket, "base")
     remote = s3_app(s3_server, f"s3://{bucket}/base", tmp_path / "ws-s3", max_depth=4).test_client()
     local = make_client(local_base, tmp_path / "ws-local")
     for path, query in S3_REQUESTS:
-        a, b = local.get(f"{API}{path}", query_string=query), remote.get(f"{API}{path}", query_string=query)
+        url = f"/v1/mindinsight{path}"
+        a, b = local.get(url, query_string=query), remote.get(url, query_string=query)
         assert a.status_code == b.status_code == 200, (path, b.get_json())
-        assert a.get_json() == b.get_json(), path
+        left, right = a.get_json(), b.get_json()
+        for item in [*left.get("models", []), *right.get("models", [])]:
+            item.pop("mtime")  # the store's upload time, not the file's
+        assert left == right, path
     body = {"dump_id": DUMP_ID, "conditions": [{"id": "too_large", "params": {"max_gt": 0.1}}, {"id": "not_changed"}]}
     a = local.post(f"{API}/watchpoints/check", json=body).get_json()
     b = remote.post(f"{API}/watchpoints/check", json=body).get_json()
