@@ -2,7 +2,7 @@
 
 No Flask here: server/error_handlers.py turns these into `{"error_code", "error_msg"}` responses.
 Codes are `0x50540000 | module << 12 | value` (module 0 general, 2 lineage, 5 datavisual,
-6 profiler, 10 optimizer), printed as 8 upper-case hex digits, as MindInsight 2.3.1 does.
+6 profiler, 10 optimizer, 11 debugger), printed as 8 upper-case hex digits, as MindInsight 2.3.1 does.
 """
 
 from __future__ import annotations
@@ -229,3 +229,66 @@ class ProfilerSearchConditionError(MindInsightError):
     def __init__(self, value: int, detail: str) -> None:
         self.value = value
         super().__init__(detail)
+
+
+# --- debugger and model files (module 11, MindInsight's DEBUGGER; docs/debugger.md) ------------------------
+
+
+class DebuggerParamValueError(MindInsightError):
+    """A watchpoint condition or its parameters are not usable (MindInsight's PARAM_VALUE_ERROR)."""
+
+    module, value = 11, 0x81
+    prefix = "ValueError."
+
+
+class DebuggerNodeNotInGraphError(MindInsightError):
+    module, value = 11, 0x100
+    prefix = "Can not find node in graph by the given node name."
+
+
+class DebuggerGraphNotExistError(MindInsightError):
+    module, value = 11, 0x101
+    prefix = "The graph does not exist."
+
+
+class DebuggerCompareTensorError(MindInsightError):
+    module, value = 11, 0x185
+    prefix = "Compare tensor failed."
+
+
+class DebuggerTensorNotExistError(MindInsightError):
+    module, value = 11, 0x284
+    prefix = "No such tensor."
+
+
+class DebuggerDumpNotExistError(MindInsightError):
+    """No dump root with that dump_id (or no such rank / graph / iteration in it)."""
+
+    module, value = 11, 0x285
+    prefix = "No such dump."
+
+
+class DebuggerTensorUnreadableError(MindInsightError):
+    """The tensor file exists but cannot be read (truncated, not a .npy, being written...)."""
+
+    module, value = 11, 0x286
+    prefix = "The tensor file cannot be read."
+
+
+class ModelNotExistError(MindInsightError):
+    module, value = 11, 0x300
+    prefix = "No such model file."
+
+
+class ModelUnreadableError(MindInsightError):
+    """The model file cannot be read (not the format, truncated, encrypted MindIR, too large...)."""
+
+    module, value = 11, 0x301
+    prefix = "The model file cannot be read."
+
+
+class ModelKindError(MindInsightError):
+    """The endpoint does not answer for this kind of model file (e.g. a graph of a checkpoint)."""
+
+    module, value = 11, 0x302
+    prefix = "Not available for this kind of model file."

@@ -24,6 +24,7 @@ import contextlib
 import copy
 import io
 import logging
+import mmap
 import os
 import stat as stat_module
 import threading
@@ -87,6 +88,14 @@ class Entry:
             assert self._parent is not None
             self._location = self._parent / self.name
         return self._location
+
+    @property
+    def location_text(self) -> str:
+        """`str(self.location)`, without making the location object when the listing did not (cheaper per entry)."""
+        if self._location is None and self._parent is not None:
+            parent = str(self._parent)
+            return parent + self.name if parent.endswith("/") else f"{parent}/{self.name}"
+        return str(self.location)
 
     def _key(self) -> tuple[Any, ...]:
         return (self.name, str(self.location), self.is_dir, self.is_file, self.is_symlink, self.size, self.mtime,
@@ -317,6 +326,36 @@ def read_bytes(location: Location, limit: int | None = None) -> bytes:
 
 def read_text(location: Location, encoding: str = "utf-8", errors: str = "strict") -> str:
     return read_bytes(location).decode(encoding, errors)
+
+
+def read_range(location: Location, offset: int, length: int) -> bytes:
+    """`length` bytes from `offset` (fewer at the end of the file). Remote: one ranged GET (`cat_file`; a file object
+    would ask the store for the object's metadata first). Raises OSError."""
+    if isinstance(location, Path):
+        with open(location, "rb") as handle:
+            handle.seek(offset)
+            return handle.read(length)
+    if length <= 0:
+        return b""
+    fs, path = _fs(location)
+    try:
+        data = fs.cat_file(path, start=offset, end=offset + length)
+    except OSError:
+        raise
+    except Exception as exc:
+        raise _as_oserror(exc, location) from exc
+    return bytes(data)
+
+
+def map_local(location: Location) -> mmap.mmap | None:
+    """A read-only memory map of a local, non-empty regular file (pages are read only when touched), or None for a
+    remote location or an empty file (read those with `read_range`). Raises OSError when it cannot be opened."""
+    if not isinstance(location, Path):
+        return None
+    with open(location, "rb") as handle:
+        if os.fstat(handle.fileno()).st_size == 0:
+            return None
+        return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
 
 
 def file_size(handle: IO[bytes]) -> int:

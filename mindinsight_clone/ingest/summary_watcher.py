@@ -20,6 +20,9 @@ MOST RECENTLY updated ones are kept (MindInsight keeps the oldest; see LIMITS.md
 With `max_depth` > 1 (MindInsight: always 1) directories down to that depth are runs too, e.g.
 `./job/output/summary/rank_0` at depth 4; at most `max_scan_dirs` directories are looked at, and
 `ScanResult.truncated` says when a bound was hit (also logged).
+
+The same walk notes MindSpore dump roots and model files (`debug_discovery`): `ScanResult.debug`. It does not go
+into the `rank_<id>/` folders of a dump.
 """
 
 from __future__ import annotations
@@ -35,7 +38,8 @@ from pathlib import Path
 
 from upath import UPath
 
-from mindinsight_clone.ingest import storage
+from mindinsight_clone.ingest import debug_discovery, storage
+from mindinsight_clone.ingest.debug_discovery import DebugFinds
 from mindinsight_clone.ingest.storage import Entry, Location
 from mindinsight_clone.ingest.tfevents_parser import is_tfevents_file, tfevents_timestamp
 
@@ -90,6 +94,7 @@ class ScanResult:
     # cannot be listed is skipped, as always.
     failed: dict[str, str] = field(default_factory=dict)
     listings: int = 0  # listing calls made (each one request, or a few pages, on an object store)
+    debug: DebugFinds = field(default_factory=DebugFinds)  # dump roots and model files seen on the walk
 
 
 def summary_timestamp(name: str) -> int | None:
@@ -119,7 +124,7 @@ def scan_runs(base_dir: str | os.PathLike[str] | Location, max_run_count: int = 
     runs = _scan_deep(base, state, max_depth, max_scan_dirs) if deep else _scan_one_level(base, state)
     runs.sort(key=lambda r: (-r.update_time, r.train_id))
     return ScanResult(runs=runs[:max_run_count], total_runs=len(runs), truncated=state.truncated,
-                      failed=state.failed, listings=state.listings)
+                      failed=state.failed, listings=state.listings, debug=state.debug)
 
 
 def _scan_one_level(base: Location, state: _ScanState) -> list[RunInfo]:
@@ -198,14 +203,25 @@ class _ScanState:
         self.truncated = False
         self.listings = 0
         self.failed: dict[str, str] = {}
+        self.debug = DebugFinds()
+        self._probed: dict[str, list[Entry]] = {}  # listings the dump probe made, for the walk to reuse
+
+    def probe_list(self, path: Location) -> list[Entry]:
+        """`list_dir` for the dump probe (`debug_discovery`): a listing the walk makes later is not made twice."""
+        entries = self.list_dir(path)
+        self._probed[str(path)] = entries
+        return entries
 
     def list_dir(self, path: Location, train_id: str | None = None) -> list[Entry]:
         """At most max_entries entries of `path` (kinds only, no per-entry stat locally); [] if it cannot
         be listed. A remote listing that fails for another reason than a missing prefix is noted in
         `failed` under `train_id` (the run whose directory it is)."""
+        known = self._probed.pop(str(path), None)
+        if known:
+            return known
         self.listings += 1
         try:
-            entries, cut = storage.list_dir(path, self.max_entries, details=_is_run_file)
+            entries, cut = storage.list_dir(path, self.max_entries, details=_wants_stat)
         except OSError as exc:
             logger.debug("cannot list %s: %s", storage.describe(path), exc)
             if train_id is not None and storage.is_remote(path) and not isinstance(exc, FileNotFoundError):
@@ -224,16 +240,18 @@ def _scan_dir(path: Location, train_id: str, state: _ScanState,
     run = RunInfo(train_id=train_id, path=path)
     mtimes: list[float] = []
     remote = storage.is_remote(path)
-    for entry in state.list_dir(path, train_id):
+    entries = state.list_dir(path, train_id)
+    not_runs = state.debug.note(path, train_id, entries, state.probe_list)  # a dump's rank folders
+    for entry in entries:
         name = entry.name
         try:
             if entry.is_symlink:
                 continue
-            if subdirs is not None and entry.is_dir:
+            if subdirs is not None and entry.is_dir and name not in not_runs:
                 subdirs.append(entry)
             if entry.is_file:
                 size, mtime = entry.size, entry.mtime
-                if size < 0:  # a local listing stats only the files `_is_run_file` keeps
+                if size < 0:  # a local listing stats only the files `_wants_stat` names
                     continue
                 kind = _file_kind(name)
                 if kind is None:
@@ -264,8 +282,9 @@ def _scan_dir(path: Location, train_id: str, state: _ScanState,
     return run
 
 
-def _is_run_file(name: str) -> bool:
-    return _file_kind(name) is not None
+def _wants_stat(name: str) -> bool:
+    """Files whose size and mtime a local listing reads: run files and model files."""
+    return _file_kind(name) is not None or debug_discovery.model_kind(name) is not None
 
 
 def _file_kind(name: str) -> str | None:

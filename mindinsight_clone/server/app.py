@@ -12,9 +12,11 @@ from mindinsight_clone.server import (
     body_limit,
     error_handlers,
     routes_datavisual,
+    routes_debugger,
     routes_graphs,
     routes_health,
     routes_lineage,
+    routes_models,
     routes_profiler,
     routes_ui,
     security,
@@ -27,7 +29,8 @@ from mindinsight_clone.store.data_manager import DataManager
 log = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 16 * 1024 * 1024  # request bodies, with or without Content-Length (413 beyond)
-BLUEPRINTS = (routes_health, routes_datavisual, routes_graphs, routes_lineage, routes_profiler, routes_ui)
+BLUEPRINTS = (routes_health, routes_datavisual, routes_graphs, routes_lineage, routes_profiler, routes_debugger,
+              routes_models, routes_ui)
 
 
 def create_app(

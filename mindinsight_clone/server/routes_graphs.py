@@ -16,7 +16,7 @@ from mindinsight_clone.errors import ParamMissError, TrainJobNotExistError
 from mindinsight_clone.ingest.train_id import InvalidTrainId, check_train_id_syntax, normalize_train_id
 from mindinsight_clone.plugins.graphs.query import GraphQuery
 from mindinsight_clone.plugins.graphs.service import GraphService, plugin_of_mode
-from mindinsight_clone.server import params
+from mindinsight_clone.server import graph_views, params
 from mindinsight_clone.server.services import services
 
 bp = Blueprint("graphs", __name__, url_prefix="/v1/mindinsight")
@@ -50,34 +50,19 @@ def _graph() -> GraphQuery:
 
 @bp.get(f"{P}/nodes")
 def graph_nodes() -> Any:
-    graph = _graph()
-    name = params.arg("name")
-    limit = params.int_arg("limit", default=None, minimum=1)
-    if limit is None:
-        return {"nodes": graph.list_nodes(name)}
-    offset = params.int_arg("offset", default=0, minimum=0) or 0
-    nodes = graph.list_nodes(name, offset, limit)
-    return {"nodes": nodes, "total": len(graph.children(name or ""))}
+    return graph_views.nodes(_graph())
 
 
 @bp.get(f"{P}/nodes/names")
 def graph_search() -> Any:
-    graph = _graph()
-    offset = params.int_arg("offset", default=0, minimum=0) or 0
-    limit = params.int_arg("limit", default=100, minimum=1, maximum=1000) or 100
-    return {"nodes": graph.search(params.arg("search"), offset, limit)}
+    return graph_views.names(_graph())
 
 
 @bp.get(f"{P}/single-node")
 def graph_single_node() -> Any:
-    graph = _graph()
-    name = params.arg("name")
-    if not name:
-        raise ParamMissError("name")
-    return graph.single_node(name)
+    return graph_views.single_node(_graph())
 
 
 @bp.get(f"{P}/nodes/all")
 def graph_all_nodes() -> Any:
-    graph = _graph()
-    return {"all_nodes_detail": graph.all_nodes(params.arg("name"))}
+    return graph_views.all_nodes(_graph())

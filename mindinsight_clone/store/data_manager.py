@@ -25,6 +25,7 @@ from typing import Any, Literal
 from mindinsight_clone.config import Settings, storage_options
 from mindinsight_clone.errors import MindInsightError, TrainJobNotExistError
 from mindinsight_clone.ingest import event_parser, formats, storage
+from mindinsight_clone.ingest.debug_discovery import DebugFinds
 from mindinsight_clone.ingest.train_id import check_train_id_syntax, normalize_train_id
 from mindinsight_clone.ingest.values import SummaryValue
 from mindinsight_clone.store import cache_budget, discovery, run_groups
@@ -97,6 +98,7 @@ class DataManager:
         # remote: runs kept although their directory could not be listed (failing store) -> the problem
         self._listing_problems: dict[str, Problem] = {}
         self._scan_failed: dict[str, str] = {}  # the failures last logged
+        self._debug = DebugFinds()  # dump roots and model files seen by the last scan (debug_discovery)
         # called on the reload thread after each cycle (e.g. the lineage service reads remote lineage files
         # there, so no request thread waits for the store)
         self.after_reload: list[Callable[[], None]] = []
@@ -177,7 +179,9 @@ class DataManager:
                 self.load_status = "loading"
             result = discovery.scan_result(self.base_dir, self.settings.max_run_count, self.settings.max_depth)
             runs = self._keep_unlisted(result)
+            debug = self._keep_unlisted_debug(result)
             with self._lock:
+                self._debug = debug
                 self._runs = {r.train_id: r for r in runs}
                 self._order = [r.train_id for r in runs]
                 self._scanned = True
@@ -237,6 +241,22 @@ class DataManager:
         with self._lock:
             self._listing_problems = problems
         return runs
+
+    def _keep_unlisted_debug(self, result: discovery.ScanResult) -> DebugFinds:
+        """The dump roots and model files of the scan plus, under directories whose listing failed, the ones
+        known before (a failing store is not an empty one)."""
+        found = result.debug
+        if not result.failed:
+            return found
+        def under_failed(item_id: str) -> bool:
+            return any(f == "./" or item_id == f or item_id.startswith(f + "/") for f in result.failed)
+        with self._lock:
+            old = self._debug
+        dump_ids = {d.dump_id for d in found.dumps}
+        model_ids = {m.model_id for m in found.models}
+        found.dumps += [d for d in old.dumps if d.dump_id not in dump_ids and under_failed(d.dump_id)]
+        found.models += [m for m in old.models if m.model_id not in model_ids and under_failed(m.model_id)]
+        return found
 
     def _load_unless_stopping(self, loader: RunLoader) -> None:
         if self._stop.is_set() or self.loader(loader.train_id) is not loader:
@@ -324,6 +344,11 @@ class DataManager:
     def index(self) -> RunIndex:
         """The listing, search keys and rank groups of the current run list (rebuilt on every rescan)."""
         return self._index
+
+    def debug_files(self) -> DebugFinds:
+        """The MindSpore dump roots and model files the last scan found (read-only; replaced on each rescan)."""
+        with self._lock:
+            return self._debug
 
     def run(self, train_id: str) -> RunInfo | None:
         with self._lock:

@@ -1,0 +1,41 @@
+"""The answers of the graph views (scope listing, search, single node, all nodes) over any built graph.
+
+Shared by `datavisual/graphs/*` (graphs of summary runs), `debugger/graph/*` (the graph of a dump) and
+`models/graph/*` (MindIR, IR, pb files): the same parameters, shapes and errors (API.md §6; `limit`/`offset`
+paging of one scope is an extension), whatever file the graph came from.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mindinsight_clone.errors import ParamMissError
+from mindinsight_clone.plugins.graphs.query import GraphQuery
+from mindinsight_clone.server import params
+
+
+def nodes(graph: GraphQuery) -> dict[str, Any]:
+    name = params.arg("name")
+    limit = params.int_arg("limit", default=None, minimum=1)
+    if limit is None:
+        return {"nodes": graph.list_nodes(name)}
+    offset = params.int_arg("offset", default=0, minimum=0) or 0
+    listing = graph.list_nodes(name, offset, limit)
+    return {"nodes": listing, "total": len(graph.children(name or ""))}
+
+
+def names(graph: GraphQuery) -> dict[str, Any]:
+    offset = params.int_arg("offset", default=0, minimum=0) or 0
+    limit = params.int_arg("limit", default=100, minimum=1, maximum=1000) or 100
+    return {"nodes": graph.search(params.arg("search"), offset, limit)}
+
+
+def single_node(graph: GraphQuery) -> dict[str, Any]:
+    name = params.arg("name")
+    if not name:
+        raise ParamMissError("name")
+    return graph.single_node(name)
+
+
+def all_nodes(graph: GraphQuery) -> dict[str, Any]:
+    return {"all_nodes_detail": graph.all_nodes(params.arg("name"))}

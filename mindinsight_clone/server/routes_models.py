@@ -1,0 +1,92 @@
+"""Routes of the model files under /v1/mindinsight/models/ (thin: parse the request, call the service).
+
+MindIR, checkpoints, IR text, .dot and anf_ir .pb files found under the summary base dir (docs/debugger.md): the
+list, a graph (flat, and through the graph views), parameters with statistics, the comparison of two parameter
+files by name, and a page of a text file.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint
+from flask.blueprints import BlueprintSetupState
+
+from mindinsight_clone.analyzers.models.service import MAX_TEXT_PAGE, ModelService
+from mindinsight_clone.plugins.graphs.query import GraphQuery
+from mindinsight_clone.server import graph_views, params
+from mindinsight_clone.server.services import EXTENSION_KEY, Services, services
+
+bp = Blueprint("models", __name__, url_prefix="/v1/mindinsight/models")
+
+SERVICE_KEY = "models"
+MAX_NODES = 100_000
+
+
+def _make_service(svc: Services) -> ModelService:
+    return ModelService(svc.data_manager, svc.settings.workspace)
+
+
+@bp.record_once
+def _install(state: BlueprintSetupState) -> None:
+    svc: Services = state.app.extensions[EXTENSION_KEY]
+    if not isinstance(svc.extras.get(SERVICE_KEY), ModelService):
+        svc.extras[SERVICE_KEY] = _make_service(svc)
+
+
+def _service() -> ModelService:
+    svc = services()
+    service = svc.extras.get(SERVICE_KEY)
+    if not isinstance(service, ModelService):
+        service = svc.extras[SERVICE_KEY] = _make_service(svc)
+    return service
+
+
+@bp.get("/list")
+def model_list() -> Any:
+    return _service().models()
+
+
+@bp.get("/graph")
+def model_graph() -> Any:
+    offset = params.int_arg("offset", default=0, minimum=0) or 0
+    limit = params.int_arg("limit", default=None, minimum=1, maximum=MAX_NODES)
+    return _service().graph(params.required("model_id"), offset, limit)
+
+
+def _graph() -> GraphQuery:
+    return _service().graph_query(params.required("model_id"))
+
+
+@bp.get("/graph/nodes")
+def graph_nodes() -> Any:
+    return graph_views.nodes(_graph())
+
+
+@bp.get("/graph/nodes/names")
+def graph_search() -> Any:
+    return graph_views.names(_graph())
+
+
+@bp.get("/graph/single-node")
+def graph_single_node() -> Any:
+    return graph_views.single_node(_graph())
+
+
+@bp.get("/parameters")
+def model_parameters() -> Any:
+    offset = params.int_arg("offset", default=0, minimum=0) or 0
+    limit = params.int_arg("limit", default=None, minimum=1)
+    return _service().parameters(params.required("model_id"), offset, limit)
+
+
+@bp.get("/parameters/compare")
+def model_parameters_compare() -> Any:
+    return _service().compare(params.required("model_id"), params.required("other_model_id"))
+
+
+@bp.get("/text")
+def model_text() -> Any:
+    offset = params.int_arg("offset", default=0, minimum=0) or 0
+    limit = params.int_arg("limit", default=MAX_TEXT_PAGE, minimum=1, maximum=MAX_TEXT_PAGE) or MAX_TEXT_PAGE
+    return _service().text(params.required("model_id"), offset, limit)
