@@ -312,7 +312,7 @@ def _find_members(run: RunInfo, dirs: list[Entry], state: _ScanState) -> list[fl
                             "add_hparams sub-folders", run.train_id, tfevents_members.MAX_LISTINGS)
                 return mtimes
             listings += 1
-            entries = state.list_dir(path)
+            entries = state.list_dir(path, run.train_id)  # a failing store: noted under the run (DataManager)
             events = sorted((e for e in entries if e.is_file and not e.is_symlink and is_tfevents_file(e.name)),
                             key=lambda e: summary_sort_key(e.name))
             if not events:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import io
 import math
+import re
 import wave
 from typing import Any
 
@@ -31,6 +32,7 @@ from mindinsight_clone.proto import tb_hparams_pb2, tb_plugins_pb2, tb_summary_p
 PR_ROWS = ("tp", "fp", "tn", "fn", "precision", "recall")
 MESH_COMPONENTS = {1: "vertices", 2: "faces", 3: "colors"}  # MeshPluginData.ContentType -> component
 _WAV_TYPES = ("", "audio/wav", "audio/x-wav", "audio/wave", "audio/vnd.wave")
+_AUDIO_TYPE = re.compile(r"audio/[\w.+-]{1,64}")  # what else a clip may say it is; anything else is served as bytes
 
 
 # ---------------------------------------------------------------------- text
@@ -104,6 +106,8 @@ def _audio(data: bytes, content_type: str, rate: float, channels: int, frames: i
         except (wave.Error, EOFError, ValueError):
             if not rate:
                 raise ValueError("WAV audio without a sample rate the header or the summary gives") from None
+    elif not _AUDIO_TYPE.fullmatch(content_type):  # never text/html & co. from a file: served as plain bytes
+        content_type = "application/octet-stream"
     return Audio(encoded=bytes(data), content_type=content_type, sample_rate=rate, num_channels=channels,
                  length_frames=frames, label=label)
 

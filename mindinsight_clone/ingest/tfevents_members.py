@@ -90,7 +90,8 @@ def first_tags(location: Location) -> tuple[str, ...]:
     if known is not None:
         return known
     try:
-        data = storage.read_bytes(location, PEEK_BYTES)
+        with storage.open_binary(location, block_bytes=PEEK_BYTES) as handle:  # one range request when remote
+            data = handle.read(PEEK_BYTES)
     except OSError:
         return ()
     tags = _tags_in(data)

@@ -15,7 +15,7 @@ from mindinsight_clone.errors import MindInsightError, ParamMissError, ParamType
 from mindinsight_clone.plugins import audio, custom_scalars, embeddings, hparams, meshes, pr_curves, scalars, text
 from mindinsight_clone.plugins.text_compare import MAX_RUNS, compare
 from mindinsight_clone.server import params
-from mindinsight_clone.server.routes_datavisual import P, _cached, _checked_id, _dm, _known_id, revalidate_and_compress
+from mindinsight_clone.server.routes_datavisual import P, _cached, _dm, _known_id, revalidate_and_compress
 from mindinsight_clone.server.services import services
 from mindinsight_clone.store.run_cache import RunCache
 
@@ -133,7 +133,7 @@ def embedding_sprite() -> Any:
 def scalars_group() -> Any:
     raw_id, tag = params.required("train_id"), params.required("tag")
     tid, cache = _cached(raw_id)
-    run = _dm().run(_checked_id(tid))
+    run = _dm().run(tid)
     return scalars.scalars_group(cache, run.scalar_groups() if run is not None else {}, tag)
 
 

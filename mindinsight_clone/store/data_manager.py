@@ -68,6 +68,14 @@ class RunStatus:
     dropped_tags: int = 0  # tags evicted by the tag limits (max_tags_per_run, max_tensor_tags, max_graph_tags)
 
 
+def _keep_members(run: RunInfo, old: RunInfo) -> None:
+    """Add to `run` the sub-folders (and their files) `old` had and this scan could not see."""
+    seen = {m.rel for m in run.members}
+    run.members += [m for m in old.members if m.rel not in seen]
+    names = {f.name for f in run.member_files}
+    run.member_files += [f for f in old.member_files if f.name not in names]
+
+
 class DataManager:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -217,6 +225,13 @@ class DataManager:
             found = {r.train_id for r in runs}
             with self._lock:
                 known = list(self._runs.values())
+                before = dict(self._runs)
+            for run in runs:  # a run listed, but a sub-folder of it (add_scalars keys) could not be: keep those
+                cause = failed.get(run.train_id)
+                old = before.get(run.train_id)
+                if cause is not None and old is not None and old.members:
+                    _keep_members(run, old)
+                    problems[run.train_id] = Problem("", 0, "unreadable", cause)
             kept = []
             for run in known:
                 tid = run.train_id

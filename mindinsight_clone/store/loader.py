@@ -204,8 +204,9 @@ class RunLoader:
         if dropped > self._dropped_logged:
             s = self.settings
             log.warning("run %s: %d tags dropped so far by the tag limits (max_tags_per_run=%d, max_tensor_tags=%d, "
-                        "max_graph_tags=%d); the oldest-seen tags go first, as in MindInsight", self.train_id, dropped,
-                        s.max_tags_per_run, s.max_tensor_tags, s.max_graph_tags)
+                        "max_graph_tags=%d, max_text_tags=%d); the oldest-seen tags go first, as in MindInsight",
+                        self.train_id, dropped, s.max_tags_per_run, s.max_tensor_tags, s.max_graph_tags,
+                        s.max_text_tags)
             self._dropped_logged = dropped
 
     def _needs_read(self, name: str, st: Entry) -> bool:

@@ -68,6 +68,7 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
         w.add_pr_curve("pr", [1, 0], [0.7, 0.1], 2, num_thresholds=11)
         w.add_audio("sound", np.sin(np.arange(800) / 10) * 0.5, 0, sample_rate=8000)
         w.add_audio_bytes("sound", b"ID3\x04 this is an mp3, not a wav", 1, 8000, content_type="audio/wav")
+        w.add_audio_bytes("page", b"<script>alert(1)</script>", 0, 8000, content_type="text/html")
         w.add_scalar("loss", 1.5, 0)
     # projector: hostile paths beside a legitimate entry
     run = base / "projector"
@@ -157,6 +158,8 @@ def test_audio_that_is_not_a_wav_is_a_problem_the_rest_is_served(client: FlaskCl
     missing = client.get(f"{API}/audio/single-audio?train_id=./kinds&tag=sound&step=1")
     assert missing.status_code == 400 and missing.get_json()["error_code"] == "50545020"
     assert any("RIFF/WAVE" in p["message"] for p in _job(client, "./kinds")["problems"])
+    page = client.get(f"{API}/audio/single-audio?train_id=./kinds&tag=page&step=0")  # never served as HTML
+    assert page.mimetype == "application/octet-stream" and page.headers["X-Content-Type-Options"] == "nosniff"
 
 
 def test_wrong_kind_and_unknown_tags(client: FlaskClient) -> None:
