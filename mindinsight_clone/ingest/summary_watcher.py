@@ -100,6 +100,10 @@ class RunInfo:
                 groups.setdefault(m.main_tag, []).append(m.key)
         return {main: sorted(keys) for main, keys in sorted(groups.items())}
 
+    def hparams_sessions(self) -> list[str]:
+        """train_ids of the add_hparams session runs found below this run, sorted."""
+        return sorted(_child_id(self.train_id, m.rel) for m in self.members if m.kind == "hparams")
+
     def member_keys(self) -> dict[str, str]:
         """Each add_scalars member file (relative name) -> the key its tags get."""
         keys = {m.rel: m.key for m in self.members if m.kind == "scalars"}

@@ -52,7 +52,7 @@ def job_item(dm: DataManager, run: RunInfo, group: GroupMember | None = None) ->
         item["problems"] = [p.as_dict() for p in status.problems]
     if status.text_tags:  # TensorBoard text tags (as in plugins.text; kept for clients of the first version)
         item["text_tags"] = status.text_tags
-    item.update(scalar_layout(run, status.plugins))
+    item.update(tensorboard_layout(run, status.plugins))
     if status.dropped_tags:
         item["dropped_tags"] = status.dropped_tags
     if status.cache_status == "CACHING":
@@ -62,14 +62,18 @@ def job_item(dm: DataManager, run: RunInfo, group: GroupMember | None = None) ->
     return item
 
 
-def scalar_layout(run: RunInfo | None, plugins: dict[str, list[str]] | None) -> dict[str, Any]:
+def tensorboard_layout(run: RunInfo | None, plugins: dict[str, list[str]] | None) -> dict[str, Any]:
     """Additive, only when there is something to say: `scalar_groups` (add_scalars main tag -> its keys, each key's
-    series being the scalar tag `<main>/<key>/scalar`; `scalars-group` draws them as one chart) and
-    `samples_twins` (scalar tag -> its "vs samples" twin, for a samples x-axis)."""
+    series being the scalar tag `<main>/<key>/scalar`; `scalars-group` draws them as one chart), `samples_twins`
+    (scalar tag -> its "vs samples" twin, for a samples x-axis) and `hparams_sessions` (the add_hparams session
+    runs below this run; `hparams?train_id=<this run>` answers them)."""
     out: dict[str, Any] = {}
     groups = run.scalar_groups() if run is not None else {}
     if groups:
         out["scalar_groups"] = groups
+    sessions = run.hparams_sessions() if run is not None else []
+    if sessions:
+        out["hparams_sessions"] = sessions
     twins = samples_twins((plugins or {}).get("scalar", ()))
     if twins:
         out["samples_twins"] = twins

@@ -140,7 +140,7 @@ def plugins_route() -> Any:
     if manual:
         dm.cache_runs([tid])
     status = dm.run_status(tid)
-    return {"plugins": plugins_dict(status.plugins), **train_jobs.scalar_layout(dm.run(tid), status.plugins)}
+    return {"plugins": plugins_dict(status.plugins), **train_jobs.tensorboard_layout(dm.run(tid), status.plugins)}
 
 
 # ------------------------------------------------------------------------------ scalars

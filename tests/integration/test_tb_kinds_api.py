@@ -213,6 +213,8 @@ def test_hparams_sessions_of_the_parent_run(client: FlaskClient, expected: dict[
         assert got["metrics"] == session["metrics"] and got["status"] == session["status"]
     assert body["hparams"] == sorted(group["sessions"][0]["hparams_written"])
     assert body["metrics"] == sorted(group["sessions"][0]["metrics"])
+    plugins = _get(client, f"/plugins?train_id={_q(_tid(group['parent_run']))}")
+    assert plugins["hparams_sessions"] == sorted(_tid(s["run"]) for s in group["sessions"])
     one = group["sessions"][0]["run"]
     assert [s["train_id"] for s in _get(client, f"/hparams?train_id={_q(_tid(one))}")["sessions"]] == [_tid(one)]
 
