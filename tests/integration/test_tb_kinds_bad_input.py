@@ -277,3 +277,27 @@ def test_undescribed_tensor_of_a_known_tag_name_yields_nothing_harmful(tmp_path:
     client = _app(tmp_path / "base", tmp_path / "ws").test_client()
     assert _get(client, "/text?train_id=./run&tag=note")["texts"][0]["value"] == "written by hand"
     assert _job(client, "./run")["is_integrity"] is True
+
+
+def test_add_scalars_folders_that_appear_later_join_their_run(tmp_path: Path) -> None:
+    """A key's folder is created at the first add_scalars call, mid-training: the next reload reads it into its
+    run, and later points of it are read incrementally."""
+    writer = TfeventsWriter(tmp_path / "base" / "run", timestamp=T0, host="h")
+    writer.add_scalar("loss", 1.0, 1)
+    writer.flush()
+    app = _app(tmp_path / "base", tmp_path / "ws", max_depth=4)
+    client = app.test_client()
+    assert "scalar_groups" not in _get(client, "/plugins?train_id=./run")
+    writer.add_scalars("load", {"e0": 0.25, "e1": 0.75}, 5)
+    writer.flush()
+    manager = app.extensions["mindinsight_clone"].data_manager
+    manager.reload()
+    assert _get(client, "/plugins?train_id=./run")["scalar_groups"] == {"load": ["e0", "e1"]}
+    writer.add_scalars("load", {"e0": 0.5, "e1": 0.5}, 10)
+    writer.close()
+    manager.reload()
+    group = _get(client, "/scalars-group?train_id=./run&tag=load")
+    assert [[(p["step"], p["value"]) for p in s["metadatas"]] for s in group["series"]] == \
+        [[(5, 0.25), (10, 0.5)], [(5, 0.75), (10, 0.5)]]
+    assert {j["train_id"] for j in _get(client, "/train-jobs")["train_jobs"]} == {"./run"}
+    assert _job(client, "./run")["is_integrity"] is True
