@@ -312,8 +312,8 @@ def _find_members(run: RunInfo, dirs: list[Entry], state: _ScanState) -> list[fl
         next_level: list[tuple[Location, str]] = []
         for path, rel in level:
             if listings >= tfevents_members.MAX_LISTINGS:
-                logger.info("run %s: more than %d folders below it; the rest are not searched for add_scalars or "
-                            "add_hparams sub-folders", run.train_id, tfevents_members.MAX_LISTINGS)
+                _log_once(run.train_id, "run %s: more than %d folders below it; the rest are not searched for "
+                          "add_scalars or add_hparams sub-folders", run.train_id, tfevents_members.MAX_LISTINGS)
                 return mtimes
             listings += 1
             entries = state.list_dir(path, run.train_id)  # a failing store: noted under the run (DataManager)
@@ -335,6 +335,15 @@ def _find_members(run: RunInfo, dirs: list[Entry], state: _ScanState) -> list[fl
                         mtimes.append(e.mtime)
         level = sorted(next_level, key=lambda item: item[1])
     return mtimes
+
+
+_logged: set[str] = set()  # runs whose bounded sub-folder search was logged (once, not every rescan)
+
+
+def _log_once(key: str, message: str, *args: object) -> None:
+    if key not in _logged and len(_logged) < DEFAULT_MAX_RUN_COUNT:
+        _logged.add(key)
+        logger.warning(message, *args)
 
 
 def _child_id(train_id: str, rel: str) -> str:
