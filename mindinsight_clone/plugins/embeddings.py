@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from mindinsight_clone.errors import KindDataNotExistError, KindDataUnreadableError
 from mindinsight_clone.ingest import projector
 from mindinsight_clone.plugins.common import tag_samples
@@ -69,7 +71,9 @@ def embedding(cache: RunCache, tag: str, max_points: int) -> dict[str, Any]:
         raise KindDataUnreadableError(f"Detail: embedding {tag!r}: {exc}") from None
     total = int(shape[0]) if shape[0] else values.shape[0]
     body: dict[str, Any] = {"tag": tag, "shape": [total, int(values.shape[1]) if values.size else 0],
-                            "values": values.tolist(), "metadata": {"columns": columns, "rows": meta_rows},
+                            # float32 as written, each number in its shortest form; NaN/Inf -> null
+                            "values": orjson.Fragment(orjson.dumps(values, option=orjson.OPT_SERIALIZE_NUMPY)),
+                            "metadata": {"columns": columns, "rows": meta_rows},
                             "sprite": info["sprite"]}
     if values.shape[0] < total:
         body["truncated"] = {"sent_points": int(values.shape[0]), "setting": "embedding_max_points"}
