@@ -102,6 +102,19 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("histogram_samples", int, 50, "Steps kept per histogram tag (reservoir).", minimum=1,
             maximum=100_000),
     Setting("tensor_samples", int, 20, "Steps kept per tensor tag (reservoir).", minimum=1, maximum=10_000),
+    Setting("text_samples", int, 10, "Steps kept per TensorBoard text tag (reservoir).", minimum=1, maximum=10_000),
+    Setting("pr_curve_samples", int, 100, "Steps kept per TensorBoard PR-curve tag (reservoir).", minimum=1,
+            maximum=10_000),
+    Setting("audio_samples", int, 10, "Steps kept per TensorBoard audio tag (reservoir).", minimum=1,
+            maximum=10_000),
+    Setting("mesh_samples", int, 100, "Steps kept per TensorBoard mesh tag (reservoir).", minimum=1,
+            maximum=10_000),
+    Setting("max_text_tags", int, 1000, "Most TensorBoard text tags kept per run (Megatron writes one per "
+            "argument); they do not count toward max_tags_per_run.", minimum=1, maximum=100_000),
+    Setting("text_max_chars", int, 100_000, "Longest TensorBoard text value kept and sent (characters); a longer "
+            "one is cut, and the API marks it truncated with its length.", minimum=100, maximum=100_000_000),
+    Setting("embedding_max_points", int, 20_000, "Most points of one TensorBoard projector embedding sent (the "
+            "first ones); the API says when more exist.", minimum=1, maximum=10_000_000),
     Setting("max_record_bytes", int, 500_000_000,
             "Largest record (and .pb graph file) accepted; a longer record stops the file, a larger graph file is "
             "not read.",
@@ -139,6 +152,13 @@ class Settings:
     image_samples: int
     histogram_samples: int
     tensor_samples: int
+    text_samples: int
+    pr_curve_samples: int
+    audio_samples: int
+    mesh_samples: int
+    max_text_tags: int
+    text_max_chars: int
+    embedding_max_points: int
     max_record_bytes: int
     profiler_db_spool_mb: int
     log_max_bytes: int

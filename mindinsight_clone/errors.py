@@ -165,6 +165,22 @@ class LandscapeNotExistError(MindInsightError):
     prefix = "Landscape is not exist."
 
 
+# TensorBoard kinds (ours: MindInsight has no such data; codes after MindInsight's last datavisual one)
+class KindDataNotExistError(MindInsightError):
+    """No data of a TensorBoard kind (text, PR curve, audio, mesh, embedding, ...) for this run and tag."""
+
+    module, value = 5, 0x20
+    prefix = "Data is not exist."
+
+
+class KindDataUnreadableError(MindInsightError):
+    """Data that is listed but cannot be served as it is (a projector path outside the run, a file that is not
+    what its name says); the message says why, the rest of the run is served as usual."""
+
+    module, value = 5, 0x21
+    prefix = "Data can not be served."
+
+
 # --- lineage (module 2) ------------------------------------------------------------------
 
 

@@ -7,18 +7,28 @@
 Each format also has a vectorised reader of its scalar-only records (`scalar_batch`, `tfevents_batch`);
 `RecordsParser.read_scalars` picks it by file name, for `RunLoader.read_scalars`.
 
+File names may be relative paths below the run folder: the event files of its `add_scalars` sub-folders
+(`expert_load/layer_3/ep_0/events.out.tfevents...`, see `tfevents_members`) are read as part of the run, and
+their scalar tags get the sub-folder's key (`expert_load/layer_3` -> `expert_load/layer_3/ep_0`), as
+`set_members` says.
+
 The store holds one `RecordsParser` per run and never looks at which format a value came from.
 """
 
 from __future__ import annotations
 
+import logging
 import os
-from collections.abc import Callable, Collection, Sequence
+import posixpath
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from mindinsight_clone.ingest import event_parser, scalar_batch, storage, tfevents_batch, tfevents_parser
-from mindinsight_clone.ingest.tfevents_parser import TfeventsState, is_tfevents_file
+from mindinsight_clone.ingest.scalar_batch import SCALAR_SUFFIX
+from mindinsight_clone.ingest.tfevents_parser import DEFAULT_TEXT_MAX_CHARS, TfeventsState, is_tfevents_file
 from mindinsight_clone.ingest.values import SummaryValue
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["RecordsParser", "is_tfevents_file", "parse_event"]
 
@@ -34,35 +44,63 @@ class RecordsParser:
     files to `tfevents_parser`, which always returns `ParsedColumns`.
     """
 
-    def __init__(self, summary: SummaryRecordsParser = event_parser.parse_summary_columns) -> None:
+    def __init__(self, summary: SummaryRecordsParser = event_parser.parse_summary_columns,
+                 text_max_chars: int = DEFAULT_TEXT_MAX_CHARS) -> None:
         self._summary = summary
+        self._text_max_chars = text_max_chars
         self._tfevents: dict[str, TfeventsState] = {}
+        self._members: dict[str, str] = {}  # member file (relative name) -> the key its scalar tags get
+
+    def set_members(self, members: Mapping[str, str]) -> None:
+        """The event files of the run's `add_scalars` sub-folders (names relative to the run) -> their keys."""
+        self._members = dict(members)
+
+    def _state(self, name: str) -> TfeventsState:
+        state = self._tfevents.get(name)
+        if state is None:
+            state = self._tfevents[name] = TfeventsState(text_max_chars=self._text_max_chars)
+        return state
 
     def __call__(self, records: Sequence[bytes], file_name: str, offsets: Sequence[int]) -> Any:
-        if is_tfevents_file(file_name):
-            state = self._tfevents.setdefault(file_name, TfeventsState())
-            return tfevents_parser.parse_tfevents_columns(records, file_name, offsets, state)
+        if is_tfevents_file(posixpath.basename(file_name)):
+            parsed = tfevents_parser.parse_tfevents_columns(records, file_name, offsets, self._state(file_name))
+            key = self._members.get(file_name)
+            return parsed if key is None else _as_member(parsed, key, file_name)
         return self._summary(records, file_name, offsets)
 
     def read_scalars(self, path: str | os.PathLike[str] | storage.Location, offset: int, size: int,
-                     max_record_bytes: int, max_bytes: int = scalar_batch.BLOCK_BYTES,
+                     max_record_bytes: int, max_bytes: int = scalar_batch.BLOCK_BYTES, name: str | None = None,
                      ) -> tuple[int, scalar_batch.ScalarArrays]:
         """The vectorised scalar-only reader of `path`'s format (see `RunLoader.read_scalars`); a tfevents
-        file's reader is told each tag's plugin as this parser has learnt it so far from that file."""
-        name = path.name if isinstance(path, storage.Location) else os.path.basename(path)
-        if is_tfevents_file(name):
-            plugins = self._tfevents.setdefault(name, TfeventsState()).plugins
-            return tfevents_batch.read_scalar_records(path, offset, size, max_record_bytes, max_bytes, plugins)
+        file's reader is told each tag's plugin as this parser has learnt it so far from that file. `name`: the
+        file's name as the loader calls it (relative to the run; default: the last component of `path`)."""
+        if name is None:
+            name = path.name if isinstance(path, storage.Location) else os.path.basename(path)
+        if is_tfevents_file(posixpath.basename(name)):
+            plugins = self._state(name).plugins
+            end, arrays = tfevents_batch.read_scalar_records(path, offset, size, max_record_bytes, max_bytes, plugins)
+            key = self._members.get(name)
+            return end, arrays if key is None else _as_member(arrays, key, name)
         return scalar_batch.read_scalar_records(path, offset, size, max_record_bytes, max_bytes)
 
-    def text_tags(self, files: Collection[str] | None = None) -> list[str]:
-        """Tags of TensorBoard text summaries read so far (no view shows their values), sorted; only from
-        `files` when given (the run's current files: a deleted file's tags go with it)."""
-        tags: set[str] = set()
-        for name, state in list(self._tfevents.items()):
-            if files is None or name in files:
-                tags.update(state.text_tags)
-        return sorted(tags)
+
+def _as_member(parsed: Any, key: str, file_name: str) -> Any:
+    """An `add_scalars` member file's batch with each scalar tag `<t>/scalar` renamed `<t>/<key>/scalar`; any
+    other value (a member folder holds scalars only) is dropped with a log line."""
+    def rename(tag: str) -> str:
+        return tag[:-len(SCALAR_SUFFIX)] + "/" + key + SCALAR_SUFFIX
+
+    items = []
+    for item in parsed.items:
+        if type(item) is tuple:
+            items.append((rename(item[0]), item[1]))
+        else:
+            logger.info("%s: %s value %r of an add_scalars sub-folder is not shown", file_name, item.plugin, item.tag)
+    parsed.items = items
+    parsed.scalars = {rename(tag): col for tag, col in parsed.scalars.items()}
+    if getattr(parsed, "arrays", None):
+        parsed.arrays = {rename(tag): cols for tag, cols in parsed.arrays.items()}
+    return parsed
 
 
 def parse_event(payload: bytes, file_name: str) -> list[SummaryValue]:

@@ -23,6 +23,12 @@ With `max_depth` > 1 (MindInsight: always 1) directories down to that depth are 
 
 The same walk notes MindSpore dump roots and model files (`debug_discovery`): `ScanResult.debug`. It does not go
 into the `rank_<id>/` folders of a dump.
+
+Below a run holding TensorBoard event files, the writers' sub-folders are looked for (`tfevents_members`,
+at most `tfevents_members.MAX_DEPTH` levels and `MAX_LISTINGS` listings per run, peeking at the first
+record of each event file there): an `add_scalars` sub-folder belongs to its run (`RunInfo.members`,
+`member_files`) and is never a run of its own, at any depth; an `add_hparams` session folder is a run of its
+own even beyond `max_depth`. A run folder's `projector_config.pbtxt` is noted (`RunInfo.projector`).
 """
 
 from __future__ import annotations
@@ -38,9 +44,10 @@ from pathlib import Path
 
 from upath import UPath
 
-from mindinsight_clone.ingest import debug_discovery, storage
+from mindinsight_clone.ingest import debug_discovery, storage, tfevents_members
 from mindinsight_clone.ingest.debug_discovery import DebugFinds
 from mindinsight_clone.ingest.storage import Entry, Location
+from mindinsight_clone.ingest.tfevents_members import Member
 from mindinsight_clone.ingest.tfevents_parser import is_tfevents_file, tfevents_timestamp
 
 logger = logging.getLogger(__name__)
@@ -54,6 +61,7 @@ DEFAULT_MAX_SCAN_DIRS = 200_000  # most directories listed by one deep scan (max
 PROFILER_PROBE_ENTRIES = 10_000  # most entries looked at while checking a profiler dir for a file
 PROFILER_PROBE_LISTINGS = 64  # most directories listed while checking a profiler dir for a file
 MAX_WATCHED_DIRS = 1_000  # most directories watched (inotify: one watch each); past it, only the base dir
+PROJECTOR_CONFIG = "projector_config.pbtxt"  # TensorBoard projector (ingest.projector)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,10 +86,32 @@ class RunInfo:
     # never touches the store on a request thread
     profiler_type: str | None = None
     graph_mode: str | None = None
+    # TensorBoard: writers' sub-folders (add_scalars keys, add_hparams sessions), the add_scalars ones' event
+    # files (names relative to the run), and whether the folder holds a projector config
+    members: list[Member] = field(default_factory=list)
+    member_files: list[FileInfo] = field(default_factory=list)
+    projector: bool = False
 
     @property
     def name(self) -> str:
         return self.train_id[2:] or "."
+
+    def scalar_groups(self) -> dict[str, list[str]]:
+        """add_scalars main tag -> its keys (sorted), from the member folders."""
+        groups: dict[str, list[str]] = {}
+        for m in self.members:
+            if m.kind == "scalars":
+                groups.setdefault(m.main_tag, []).append(m.key)
+        return {main: sorted(keys) for main, keys in sorted(groups.items())}
+
+    def hparams_sessions(self) -> list[str]:
+        """train_ids of the add_hparams session runs found below this run, sorted."""
+        return sorted(_child_id(self.train_id, m.rel) for m in self.members if m.kind == "hparams")
+
+    def member_keys(self) -> dict[str, str]:
+        """Each add_scalars member file (relative name) -> the key its tags get."""
+        keys = {m.rel: m.key for m in self.members if m.kind == "scalars"}
+        return {f.name: keys[f.name.rsplit("/", 1)[0]] for f in self.member_files}
 
 
 @dataclass(slots=True)
@@ -122,6 +152,7 @@ def scan_runs(base_dir: str | os.PathLike[str] | Location, max_run_count: int = 
     state = _ScanState(max_scan_entries)
     deep = max_depth > 1
     runs = _scan_deep(base, state, max_depth, max_scan_dirs) if deep else _scan_one_level(base, state)
+    runs = _fold_members(runs, state)
     runs.sort(key=lambda r: (-r.update_time, r.train_id))
     return ScanResult(runs=runs[:max_run_count], total_runs=len(runs), truncated=state.truncated,
                       failed=state.failed, listings=state.listings, debug=state.debug)
@@ -240,6 +271,7 @@ def _scan_dir(path: Location, train_id: str, state: _ScanState,
     run = RunInfo(train_id=train_id, path=path)
     mtimes: list[float] = []
     remote = storage.is_remote(path)
+    dirs: list[Entry] = []
     entries = state.list_dir(path, train_id)
     not_runs = state.debug.note(path, train_id, entries, state.probe_list)  # a dump's rank folders
     for entry in entries:
@@ -247,8 +279,12 @@ def _scan_dir(path: Location, train_id: str, state: _ScanState,
         try:
             if entry.is_symlink:
                 continue
-            if subdirs is not None and entry.is_dir and name not in not_runs:
-                subdirs.append(entry)
+            if entry.is_dir and name not in not_runs:
+                dirs.append(entry)
+                if subdirs is not None:
+                    subdirs.append(entry)
+            if entry.is_file and name == PROJECTOR_CONFIG:
+                run.projector = True
             if entry.is_file:
                 size, mtime = entry.size, entry.mtime
                 if size < 0:  # a local listing stats only the files `_wants_stat` names
@@ -275,6 +311,8 @@ def _scan_dir(path: Location, train_id: str, state: _ScanState,
     run.lineage_files.sort(key=lambda f: summary_sort_key(f.name))
     run.pb_files.sort(key=lambda f: f.name)
     run.profiler_dirs.sort()
+    if dirs and any(is_tfevents_file(f.name) for f in run.summary_files):
+        mtimes.extend(_find_members(run, [d for d in dirs if d.name not in run.profiler_dirs], state))
     run.update_time = max(mtimes)
     newest = (run.summary_files or run.lineage_files)[-1:] if (run.summary_files or run.lineage_files) else []
     stamp = summary_timestamp(newest[0].name) if newest else None
@@ -285,6 +323,73 @@ def _scan_dir(path: Location, train_id: str, state: _ScanState,
 def _wants_stat(name: str) -> bool:
     """Files whose size and mtime a local listing reads: run files and model files."""
     return _file_kind(name) is not None or debug_discovery.model_kind(name) is not None
+
+
+def _find_members(run: RunInfo, dirs: list[Entry], state: _ScanState) -> list[float]:
+    """Fill `run.members` and `run.member_files` from the folders below it (breadth-first, bounded); returns the
+    member files' mtimes (they count as updates of the run)."""
+    level: list[tuple[Location, str]] = sorted(((d.location, d.name) for d in dirs), key=lambda item: item[1])
+    listings = 0
+    mtimes: list[float] = []
+    for _depth in range(tfevents_members.MAX_DEPTH):
+        next_level: list[tuple[Location, str]] = []
+        for path, rel in level:
+            if listings >= tfevents_members.MAX_LISTINGS:
+                _log_once(run.train_id, "run %s: more than %d folders below it; the rest are not searched for "
+                          "add_scalars or add_hparams sub-folders", run.train_id, tfevents_members.MAX_LISTINGS)
+                return mtimes
+            listings += 1
+            entries = state.list_dir(path, run.train_id)  # a failing store: noted under the run (DataManager)
+            events = sorted((e for e in entries if e.is_file and not e.is_symlink and is_tfevents_file(e.name)),
+                            key=lambda e: summary_sort_key(e.name))
+            if not events:
+                next_level.extend((e.location, f"{rel}/{e.name}") for e in entries
+                                  if e.is_dir and not e.is_symlink and not is_profiler_dir_name(e.name))
+                continue
+            member = tfevents_members.classify(rel, events[0].location)
+            if member is None:
+                continue  # another writer's folder: a run of its own if --max-depth reaches it
+            run.members.append(member)
+            if member.kind == "scalars":
+                for e in events:
+                    if e.size >= 0:
+                        run.member_files.append(FileInfo(f"{rel}/{e.name}", e.size, e.mtime))
+                        run.total_bytes += e.size
+                        mtimes.append(e.mtime)
+        level = sorted(next_level, key=lambda item: item[1])
+    return mtimes
+
+
+_logged: set[str] = set()  # runs whose bounded sub-folder search was logged (once, not every rescan)
+
+
+def _log_once(key: str, message: str, *args: object) -> None:
+    if key not in _logged and len(_logged) < DEFAULT_MAX_RUN_COUNT:
+        _logged.add(key)
+        logger.warning(message, *args)
+
+
+def _child_id(train_id: str, rel: str) -> str:
+    return train_id + rel if train_id == "./" else f"{train_id}/{rel}"
+
+
+def _fold_members(runs: list[RunInfo], state: _ScanState) -> list[RunInfo]:
+    """add_scalars sub-folders are no runs (at any depth); add_hparams sessions are, even beyond max_depth."""
+    known = {r.train_id for r in runs}
+    folded: set[str] = set()
+    extra: list[RunInfo] = []
+    for run in runs:
+        for member in run.members:
+            child = _child_id(run.train_id, member.rel)
+            if member.kind == "scalars":
+                folded.add(child)
+            elif child not in known:
+                session = _scan_dir(run.path.joinpath(*member.rel.split("/")), child, state)
+                if session is not None:
+                    known.add(child)
+                    extra.append(session)
+    return [r for r in runs if r.train_id not in folded] + extra
+
 
 
 def _file_kind(name: str) -> str | None:

@@ -1,21 +1,28 @@
 """TensorBoard event files (`events.out.tfevents.*`) -> the same typed values as MindSpore summaries.
 
 Same TFRecord framing (the shared `RecordReader` reads them); each payload is a TensorBoard `Event`
-(`proto/tb_event.proto`). What becomes a value, tagged MindInsight's way:
+(`proto/tb_event.proto`). What becomes a value, tagged MindInsight's way for its kinds and as on disk for the
+TensorBoard kinds (`ingest.tfevents_kinds` converts those):
 
-| on disk                                                 | plugin      | tag                 |
-|---------------------------------------------------------|-------------|---------------------|
-| `simple_value`; a rank-0 tensor of plugin `scalars`       | scalar      | `<tag>/scalar`      |
-| `image` (encoded); a tensor of plugin `images`            | image       | `<tag>/image` (*)   |
-| `histo` (HistogramProto); a [k, 3] tensor of `histograms` | histogram   | `<tag>/histogram`   |
+| on disk                                                 | plugin          | tag                 |
+|---------------------------------------------------------|-----------------|---------------------|
+| `simple_value`; a rank-0 tensor of plugin `scalars`       | scalar          | `<tag>/scalar`      |
+| `image` (encoded); a tensor of plugin `images`            | image           | `<tag>/image` (*)   |
+| `histo` (HistogramProto); a [k, 3] tensor of `histograms` | histogram       | `<tag>/histogram`   |
+| a string tensor of plugin `text`                          | text            | `<tag>`             |
+| a [6, n] tensor of plugin `pr_curves`                     | pr_curve        | `<tag>`             |
+| `audio` (WAV); a [k, 2] string tensor of plugin `audio`   | audio           | `<tag>`             |
+| a [1, N, 3] tensor of plugin `mesh`                       | mesh            | `<tag>`             |
+| the layout tensor of plugin `custom_scalars`              | custom_scalars  | `<tag>`             |
+| metadata only, plugin `hparams`                           | hparams         | `<tag>`             |
 
 (*) image i > 0 of a TF2 batch: `<tag>/<i>/image`.
-Text tensors (plugin `text`) are listed as tags in `TfeventsState.text_tags`; audio, TensorFlow graphs,
-run metadata and other plugins' tensors are not shown (one log line per tag/kind and file).
+TensorFlow graphs, run metadata and other plugins' tensors are not shown (one log line per tag/kind and file).
 
-A value's plugin comes from its `metadata`, which writers send only with a tag's FIRST value in a file,
-so `TfeventsState` (one per file, kept by the caller across reads) remembers it. A tensor whose tag
-was never described is classified by its dtype and shape.
+A value's plugin (and its plugin data: a PR curve's thresholds, a mesh component's kind) comes from its
+`metadata`, which writers send only with a tag's FIRST value in a file, so `TfeventsState` (one per file, kept
+by the caller across reads) remembers it. A tensor whose tag was never described is classified by its dtype
+and shape.
 
 Output is `event_parser.ParsedColumns` (scalars as per-tag columns), with the same per-record
 atomicity: a record that does not decode or convert contributes nothing and is reported.
@@ -33,6 +40,7 @@ from typing import Any
 from google.protobuf.message import DecodeError
 
 from mindinsight_clone.ingest import tfevents_convert as convert
+from mindinsight_clone.ingest import tfevents_kinds as kinds
 from mindinsight_clone.ingest.event_parser import ParsedColumns, scalar_column
 from mindinsight_clone.ingest.gc_pause import gc_paused
 from mindinsight_clone.ingest.record_reader import ReadProblem
@@ -44,6 +52,8 @@ logger = logging.getLogger(__name__)
 Event = tb_event_pb2.Event
 TFEVENTS_PATTERN = re.compile(r"^events\.out\.tfevents\.(\d+)")
 MAX_REMEMBERED_TAGS = 100_000  # tag -> plugin memory per file; beyond it tags are classified by shape
+DEFAULT_TEXT_MAX_CHARS = 100_000  # config.text_max_chars
+_CONTENT_PLUGINS = ("pr_curves", "mesh")  # whose plugin data later values of the tag need
 _DT_FLOAT = tb_types_pb2.DT_FLOAT
 _F32 = struct.Struct("<f")
 _ERRORS = (DecodeError, ValueError, TypeError, KeyError, OverflowError)
@@ -61,11 +71,12 @@ def tfevents_timestamp(name: str) -> int | None:
 
 @dataclass(slots=True)
 class TfeventsState:
-    """What one file's earlier records told us: each tag's plugin, text tags, what was skipped."""
+    """What one file's earlier records told us: each tag's plugin (and plugin data), what was skipped."""
 
     plugins: dict[str, str] = field(default_factory=dict)  # disk tag -> plugin_name from its metadata
-    text_tags: dict[str, None] = field(default_factory=dict)  # disk tags of text summaries, first-seen order
+    contents: dict[str, bytes] = field(default_factory=dict)  # disk tag -> plugin data (PR curves, meshes)
     skipped: set[str] = field(default_factory=set)  # "<kind>:<tag>" already logged as not shown
+    text_max_chars: int = DEFAULT_TEXT_MAX_CHARS  # longer texts are cut (the value says how long they were)
 
     def remember(self, value: tb_summary_pb2.Summary.Value) -> str:
         """The plugin of `value`'s tag ('' if unknown), learning it from the metadata when present."""
@@ -75,6 +86,8 @@ class TfeventsState:
                 name = "scalars"
             if name and (value.tag in self.plugins or len(self.plugins) < MAX_REMEMBERED_TAGS):
                 self.plugins[value.tag] = name
+                if name in _CONTENT_PLUGINS:
+                    self.contents[value.tag] = value.metadata.plugin_data.content
             return name
         return self.plugins.get(value.tag, "")
 
@@ -94,6 +107,10 @@ def convert_value(value: tb_summary_pb2.Summary.Value, state: TfeventsState, fil
         return [("histogram", tag + "/histogram", convert.histogram_from_proto(value.histo))]
     if which == "tensor":
         return _convert_tensor(value.tensor, plugin or _guess_plugin(value.tensor), tag, state, file_name)
+    if which == "audio":
+        return [("audio", tag, kinds.audio_from_proto(value.audio))]
+    if which is None and plugin == "hparams":  # metadata only
+        return [("hparams", tag, kinds.hparams_from_metadata(value.metadata.plugin_data.content, tag))]
     if which is not None:
         _skip(state, file_name, which, tag)
     return None
@@ -109,9 +126,19 @@ def _convert_tensor(tensor: Any, plugin: str, tag: str, state: TfeventsState, fi
     if plugin == "histograms":
         return [("histogram", tag + "/histogram", convert.histogram_from_tensor(tensor))]
     if plugin == "text":
-        if tag not in state.text_tags and len(state.text_tags) < MAX_REMEMBERED_TAGS:
-            state.text_tags[tag] = None
-        return None
+        text = kinds.text_from_tensor(tensor, state.text_max_chars)
+        if text.truncated:
+            _note(state, file_name, "cut", tag, f"text values of tag {tag!r} longer than {state.text_max_chars} "
+                  f"characters are cut to that (text_max_chars; the API marks them truncated)")
+        return [("text", tag, text)]
+    if plugin == "pr_curves":
+        return [("pr_curve", tag, kinds.pr_curve_from_tensor(tensor, state.contents.get(tag, b"")))]
+    if plugin == "audio":
+        return [("audio", tag, kinds.audio_from_tensor(tensor))]
+    if plugin == "mesh":
+        return [("mesh", tag, kinds.mesh_from_tensor(tensor, state.contents.get(tag, b""), tag))]
+    if plugin == "custom_scalars":
+        return [("custom_scalars", tag, kinds.layout_from_tensor(tensor))]
     _skip(state, file_name, f"plugin {plugin or 'unknown'}", tag)
     return None
 
@@ -132,11 +159,15 @@ def _guess_plugin(tensor: Any) -> str:
 
 
 def _skip(state: TfeventsState, file_name: str, kind: str, tag: str) -> None:
+    _note(state, file_name, kind, tag, f"{kind} values of tag {tag!r} are not shown (no view for them)")
+
+
+def _note(state: TfeventsState, file_name: str, kind: str, tag: str, message: str) -> None:
+    """Log `message` once per (kind, tag) and file."""
     key = f"{kind}:{tag}"
     if key not in state.skipped and len(state.skipped) < MAX_REMEMBERED_TAGS:
         state.skipped.add(key)
-        logger.info("%s: %s values of tag %r are not shown (MindInsight has no view for them)",
-                    file_name, kind, tag)
+        logger.info("%s: %s", file_name, message)
 
 
 # ---------------------------------------------------------------------- many records

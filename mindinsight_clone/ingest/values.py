@@ -1,7 +1,8 @@
 """Typed values that the event parser hands to the store: the contract between ingest and store.
 
-One `SummaryValue` per (tag, plugin) in an Event. `tag` is already MindInsight's name
-(`<disk tag>/<plugin>`, e.g. `loss/auto/scalar`; a graph's tag is the summary file's name).
+One `SummaryValue` per (tag, plugin) in an Event. For MindInsight's kinds `tag` is already MindInsight's name
+(`<disk tag>/<plugin>`, e.g. `loss/auto/scalar`; a graph's tag is the summary file's name); the TensorBoard
+kinds (`TB_PLUGIN_NAMES`: text, PR curves, audio, ...) keep the tag as it is on disk.
 """
 
 from __future__ import annotations
@@ -13,9 +14,14 @@ import numpy as np
 
 Plugin = Literal["scalar", "image", "histogram", "tensor", "graph", "optimized_graph", "loss_landscape"]
 
-PLUGIN_NAMES: tuple[str, ...] = (
+PLUGIN_NAMES: tuple[str, ...] = (  # MindInsight's, in its order: always listed in `plugins`
     "image", "scalar", "graph", "optimized_graph", "histogram", "tensor", "loss_landscape",
 )
+# TensorBoard kinds MindInsight has no view for: listed in `plugins` only when a run has them
+TB_PLUGIN_NAMES: tuple[str, ...] = (
+    "text", "pr_curve", "audio", "embedding", "mesh", "custom_scalars", "hparams",
+)
+ALL_PLUGIN_NAMES: tuple[str, ...] = PLUGIN_NAMES + TB_PLUGIN_NAMES
 
 
 @dataclass(slots=True)
@@ -52,8 +58,103 @@ class Tensor:
 
 
 @dataclass(slots=True)
+class Text:
+    """A text summary (markdown as written), cut to the `text_max_chars` setting: `length` says how long it was."""
+
+    text: str
+    length: int  # characters as written (> len(text) when cut)
+
+    @property
+    def truncated(self) -> bool:
+        return self.length > len(self.text)
+
+    @property
+    def nbytes(self) -> int:
+        return len(self.text)
+
+
+@dataclass(slots=True)
+class PrCurve:
+    """One PR-curve step: float64 [6, n] rows tp, fp, tn, fn, precision, recall at thresholds i / (n - 1)."""
+
+    counts: np.ndarray
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.counts.nbytes)
+
+
+@dataclass(slots=True)
+class Audio:
+    encoded: bytes  # the clip as written (WAV: checked to be one on ingest)
+    content_type: str
+    sample_rate: float
+    num_channels: int
+    length_frames: int
+    label: str = ""
+
+    @property
+    def nbytes(self) -> int:
+        return len(self.encoded)
+
+
+@dataclass(slots=True)
+class Mesh:
+    """One component of a mesh at one step: vertices, faces (vertex indices) or colors, [N, 3] float64."""
+
+    name: str  # the mesh's name (its components share it)
+    component: str  # "vertices" | "faces" | "colors"
+    array: np.ndarray
+    json_config: str = ""
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.array.nbytes)
+
+
+@dataclass(slots=True)
+class ScalarsLayout:
+    """A custom-scalars layout: categories of charts (multiline: tag regexes; margin: value/lower/upper tags)."""
+
+    categories: list[dict[str, Any]]
+
+    @property
+    def nbytes(self) -> int:
+        return 200 * sum(len(c["charts"]) + 1 for c in self.categories)
+
+
+@dataclass(slots=True)
+class HParams:
+    """One `_hparams_/...` record: kind "experiment" | "session_start" | "session_end", its data as JSON-ready dicts."""
+
+    kind: str
+    data: dict[str, Any]
+
+    @property
+    def nbytes(self) -> int:
+        return 200 + 100 * len(self.data.get("hparams", ()))
+
+
+@dataclass(slots=True)
+class Embedding:
+    """One projector entry: where its files are (already confined to the run folder; None: not given or refused)."""
+
+    tensor_name: str
+    tensor: Any  # storage.Location | None
+    metadata: Any  # storage.Location | None
+    sprite: Any  # storage.Location | None
+    sprite_dim: tuple[int, int] | None
+    shape: tuple[int, ...]  # as the config says ((): not said)
+    problem: str = ""  # why (part of) it cannot be served, e.g. a path outside the run folder
+
+    @property
+    def nbytes(self) -> int:
+        return 500
+
+
+@dataclass(slots=True)
 class SummaryValue:
-    plugin: str  # one of PLUGIN_NAMES
+    plugin: str  # one of ALL_PLUGIN_NAMES
     tag: str
     step: int
     wall_time: float

@@ -1,7 +1,9 @@
-"""The data kinds, in MindInsight's order, with the setting that sizes each one's reservoir.
+"""The data kinds, in MindInsight's order, then the TensorBoard kinds, with the setting that sizes each one's
+reservoir.
 
 Adding a data kind: one plugin module, one line here (the store sizes reservoirs from the same settings,
-see store/run_cache.reservoir_sizes).
+see store/run_cache.reservoir_sizes). MindInsight's seven are always keys of a `plugins` answer; a TensorBoard
+kind is a key only when the run has tags of it, so MindInsight's answers stay byte-for-byte the same.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mindinsight_clone.errors import PluginNotAvailableError
-from mindinsight_clone.ingest.values import PLUGIN_NAMES
+from mindinsight_clone.ingest.values import ALL_PLUGIN_NAMES, PLUGIN_NAMES
 
 
 @dataclass(frozen=True)
@@ -27,17 +29,26 @@ PLUGINS: tuple[PluginSpec, ...] = (
     PluginSpec("histogram", "histogram_samples", "mindinsight_clone.plugins.histograms"),
     PluginSpec("tensor", "tensor_samples", "mindinsight_clone.plugins.tensors"),
     PluginSpec("loss_landscape", "all (kept whole)", "mindinsight_clone.plugins.landscape"),
+    # TensorBoard kinds (tags as on disk)
+    PluginSpec("text", "text_samples", "mindinsight_clone.plugins.text"),
+    PluginSpec("pr_curve", "pr_curve_samples", "mindinsight_clone.plugins.pr_curves"),
+    PluginSpec("audio", "audio_samples", "mindinsight_clone.plugins.audio"),
+    PluginSpec("embedding", "1 per tag (the projector config)", "mindinsight_clone.plugins.embeddings"),
+    PluginSpec("mesh", "mesh_samples", "mindinsight_clone.plugins.meshes"),
+    PluginSpec("custom_scalars", "1 per tag (the latest layout)", "mindinsight_clone.plugins.custom_scalars"),
+    PluginSpec("hparams", "1 per tag (the latest)", "mindinsight_clone.plugins.hparams"),
 )
 
 NAMES: tuple[str, ...] = tuple(p.name for p in PLUGINS)
-assert NAMES == PLUGIN_NAMES, "plugin registry and ingest.values.PLUGIN_NAMES must agree"
+assert NAMES == ALL_PLUGIN_NAMES, "plugin registry and ingest.values.ALL_PLUGIN_NAMES must agree"
 
 PINNED_GRAPH_TAGS = ("ms_output_optimize.pb", "ms_output_optimize.pb (optimized)")
 
 
 def check_plugin_name(name: str) -> str:
+    """A known plugin name; else MindInsight's error, which names its own seven (golden 037)."""
     if name not in NAMES:
-        raise PluginNotAvailableError(f"Detail: 'plugin_name' only can be one of {list(NAMES)}")
+        raise PluginNotAvailableError(f"Detail: 'plugin_name' only can be one of {list(PLUGIN_NAMES)}")
     return name
 
 
@@ -51,6 +62,11 @@ def order_tags(plugin: str, tags: list[str]) -> list[str]:
 
 
 def plugins_dict(all_tags: dict[str, list[str]] | None) -> dict[str, list[str]]:
-    """All 7 plugin keys; empty lists when the run has no detail cache."""
+    """MindInsight's 7 plugin keys (empty lists when the run has no detail cache), then each TensorBoard kind
+    the run has tags of."""
     all_tags = all_tags or {}
-    return {name: order_tags(name, all_tags.get(name, [])) for name in NAMES}
+    out = {name: order_tags(name, all_tags.get(name, [])) for name in PLUGIN_NAMES}
+    for name in NAMES[len(PLUGIN_NAMES):]:
+        if all_tags.get(name):
+            out[name] = order_tags(name, all_tags[name])
+    return out

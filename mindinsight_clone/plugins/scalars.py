@@ -138,3 +138,40 @@ def scalar_window(cache: RunCache, tag: str, start_step: int | None, end_step: i
         "window": {"start_step": start_step, "end_step": end_step, "points": points, "total": total,
                    "exact": exact},
     }
+
+
+# ------------------------------------------------------------------------------ TensorBoard layouts
+SCALAR_SUFFIX = "/scalar"
+SAMPLES_SUFFIXES = (" vs samples", "_vs_samples")  # Megatron / MindSpeed-LLM (spaces kept), MindFormers (tensorboardX)
+
+
+def samples_twins(tags: Iterable[str]) -> dict[str, str]:
+    """Scalar tag -> its "vs samples" twin (the same metric with the consumed-sample count as step):
+    `lm loss/scalar` -> `lm loss vs samples/scalar`, `loss/scalar` -> `loss_vs_samples/scalar`."""
+    present = set(tags)
+    out: dict[str, str] = {}
+    for tag in sorted(present):
+        if not tag.endswith(SCALAR_SUFFIX):
+            continue
+        base = tag[:-len(SCALAR_SUFFIX)]
+        for suffix in SAMPLES_SUFFIXES:
+            twin = base + suffix + SCALAR_SUFFIX
+            if twin in present:
+                out[tag] = twin
+                break
+    return out
+
+
+def scalars_group(cache: RunCache, groups: dict[str, list[str]], tag: str) -> dict[str, Any]:
+    """One `add_scalars` group (`expert_load/layer_3`): a series per key, named by the key, with the points of
+    the key's scalar tag (`expert_load/layer_3/ep_0/scalar`, also served by `scalar/metadata`)."""
+    main = tag[:-len(SCALAR_SUFFIX)] if tag.endswith(SCALAR_SUFFIX) and tag[:-len(SCALAR_SUFFIX)] in groups else tag
+    keys = groups.get(main)
+    if not keys:
+        raise ScalarNotExistError(f"Detail: there is no add_scalars group {tag!r} in this train job.")
+    series = []
+    for key in keys:
+        member = f"{main}/{key}{SCALAR_SUFFIX}"
+        points = cache.memo(NAME, member, "points_json", _points_json) if cache.has_samples(NAME, member) else []
+        series.append({"name": key, "tag": member, "metadatas": points})
+    return {"tag": main, "series": series}

@@ -8,6 +8,7 @@ from typing import Any
 
 from mindinsight_clone.ingest import storage
 from mindinsight_clone.plugins.registry import order_tags, plugins_dict
+from mindinsight_clone.plugins.scalars import samples_twins
 from mindinsight_clone.store.data_manager import DataManager
 from mindinsight_clone.store.discovery import RunInfo, profiler_type
 from mindinsight_clone.store.discovery import graph_mode as discovery_graph_mode
@@ -49,8 +50,9 @@ def job_item(dm: DataManager, run: RunInfo, group: GroupMember | None = None) ->
     # additive (docs/api.md): present only when there is something to say, so MindInsight bodies match
     if status.problems:
         item["problems"] = [p.as_dict() for p in status.problems]
-    if status.text_tags:  # TensorBoard text summaries: named, no view shows their values
+    if status.text_tags:  # TensorBoard text tags (as in plugins.text; kept for clients of the first version)
         item["text_tags"] = status.text_tags
+    item.update(tensorboard_layout(run, status.plugins))
     if status.dropped_tags:
         item["dropped_tags"] = status.dropped_tags
     if status.cache_status == "CACHING":
@@ -58,6 +60,24 @@ def job_item(dm: DataManager, run: RunInfo, group: GroupMember | None = None) ->
     if group is not None:
         item["group"] = group.as_dict()
     return item
+
+
+def tensorboard_layout(run: RunInfo | None, plugins: dict[str, list[str]] | None) -> dict[str, Any]:
+    """Additive, only when there is something to say: `scalar_groups` (add_scalars main tag -> its keys, each key's
+    series being the scalar tag `<main>/<key>/scalar`; `scalars-group` draws them as one chart), `samples_twins`
+    (scalar tag -> its "vs samples" twin, for a samples x-axis) and `hparams_sessions` (the add_hparams session
+    runs below this run; `hparams?train_id=<this run>` answers them)."""
+    out: dict[str, Any] = {}
+    groups = run.scalar_groups() if run is not None else {}
+    if groups:
+        out["scalar_groups"] = groups
+    sessions = run.hparams_sessions() if run is not None else []
+    if sessions:
+        out["hparams_sessions"] = sessions
+    twins = samples_twins((plugins or {}).get("scalar", ()))
+    if twins:
+        out["samples_twins"] = twins
+    return out
 
 
 def train_jobs(dm: DataManager, offset: int, limit: int, train_id: str | None, search: str | None = None,

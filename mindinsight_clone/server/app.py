@@ -18,6 +18,7 @@ from mindinsight_clone.server import (
     routes_lineage,
     routes_models,
     routes_profiler,
+    routes_tensorboard,
     routes_ui,
     security,
 )
@@ -29,8 +30,8 @@ from mindinsight_clone.store.data_manager import DataManager
 log = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 16 * 1024 * 1024  # request bodies, with or without Content-Length (413 beyond)
-BLUEPRINTS = (routes_health, routes_datavisual, routes_graphs, routes_lineage, routes_profiler, routes_debugger,
-              routes_models, routes_ui)
+BLUEPRINTS = (routes_health, routes_datavisual, routes_tensorboard, routes_graphs, routes_lineage, routes_profiler,
+              routes_debugger, routes_models, routes_ui)
 
 
 def create_app(

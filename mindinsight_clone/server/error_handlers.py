@@ -11,6 +11,7 @@ from mindinsight_clone.errors import (
     GraphNotExistError,
     HistogramNotExistError,
     ImageNotExistError,
+    KindDataNotExistError,
     MindInsightError,
     ParamValueError,
     RequestMethodNotAllowed,
@@ -34,7 +35,7 @@ def error_response(err: MindInsightError) -> tuple[Response, int]:
 
 # "does not exist" answers that may only mean "not loaded yet" (a new worker is reading the files)
 NOT_LOADED_YET = (TrainJobNotExistError, ScalarNotExistError, HistogramNotExistError, ImageNotExistError,
-                  TensorNotExistError, GraphNotExistError)
+                  TensorNotExistError, GraphNotExistError, KindDataNotExistError)
 
 DATA_PATHS = "/v1/mindinsight/datavisual/"  # served from the data manager's caches (graphs included)
 

@@ -140,7 +140,7 @@ def plugins_route() -> Any:
     if manual:
         dm.cache_runs([tid])
     status = dm.run_status(tid)
-    return {"plugins": plugins_dict(status.plugins)}
+    return {"plugins": plugins_dict(status.plugins), **train_jobs.tensorboard_layout(dm.run(tid), status.plugins)}
 
 
 # ------------------------------------------------------------------------------ scalars
@@ -282,8 +282,9 @@ def landscape_landscapes() -> Any:
 
 # ------------------------------------------------------------------------------ ETag and gzip
 @bp.after_request
-def _revalidate_and_compress(resp: Response) -> Response:
-    """ETag/If-None-Match (304) on successful GETs, then gzip for clients that accept it."""
+def revalidate_and_compress(resp: Response) -> Response:
+    """ETag/If-None-Match (304) on successful GETs, then gzip for clients that accept it (not for images and
+    audio: they are compressed already). Also used by routes_tensorboard."""
     if request.method != "GET" or resp.status_code != 200 or resp.direct_passthrough:
         return resp
     body = resp.get_data()
@@ -296,7 +297,7 @@ def _revalidate_and_compress(resp: Response) -> Response:
     accepts_gzip = "gzip" in (request.headers.get("Accept-Encoding") or "").lower()
     resp.vary.add("Accept-Encoding")
     if accepts_gzip and len(body) >= GZIP_MIN_BYTES and "Content-Encoding" not in resp.headers \
-            and not (resp.mimetype or "").startswith("image/"):
+            and not (resp.mimetype or "").startswith(("image/", "audio/")):
         resp.set_data(gzip.compress(body, compresslevel=GZIP_LEVEL, mtime=0))
         resp.headers["Content-Encoding"] = "gzip"
     return resp

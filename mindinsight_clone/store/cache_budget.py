@@ -42,6 +42,9 @@ def _payload_bytes(value: Any) -> int:
         return value.array.nbytes
     if isinstance(value, np.ndarray):
         return value.nbytes
+    nbytes = getattr(value, "nbytes", None)  # the TensorBoard kinds (ingest.values.Text, PrCurve, Audio, ...)
+    if isinstance(nbytes, int):
+        return nbytes
     size = getattr(value, "ByteSize", None)  # protobuf messages (graphs, landscapes): ~3x their wire size
     if callable(size):
         try:

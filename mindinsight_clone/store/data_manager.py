@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 from mindinsight_clone.config import Settings, storage_options
 from mindinsight_clone.errors import MindInsightError, TrainJobNotExistError
-from mindinsight_clone.ingest import event_parser, formats, storage
+from mindinsight_clone.ingest import event_parser, formats, projector, storage
 from mindinsight_clone.ingest.debug_discovery import DebugFinds
 from mindinsight_clone.ingest.train_id import check_train_id_syntax, normalize_train_id
 from mindinsight_clone.ingest.values import SummaryValue
@@ -66,8 +66,16 @@ class RunStatus:
     bytes_read: int
     bytes_total: int
     plugins: dict[str, list[str]] | None  # None when not in the detail cache
-    text_tags: list[str] = field(default_factory=list)  # TensorBoard text summaries (listed, not shown)
+    text_tags: list[str] = field(default_factory=list)  # TensorBoard text tags (also plugins["text"])
     dropped_tags: int = 0  # tags evicted by the tag limits (max_tags_per_run, max_tensor_tags, max_graph_tags)
+
+
+def _keep_members(run: RunInfo, old: RunInfo) -> None:
+    """Add to `run` the sub-folders (and their files) `old` had and this scan could not see."""
+    seen = {m.rel for m in run.members}
+    run.members += [m for m in old.members if m.rel not in seen]
+    names = {f.name for f in run.member_files}
+    run.member_files += [f for f in old.member_files if f.name not in names]
 
 
 class DataManager:
@@ -144,12 +152,14 @@ class DataManager:
     def _new_loader(self, run: RunInfo) -> RunLoader:
         if self._points is None:
             self._points = PointRoot(self.settings.workspace)
-        parser = formats.RecordsParser(parse_records)  # one per run: it keeps per-file tfevents state
+        # one per run: it keeps per-file tfevents state
+        parser = formats.RecordsParser(parse_records, text_max_chars=self.settings.text_max_chars)
         # remote runs skip the vectorised scalar readers: their many small reads would each be a request (the
         # demo data over loopback S3: 124 requests and 2.2 s for the first load with it, 28 and 1.1 s without)
         fast = None if storage.is_remote(run.path) else parser.read_scalars
         return RunLoader(run.train_id, run.path, self.settings, parse_event, parse_pb,
-                         parse_records=parser, points_root=self._points, read_scalars=fast)
+                         parse_records=parser, points_root=self._points, read_scalars=fast,
+                         parse_projector=projector.read_projector)
 
     def wake(self) -> None:
         self._wake.set()
@@ -227,6 +237,13 @@ class DataManager:
             found = {r.train_id for r in runs}
             with self._lock:
                 known = list(self._runs.values())
+                before = dict(self._runs)
+            for run in runs:  # a run listed, but a sub-folder of it (add_scalars keys) could not be: keep those
+                cause = failed.get(run.train_id)
+                old = before.get(run.train_id)
+                if cause is not None and old is not None and old.members:
+                    _keep_members(run, old)
+                    problems[run.train_id] = Problem("", 0, "unreadable", cause)
             kept = []
             for run in known:
                 tid = run.train_id
@@ -326,8 +343,12 @@ class DataManager:
         run = self._runs.get(loader.train_id)
         if run is None:
             return
+        parser = loader.parse_records
+        if isinstance(parser, formats.RecordsParser):
+            parser.set_members(run.member_keys())  # add_scalars sub-folders: their files are the run's too
         try:
-            loader.load_pass([f.name for f in run.summary_files], [f.name for f in run.pb_files])
+            loader.load_pass([f.name for f in run.summary_files] + [f.name for f in run.member_files],
+                             [f.name for f in run.pb_files], projector=run.projector)
         except Exception:
             log.exception("loading %s failed", loader.train_id)
 
@@ -397,14 +418,11 @@ class DataManager:
         listing = [unlisted] if unlisted is not None else []
         if loader is None:
             return RunStatus(NOT_IN_CACHE, not listing, listing, 0, 0, None)
-        parser = loader.parse_records
-        run = self.run(train_id)
-        files = {f.name for f in run.summary_files} if run is not None else set()
-        text_tags = parser.text_tags(files) if isinstance(parser, formats.RecordsParser) else []
         cache = loader.cache
         problems = loader.problems + listing
+        tags = cache.all_tags()
         return RunStatus(loader.status, not problems, problems, loader.progress.bytes_read,
-                         loader.progress.bytes_total, cache.all_tags(), text_tags, cache.dropped_tags)
+                         loader.progress.bytes_total, tags, tags.get("text", []), cache.dropped_tags)
 
     def cache_runs(self, train_ids: Iterable[str]) -> list[dict[str, str]]:
         """Stamp known runs as recently used and make sure they get cached (asynchronously).

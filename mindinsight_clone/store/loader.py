@@ -9,6 +9,7 @@ or was deleted resets the whole run (read again from scratch, as MindInsight doe
 from __future__ import annotations
 
 import logging
+import posixpath
 import re
 import threading
 import time
@@ -37,9 +38,12 @@ EventParser = Callable[[bytes, str], list[SummaryValue]]
 RecordsParser = Callable[[Sequence[bytes], str, Sequence[int]], Any]
 # .pb file location -> values (a graph file is one tag of its own)
 PbParser = Callable[[Location], list[SummaryValue]]
-# (location, offset, size, max record bytes, max bytes) -> (new offset, scalar columns) (ingest.formats.RecordsParser
-# .read_scalars: ingest.scalar_batch or ingest.tfevents_batch by file name)
-ScalarReader = Callable[[Location, int, int, int, int], tuple[int, Any]]
+# (location, offset, size, max record bytes, max bytes[, name=<relative name of a sub-folder's file>]) -> (new offset,
+# scalar columns) (ingest.formats.RecordsParser.read_scalars: ingest.scalar_batch or ingest.tfevents_batch by name)
+ScalarReader = Callable[..., tuple[int, Any]]
+# run folder -> the projector config's embeddings and problems (ingest.projector.read_projector)
+ProjectorParser = Callable[[Location], Any]
+PROJECTOR_CONFIG = "projector_config.pbtxt"
 # With a scalar reader, the general reader takes small steps (it returns after about this much) while the
 # scalar reader takes the bulk; each time the scalar reader takes nothing, the general one's step grows 4x.
 SLOW_CHUNK_BYTES = 1024
@@ -51,8 +55,9 @@ def summary_file_order(names: Sequence[str]) -> list[str]:
     """MindInsight's `_SummaryParser.sort_files`: timestamp ascending, equal timestamps by name descending.
     A TensorBoard event file's timestamp is the one after `events.out.tfevents.`."""
     def key(name: str) -> tuple[int, str]:
-        m = _TS.search(name)
-        ts = int(m.group(1)) if m else tfevents_timestamp(name)
+        base = posixpath.basename(name)  # a sub-folder's file: `expert_load/layer_3/ep_0/events.out.tfevents...`
+        m = _TS.search(base)
+        ts = int(m.group(1)) if m else tfevents_timestamp(base)
         return (-ts if ts is not None else 0, name)
 
     return sorted(names, key=key, reverse=True)
@@ -95,12 +100,15 @@ class RunLoader:
     parse_records: RecordsParser | None = None
     points_root: PointRoot | None = None  # where every scalar point is kept on disk (None: sample only)
     read_scalars: ScalarReader | None = None  # vectorised scalar-only records (None: general path only)
+    parse_projector: ProjectorParser | None = None  # TensorBoard projector config (None: not read)
     cache: RunCache = field(init=False)
     status: CacheStatus = "CACHING"
     generation: int = 0  # grows when the run is reset (cache replaced)
     _files: dict[str, _FileState] = field(default_factory=dict)
     _pb_mtimes: dict[str, float] = field(default_factory=dict)
     _pb_problems: dict[str, Problem] = field(default_factory=dict)  # per .pb file, as it is now
+    _projector_mtime: float | None = None  # of the projector config last read
+    _projector_problems: list[Problem] = field(default_factory=list)  # as it is now
     _problems: list[Problem] = field(default_factory=list)
     _tails: dict[str, Problem] = field(default_factory=dict)
     _stat_problems: dict[str, Problem] = field(default_factory=dict)  # files the store cannot stat right now
@@ -127,7 +135,7 @@ class RunLoader:
         with self._lock:
             unreadable = [s.unreadable for s in self._files.values() if s.unreadable is not None]
             return (list(self._problems) + unreadable + list(self._stat_problems.values())
-                    + list(self._pb_problems.values()) + list(self._tails.values()))
+                    + list(self._pb_problems.values()) + self._projector_problems + list(self._tails.values()))
 
     @property
     def is_integrity(self) -> bool:
@@ -139,6 +147,8 @@ class RunLoader:
             self._files.clear()
             self._pb_mtimes.clear()
             self._pb_problems.clear()
+            self._projector_mtime = None
+            self._projector_problems = []
             self._problems.clear()
             self._tails.clear()
             self._stat_problems.clear()
@@ -149,8 +159,9 @@ class RunLoader:
             self.progress = LoadProgress()
 
     # ------------------------------------------------------------------ loading
-    def load_pass(self, summary_files: Sequence[str], pb_files: Sequence[str] = ()) -> bool:
-        """Read whatever is new; return True if anything changed. Sets status CACHING/CACHED."""
+    def load_pass(self, summary_files: Sequence[str], pb_files: Sequence[str] = (), projector: bool = False) -> bool:
+        """Read whatever is new; return True if anything changed. Sets status CACHING/CACHED. `projector`: the
+        run folder holds a projector config (read when it changed)."""
         ordered = summary_file_order(summary_files)
         gone = set(self._files) - set(ordered)
         if gone:
@@ -179,6 +190,8 @@ class RunLoader:
                 if name in stats:
                     self._read_file(name, stats[name])
         changed |= self._read_pb_files(pb_files)
+        if projector:
+            changed |= self._read_projector()
         self.progress.bytes_read = sum(min(s.reader.offset, sizes.get(n, 0)) for n, s in self._files.items())
         self._update_tails(sizes)
         self._log_dropped_tags()
@@ -191,8 +204,9 @@ class RunLoader:
         if dropped > self._dropped_logged:
             s = self.settings
             log.warning("run %s: %d tags dropped so far by the tag limits (max_tags_per_run=%d, max_tensor_tags=%d, "
-                        "max_graph_tags=%d); the oldest-seen tags go first, as in MindInsight", self.train_id, dropped,
-                        s.max_tags_per_run, s.max_tensor_tags, s.max_graph_tags)
+                        "max_graph_tags=%d, max_text_tags=%d); the oldest-seen tags go first, as in MindInsight",
+                        self.train_id, dropped, s.max_tags_per_run, s.max_tensor_tags, s.max_graph_tags,
+                        s.max_text_tags)
             self._dropped_logged = dropped
 
     def _needs_read(self, name: str, st: Entry) -> bool:
@@ -249,7 +263,7 @@ class RunLoader:
             if result.stopped:
                 break
             if fast:
-                if self._read_fast(state.reader, before.size):
+                if self._read_fast(state.reader, before.size, name):
                     state.reader.chunk_bytes = SLOW_CHUNK_BYTES
                     changed = True
                     continue
@@ -260,14 +274,16 @@ class RunLoader:
         state.size, state.mtime = before.size, before.mtime
         return changed
 
-    def _read_fast(self, reader: RecordReader, size: int) -> bool:
+    def _read_fast(self, reader: RecordReader, size: int, name: str) -> bool:
         """Take what the vectorised scalar reader can from the reader's offset on; True if it took any."""
         assert self.read_scalars is not None
         took = False
         budget = FAST_PROBE_BYTES
+        named = {} if name == reader.path.name else {"name": name}  # a sub-folder's file: its relative name
         while reader.offset < size:
             start = reader.offset
-            end, parsed = self.read_scalars(reader.path, start, size, self.settings.max_record_bytes, budget)
+            end, parsed = self.read_scalars(reader.path, start, size, self.settings.max_record_bytes, budget,
+                                            **named)
             if end <= start:
                 break
             reader.offset = end
@@ -314,6 +330,29 @@ class RunLoader:
                 self.cache.add_values(values)
                 changed = True
         return changed
+
+    def _read_projector(self) -> bool:
+        """Read the TensorBoard projector config when it changed (its embeddings are values of the run)."""
+        if self.parse_projector is None:
+            return False
+        try:
+            mtime = storage.stat(self.path / PROJECTOR_CONFIG).mtime
+            if mtime == self._projector_mtime:
+                return False
+            read = self.parse_projector(self.path)
+        except OSError as exc:  # gone, or cannot be read now: retried next pass
+            self._projector_mtime = None
+            if isinstance(exc, FileNotFoundError):
+                return False
+            problems = [Problem(PROJECTOR_CONFIG, 0, "unreadable", f"cannot read projector config: {exc}")]
+        else:
+            self._projector_mtime = mtime
+            problems = [Problem(p.file, p.offset, p.kind, p.message) for p in read.problems]
+            if read.values:
+                self.cache.add_values(read.values)
+        with self._lock:
+            self._projector_problems = problems
+        return True
 
     def _pb_problem(self, name: str, kind: str, message: str) -> None:
         log.warning("run %s: %s: %s", self.train_id, name, message)

@@ -1,10 +1,12 @@
 """One run's data in memory: plugin -> tag -> reservoir, with MindInsight's tag limits.
 
 Tag limits (LIMITS.md §2): at most `max_tags_per_run` tags over all plugins, `max_tensor_tags` tensor tags
-and `max_graph_tags` graph (and optimized_graph) tags. When a new tag would break a limit, the oldest-seen
-tag of that plugin (or overall) is deleted with its samples and remembered; while the run is at its limit
-a deleted tag never comes back. A graph read from a summary file replaces the graphs of older summary
-files (only one summary-file graph is shown); `.pb` graph files are tags of their own.
+and `max_graph_tags` graph (and optimized_graph) tags. TensorBoard text tags have their own limit,
+`max_text_tags`, and do not count toward `max_tags_per_run` (Megatron writes one per argument, ~400).
+When a new tag would break a limit, the oldest-seen tag of that plugin (or overall) is deleted with its
+samples and remembered; while the run is at its limit a deleted tag never comes back. A graph read from a
+summary file replaces the graphs of older summary files (only one summary-file graph is shown); `.pb` graph
+files are tags of their own.
 
 Writers: only the loader (one thread at a time per run). Readers: any request thread; they get copies.
 `version` grows on every change; other areas key their derived caches on it.
@@ -31,7 +33,7 @@ import numpy as np
 from mindinsight_clone.config import Settings
 from mindinsight_clone.errors import TrainJobNotExistError
 from mindinsight_clone.ingest.gc_pause import gc_paused
-from mindinsight_clone.ingest.values import PLUGIN_NAMES, SummaryValue
+from mindinsight_clone.ingest.values import ALL_PLUGIN_NAMES, SummaryValue
 from mindinsight_clone.store.envelope import ScalarStats
 from mindinsight_clone.store.point_store import ROW, PointStore, ScalarSeries, Window
 from mindinsight_clone.store.reservoir import Reservoir, Sample
@@ -46,6 +48,7 @@ _PINNED_GRAPH_TAGS = frozenset({"ms_output_optimize.pb", "ms_output_optimize.pb 
 MAX_DELETED_TAGS_FACTOR = 100
 MAX_ORIGINAL_HISTOGRAM_BUCKETS = 90  # MindInsight: deleted-tags set capacity = 100 x tag limit
 SETTLE_CHUNK_ROWS = 32_768  # stored rows read at a time when a deferred reservoir catches up
+OWN_LIMIT_PLUGINS = ("text",)  # limited by their own setting only, not counted in max_tags_per_run
 
 
 def reservoir_sizes(settings: Settings) -> dict[str, int]:
@@ -58,6 +61,13 @@ def reservoir_sizes(settings: Settings) -> dict[str, int]:
         "graph": 1,
         "optimized_graph": 1,
         "loss_landscape": 0,  # kept whole
+        "text": settings.text_samples,
+        "pr_curve": settings.pr_curve_samples,
+        "audio": settings.audio_samples,
+        "mesh": settings.mesh_samples,
+        "embedding": 1,  # the projector config as last read
+        "custom_scalars": 1,  # the latest layout
+        "hparams": 1,  # the latest experiment / session record
     }
 
 
@@ -78,10 +88,11 @@ class RunCache:
             "tensor": settings.max_tensor_tags,
             "graph": settings.max_graph_tags,
             "optimized_graph": settings.max_graph_tags,
+            "text": settings.max_text_tags,
         }
         self._lock = threading.RLock()
         self._tags: dict[str, str] = {}  # tag -> plugin, in first-seen order (dicts keep order)
-        self._tags_by_plugin: dict[str, dict[str, None]] = {p: {} for p in PLUGIN_NAMES}
+        self._tags_by_plugin: dict[str, dict[str, None]] = {p: {} for p in ALL_PLUGIN_NAMES}
         self._reservoirs: dict[tuple[str, str], Reservoir] = {}
         self._deleted: set[str] = set()
         self._scalar_stats: dict[str, ScalarStats] = {}
@@ -269,9 +280,12 @@ class RunCache:
             for tag in by_plugin:
                 if tag not in _PINNED_GRAPH_TAGS:
                     return tag
-        if len(self._tags) >= self._max_tags:
-            for tag in self._tags:
-                if tag not in _PINNED_GRAPH_TAGS:
+        if plugin in OWN_LIMIT_PLUGINS:
+            return None
+        own = sum(len(self._tags_by_plugin[p]) for p in OWN_LIMIT_PLUGINS)
+        if len(self._tags) - own >= self._max_tags:
+            for tag, tag_plugin in self._tags.items():
+                if tag not in _PINNED_GRAPH_TAGS and tag_plugin not in OWN_LIMIT_PLUGINS:
                     return tag
         return None
 

@@ -25,6 +25,7 @@ from mindinsight_clone.proto import anf_ir_pb2
 from mindinsight_clone.server.app import create_app
 from mindinsight_clone.server.services import EXTENSION_KEY
 from mindinsight_clone.store.data_manager import DataManager
+from mindinsight_clone.summary import tb_demo
 from tests.conftest import REPO
 from tests.s3_server import S3Server, running_s3_server
 from tests.unit.store.summary_files import scalar_event, version_event, write_records
@@ -77,7 +78,7 @@ def _get(client: FlaskClient, path: str) -> Any:
 
 
 def _jobs(client: FlaskClient) -> dict[str, dict[str, Any]]:
-    body = _get(client, "/datavisual/train-jobs")
+    body = _get(client, "/datavisual/train-jobs?limit=999")
     return {j["train_id"]: j for j in body["train_jobs"]}
 
 
@@ -86,7 +87,7 @@ TIMES = ("update_time", "create_time")
 
 def test_train_jobs_are_the_same(apps: tuple[FlaskClient, FlaskClient]) -> None:
     local, remote = (_jobs(c) for c in apps)
-    assert set(remote) == set(local) and len(remote) == 6
+    assert set(remote) == set(local) and len(remote) == 6 + len(tb_demo.RUNS)
     for tid, job in local.items():
         mine = {k: v for k, v in remote[tid].items() if k not in TIMES}
         assert mine == {k: v for k, v in job.items() if k not in TIMES}, tid
@@ -109,11 +110,19 @@ def test_every_plugin_answers_the_same(apps: tuple[FlaskClient, FlaskClient]) ->
                     "histogram": [f"/datavisual/histograms?{q}"],
                     "tensor": [f"/datavisual/tensors?{q}&detail=stats"],
                     "graph": [f"/datavisual/graphs/nodes?{q}"],
+                    "text": [f"/datavisual/text?{q}"],
+                    "pr_curve": [f"/datavisual/pr-curves?{q}"],
+                    "audio": [f"/datavisual/audio/metadata?{q}"],
+                    "mesh": [f"/datavisual/meshes?{q}"],
+                    "embedding": [f"/datavisual/embedding?{q}", f"/datavisual/embeddings?train_id={quote(tid)}"],
+                    "custom_scalars": [f"/datavisual/custom-scalars?train_id={quote(tid)}"],
+                    "hparams": [f"/datavisual/hparams?train_id={quote(tid)}"],
                 }.get(plugin, [])
                 for path in paths:
                     assert _get(remote, path) == _get(local, path), path
                     seen.add(plugin)
-    assert {"scalar", "image", "histogram", "tensor", "graph"} <= seen
+    assert {"scalar", "image", "histogram", "tensor", "graph", "text", "pr_curve", "audio", "mesh", "embedding",
+            "custom_scalars", "hparams"} <= seen
     pb = _get(remote, f"/datavisual/graphs/nodes?train_id=./{PB_RUN}&tag=ms_output_after_hwopt_0.pb")
     assert [(n["name"], n["subnode_count"]) for n in pb["nodes"]] == [("Default", 1)]  # read from the .pb object
 

@@ -17,7 +17,7 @@ from mindinsight_clone.ingest.tfevents_parser import (
     parse_tfevents_columns,
     parse_tfevents_event,
 )
-from mindinsight_clone.ingest.values import Histogram, Image, SummaryValue
+from mindinsight_clone.ingest.values import Histogram, Image, SummaryValue, Text
 from mindinsight_clone.proto import tb_event_pb2, tb_summary_pb2, tb_tensor_pb2, tb_types_pb2
 from mindinsight_clone.store.loader import summary_file_order
 from tests.unit.ingest.tfevents_files import (
@@ -71,14 +71,15 @@ def test_tensorboardx_file_every_scalar_step_exact(tmp_path: Path) -> None:
     assert all(v.wall_time == WALL0 + v.step for v in hists)
 
 
-def test_tensorboardx_text_is_listed_not_shown(tmp_path: Path) -> None:
+def test_tensorboardx_text_is_a_text_value(tmp_path: Path) -> None:
     written = tensorboardx_run(tmp_path, range(0, 3))
     (path,) = written.files
     parser = formats.RecordsParser()
     parsed = parser(*_read(path)[:1], path.name, [])
-    assert not any(isinstance(v, SummaryValue) and "notes" in v.tag for v in parsed.items)
-    # tensorboardX names a text summary "<tag>/text_summary"
-    assert parser.text_tags() == [f"{t}/text_summary" for t in written.text_tags]
+    texts = [v for v in parsed.items if isinstance(v, SummaryValue) and v.plugin == "text"]
+    # tensorboardX names a text summary "<tag>/text_summary"; the tag stays as on disk
+    assert [v.tag for v in texts] == [f"{t}/text_summary" for t in written.text_tags]
+    assert texts[0].step == 2 and texts[0].value == Text("hello **tensorboard**", 21)
 
 
 def test_tf2_file_tensors_with_metadata_on_first_value_only(tmp_path: Path) -> None:
@@ -96,7 +97,8 @@ def test_tf2_file_tensors_with_metadata_on_first_value_only(tmp_path: Path) -> N
     for tag in ("samples/image", "samples/1/image"):
         got = [(v.step, v.value.encoded) for v in _values(first, "image", tag) + _values(second, "image", tag)]
         assert got == written.images[tag]
-    assert list(state.text_tags) == written.text_tags
+    texts = _values(first, "text", "config") + _values(second, "text", "config")
+    assert [(v.step, v.value.text) for v in texts] == [(s, f"step {s}") for s in range(1, 21)]
 
 
 def test_tf2_histogram_buckets_as_written(tmp_path: Path) -> None:
@@ -180,19 +182,34 @@ def test_bad_records_are_reported_and_atomic(tmp_path: Path) -> None:
     assert "width and height" in parsed.problems[1].message
 
 
-def test_other_kinds_yield_nothing() -> None:
+def test_graphs_and_unknown_plugins_yield_nothing() -> None:
     ev = tb_event_pb2.Event(wall_time=WALL0, step=1)
-    ev.summary.value.add(tag="sound").audio.sample_rate = 16000
-    pr = ev.summary.value.add(tag="pr")
-    pr.metadata.plugin_data.plugin_name = "pr_curves"
-    pr.tensor.dtype = tb_types_pb2.DT_FLOAT
-    pr.tensor.float_val.extend([0.0] * 6)
-    pr.tensor.tensor_shape.dim.add(size=6)
+    other = ev.summary.value.add(tag="custom")
+    other.metadata.plugin_data.plugin_name = "someone_elses_plugin"
+    other.tensor.dtype = tb_types_pb2.DT_FLOAT
+    other.tensor.float_val.extend([0.0] * 6)
+    other.tensor.tensor_shape.dim.add(size=6)
     graph = tb_event_pb2.Event(wall_time=WALL0, graph_def=b"\x0a\x00")
     version = tb_event_pb2.Event(wall_time=WALL0, file_version="brain.Event:2")
     parsed = parse_tfevents_columns([version.SerializeToString(), graph.SerializeToString(), ev.SerializeToString()],
                                     "events.out.tfevents.1.x", [0, 1, 2])
     assert parsed.items == [] and parsed.problems == []
+
+
+def test_bad_audio_and_pr_curve_records_are_problems_not_values() -> None:
+    sound = tb_event_pb2.Event(wall_time=WALL0, step=1)
+    sound.summary.value.add(tag="sound").audio.sample_rate = 16000  # no bytes: not a WAV
+    pr = tb_event_pb2.Event(wall_time=WALL0, step=1)
+    value = pr.summary.value.add(tag="pr")
+    value.metadata.plugin_data.plugin_name = "pr_curves"
+    value.tensor.dtype = tb_types_pb2.DT_FLOAT
+    value.tensor.float_val.extend([0.0] * 6)
+    value.tensor.tensor_shape.dim.add(size=6)  # [6], not [6, n]
+    parsed = parse_tfevents_columns([sound.SerializeToString(), pr.SerializeToString()], "events.out.tfevents.1.x",
+                                    [0, 40])
+    assert parsed.items == []
+    assert [(p.offset, p.kind) for p in parsed.problems] == [(0, "bad_payload"), (40, "bad_payload")]
+    assert "RIFF/WAVE" in parsed.problems[0].message and "[6, num_thresholds]" in parsed.problems[1].message
 
 
 def test_discovery_and_file_order(tmp_path: Path) -> None:

@@ -1,0 +1,46 @@
+"""Text plugin (TensorBoard `add_text`): `text?train_id=&tag=` and, for what changed between runs, `POST text/compare`
+(`plugins/text_compare.py`). Tags are as on disk (`<tag>/text_summary` from tensorboardX and torch, bare from TF2).
+
+Values are markdown as written; one longer than the `text_max_chars` setting was cut on ingest, and its item
+says so: `"truncated": true, "length": <characters as written>` (absent otherwise).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mindinsight_clone.errors import KindDataNotExistError
+from mindinsight_clone.plugins.common import tag_samples
+from mindinsight_clone.store.run_cache import RunCache
+
+NAME = "text"
+SAMPLE_SETTING = "text_samples"
+SUFFIX = "/text_summary"  # what tensorboardX and torch add to the tag given to add_text
+
+
+def texts(cache: RunCache, tag: str) -> dict[str, Any]:
+    samples = tag_samples(cache, NAME, tag, KindDataNotExistError)
+    out = []
+    for s in samples:
+        item: dict[str, Any] = {"step": s.step, "wall_time": s.wall_time, "value": s.value.text}
+        if s.value.truncated:
+            item["truncated"] = True
+            item["length"] = s.value.length
+        out.append(item)
+    return {"texts": out}
+
+
+def key_of(tag: str) -> str:
+    """The config key a text tag stands for: the tag without `/text_summary`."""
+    return tag[:-len(SUFFIX)] if tag.endswith(SUFFIX) and len(tag) > len(SUFFIX) else tag
+
+
+def latest_texts(cache: RunCache) -> dict[str, tuple[str, bool]]:
+    """key -> (the newest text of its tag, whether it was cut), for every text tag of a run."""
+    out: dict[str, tuple[str, bool]] = {}
+    for tag in cache.tags(NAME):
+        samples = cache.samples(NAME, tag)
+        if samples:
+            newest = samples[-1].value
+            out[key_of(tag)] = (newest.text, newest.truncated)
+    return out
