@@ -237,10 +237,14 @@ def test_communication_from_comm_analyzer_tables(client: FlaskClient, rank: str)
     times = query(path, "SELECT hccl_op_name, group_name, step, type, start_timestamp, elapse_time, transit_time, "
                         "wait_time, synchronization_time, idle_time FROM CommAnalyzerTime ORDER BY rowid")
     assert len(answer["ops"]) == len(times) == 4
-    links: dict[tuple[str, str], dict[str, tuple[float, float, float]]] = {}
-    for op, link, size, time_ms, gbps in query(path, "SELECT hccl_op_name, transport_type, transit_size, "
-                                                     "transit_time, bandwidth FROM CommAnalyzerBandwidth"):
-        links.setdefault(op, {})[link] = (size, time_ms, gbps)  # the link's figures repeat on every packet row
+    links: dict[str, dict[str, dict[str, Any]]] = {}
+    for op, link, size, time_ms, gbps, large, count in query(
+            path, "SELECT hccl_op_name, transport_type, transit_size, transit_time, bandwidth, large_packet_ratio, "
+                  "count FROM CommAnalyzerBandwidth"):
+        entry = links.setdefault(op, {}).setdefault(link, {  # the link's figures repeat on every packet-size row
+            "size_mb": pytest.approx(size), "time_ms": pytest.approx(time_ms), "gbps": pytest.approx(gbps),
+            "large_packet_ratio": pytest.approx(large), "packets": 0})
+        entry["packets"] += count  # the packets of each size, as communication.json's Size Distribution counts
     for got, (name, group, step, kind, start, elapse, transit, wait, sync, idle) in zip(answer["ops"], times,
                                                                                         strict=True):
         assert (got["name"], got["group"], got["step"], got["type"]) == (name, group, int(step[4:]), kind)
@@ -249,14 +253,17 @@ def test_communication_from_comm_analyzer_tables(client: FlaskClient, rank: str)
             pytest.approx([elapse, transit, wait, sync, idle])
         assert got["wait_time_ratio"] == pytest.approx(round(wait / (wait + transit), 4))
         assert got["synchronization_time_ratio"] == pytest.approx(round(sync / (sync + transit), 4))
-        assert got["bandwidth"] == {k: {"size_mb": pytest.approx(s), "time_ms": pytest.approx(t),
-                                        "gbps": pytest.approx(b)} for k, (s, t, b) in links[name].items()}
+        assert got["bandwidth"] == links[name]
     total = answer["totals"]
     assert len(total) == 1 and total[0]["name"] == "Total Op Info"
     assert total[0]["elapse_time_ms"] == pytest.approx(sum(t[5] for t in times))
     transit, wait = sum(t[6] for t in times), sum(t[7] for t in times)
     assert total[0]["wait_time_ratio"] == pytest.approx(round(wait / (wait + transit), 4))
-    assert total[0]["bandwidth"]["HCCS"]["size_mb"] == pytest.approx(sum(v["HCCS"][0] for v in links.values()))
+    hccs = [v["HCCS"] for v in links.values()]
+    assert total[0]["bandwidth"]["HCCS"] == {
+        "size_mb": pytest.approx(sum(h["size_mb"].expected for h in hccs)),
+        "time_ms": pytest.approx(sum(h["time_ms"].expected for h in hccs)),
+        "gbps": None, "large_packet_ratio": None, "packets": sum(h["packets"] for h in hccs)}
     matrix = query(path, "SELECT hccl_op_name, group_name, src_rank, dst_rank, transport_type, transit_size, "
                          "transit_time, bandwidth, step, type, op_name FROM CommAnalyzerMatrix ORDER BY rowid")
     assert len(answer["matrix"]) == len(matrix) > 0

@@ -28,10 +28,10 @@ from __future__ import annotations
 import contextlib
 import logging
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -56,6 +56,7 @@ try:  # the faster column reader (optional extra `ascend-db`)
     import adbc_driver_sqlite.dbapi as _adbc
 except ImportError:  # pragma: no cover - depends on the installed extras
     _adbc = None
+T = TypeVar("T")
 DB_ERRORS: tuple[type[Exception], ...] = (sqlite3.Error, *((_adbc.Error,) if _adbc is not None else ()))
 
 
@@ -276,6 +277,47 @@ def open_db(ref: DbRef, cache: ParsedFileCache | None) -> Iterator[Db]:
         db.close()
         if spool_dir is not None:
             spool_dir.cleanup()
+
+
+@dataclass(frozen=True)
+class _Sized:
+    """A parsed value with its estimated size, so the parse cache weighs it by what it holds, not by the size of
+    the (possibly multi-GB) database it came from."""
+
+    value: Any
+    nbytes: int
+
+
+def _estimate(value: Any, depth: int = 0) -> int:
+    if isinstance(value, np.ndarray):
+        return int(value.nbytes)
+    if depth > 4:
+        return 64
+    if isinstance(value, dict):
+        return sum(64 + _estimate(v, depth + 1) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return sum(8 + _estimate(v, depth + 1) for v in value)
+    return len(value) + 49 if isinstance(value, str) else 32
+
+
+def read_parsed(ref: DbRef, cache: ParsedFileCache | None, kind: str, parse: Callable[[Db], T]) -> T:
+    """`parse` over an open read-only connection to `ref`, parsed once per file (cached by kind)."""
+    def run(_path: Any) -> _Sized:
+        with open_db(ref, cache) as db:
+            value = parse(db)
+        return _Sized(value, _estimate(value))
+    found: T = cached(cache, kind, ref.path, run).value
+    return found
+
+
+def has_table(ref: DbRef, table: str, cache: ParsedFileCache | None) -> bool:
+    """Whether `ref` holds `table` (the table names read once per file). A database that cannot be read counts as
+    holding it, so the view that reads it names the error instead of calling the table absent."""
+    try:
+        names: frozenset[str] = read_parsed(ref, cache, "ascend_db_table_names", lambda db: frozenset(db.tables()))
+    except (ProfilerFileNotFoundError, ProfilerRawFileError):
+        return True
+    return table in names
 
 
 @dataclass(frozen=True)

@@ -4,10 +4,11 @@
 * Steps: `StepTraceTime` of `analysis.db` / `communication_analyzer.db` (µs, as step_trace_time.csv), else of the
   profiler database itself (where a MindSpore version puts it).
 * Communication (profiler Level1+): `CommAnalyzerTime` (ms; one row per op), `CommAnalyzerBandwidth` (one row per
-  op, link type and packet size; the link's size MB / time ms / GB/s repeat on each), `CommAnalyzerMatrix`. The
-  ratios are communication.json's: wait / (wait + transit) and synchronization / (synchronization + transit), 4
-  decimals; `totals` ("Total Op Info", which the database does not store) are the sums over the ops of a step and
-  type, its ratios from those sums, link sizes and times summed (no bandwidth), as communication.json has them.
+  op, link type and packet size; the link's size MB / time ms / GB/s / large packet ratio repeat on each, `count`
+  is the packets of that size), `CommAnalyzerMatrix`. The ratios are communication.json's: wait / (wait + transit)
+  and synchronization / (synchronization + transit), 4 decimals; `totals` ("Total Op Info", which the database
+  does not store) are the sums over the ops of a step and type, its ratios from those sums, link sizes, times and
+  packets summed (no bandwidth), as communication.json has them.
 * Memory: `MEMORY_RECORD` (bytes, ns) per component, plus the APP component of memory_record.csv, which the
   database keeps in `NPU_MEM` rows of type `app` (`hbm` bytes, reserved only); `OP_MEMORY` is operator_memory.csv.
   MB = 2^20 bytes, KB = 2^10 bytes (the text export's units).
@@ -15,20 +16,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
 from mindinsight_clone.analyzers.profiler import ascend_csv
-from mindinsight_clone.analyzers.profiler.ascend_db import INT_NULL, Db, DbRef, ns_to_us, open_db, profiler_db, strings
-from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
+from mindinsight_clone.analyzers.profiler.ascend_db import (
+    INT_NULL,
+    Db,
+    DbRef,
+    ns_to_us,
+    profiler_db,
+    read_parsed,
+    strings,
+)
+from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import ANALYSIS_DBS, DeviceFiles
 from mindinsight_clone.analyzers.profiler.numbers import num, step_number, step_of
 from mindinsight_clone.errors import MindInsightError, ProfilerFileNotFoundError
 
-T = TypeVar("T")
 Problems = list[dict[str, Any]]
 LEVEL1 = "written at profiler Level1 and above"
 MEMORY_WHY = "written with profile_memory=True"
@@ -44,37 +50,6 @@ STEP_COLUMNS = {
 }
 STEP_REQUIRED = ("computing_us", "communication_not_overlapped_us", "free_us")  # step_trace_time.csv's too
 _TIMES = ("elapse_time", "transit_time", "wait_time", "synchronization_time", "idle_time")
-
-
-@dataclass(frozen=True)
-class _Sized:
-    """A parsed value with its estimated size, so the parse cache weighs it by what it holds, not by the size of
-    the (possibly multi-GB) database it came from."""
-
-    value: Any
-    nbytes: int
-
-
-def _estimate(value: Any, depth: int = 0) -> int:
-    if isinstance(value, np.ndarray):
-        return int(value.nbytes)
-    if depth > 4:
-        return 64
-    if isinstance(value, dict):
-        return sum(64 + _estimate(v, depth + 1) for v in value.values())
-    if isinstance(value, (list, tuple)):
-        return sum(8 + _estimate(v, depth + 1) for v in value)
-    return len(value) + 49 if isinstance(value, str) else 32
-
-
-def _read(ref: DbRef, cache: ParsedFileCache | None, kind: str, parse: Callable[[Db], T]) -> T:
-    """`parse` over an open read-only connection to `ref`, parsed once per file (cached by kind)."""
-    def run(_path: Any) -> _Sized:
-        with open_db(ref, cache) as db:
-            value = parse(db)
-        return _Sized(value, _estimate(value))
-    found: T = cached(cache, kind, ref.path, run).value
-    return found
 
 
 def analysis_db(device: DeviceFiles, why: str = "") -> DbRef:
@@ -118,7 +93,7 @@ def steps(device: DeviceFiles, cache: ParsedFileCache | None) -> tuple[list[dict
     """step_trace_time.csv's rows from StepTraceTime (analysis database first, then the profiler database)."""
     for path in (device.analysis_db, device.profiler_db):
         if path is not None:
-            found = _read(DbRef(path, device.device_id), cache, "ascend_db_steps",
+            found = read_parsed(DbRef(path, device.device_id), cache, "ascend_db_steps",
                           lambda db: _parse_steps(db) if db.has(STEP_TABLE) else None)
             if found is not None:
                 return found
@@ -136,13 +111,22 @@ def _ratio(part: float | None, transit: float | None) -> float | None:
 
 
 def _bandwidth(db: Db) -> dict[tuple[Any, ...], dict[str, dict[str, Any]]]:
-    """(op, group, step, type) -> link type -> {size_mb, time_ms, gbps} (the first row of each link)."""
+    """(op, group, step, type) -> link type -> {size_mb, time_ms, gbps, large_packet_ratio, packets}: the link's
+    figures from its first row (they repeat on each packet-size row), `packets` the rows' `count` summed (what
+    communication.json's Size Distribution counts add up to)."""
+    have = db.tables()["CommAnalyzerBandwidth"]
+    ratio = "large_packet_ratio" if "large_packet_ratio" in have else "NULL"
+    count = "count" if "count" in have else "NULL"
     out: dict[tuple[Any, ...], dict[str, dict[str, Any]]] = {}
-    sql = ("SELECT hccl_op_name, group_name, step, type, transport_type, transit_size, transit_time, bandwidth "
-           "FROM CommAnalyzerBandwidth ORDER BY rowid")
-    for op, group, step, kind, link, size, time_ms, gbps in db.rows(sql):
+    sql = ("SELECT hccl_op_name, group_name, step, type, transport_type, transit_size, transit_time, "  # noqa: S608
+           f"bandwidth, {ratio}, {count} FROM CommAnalyzerBandwidth ORDER BY rowid")
+    for op, group, step, kind, link, size, time_ms, gbps, large, packets in db.rows(sql):
         links = out.setdefault((op, group, step, kind), {})
-        links.setdefault(str(link), {"size_mb": num(size), "time_ms": num(time_ms), "gbps": num(gbps)})
+        entry = links.setdefault(str(link), {"size_mb": num(size), "time_ms": num(time_ms), "gbps": num(gbps),
+                                             "large_packet_ratio": num(large), "packets": None})
+        counted = num(packets)
+        if counted is not None:
+            entry["packets"] = (entry["packets"] or 0) + int(counted)
     return out
 
 
@@ -182,9 +166,12 @@ def _totals(ops: list[dict[str, Any]]) -> list[dict[str, Any]]:
         links: dict[str, dict[str, Any]] = {}
         for op in members:
             for link, values in op["bandwidth"].items():
-                total = links.setdefault(link, {"size_mb": 0.0, "time_ms": 0.0, "gbps": None})
+                total = links.setdefault(link, {"size_mb": 0.0, "time_ms": 0.0, "gbps": None,
+                                                "large_packet_ratio": None, "packets": None})
                 total["size_mb"] += values["size_mb"] or 0.0
                 total["time_ms"] += values["time_ms"] or 0.0
+                if values.get("packets") is not None:
+                    total["packets"] = (total["packets"] or 0) + values["packets"]
         totals.append({"name": "Total Op Info", "group": "", "step": step, **sums,
                        "wait_time_ratio": _ratio(sums["wait_time_ms"], sums["transit_time_ms"]),
                        "synchronization_time_ratio": _ratio(sums["synchronization_time_ms"], sums["transit_time_ms"]),
@@ -214,12 +201,12 @@ def _parse_matrix(db: Db) -> tuple[list[dict[str, Any]], int]:
 def ops(device: DeviceFiles, cache: ParsedFileCache | None
         ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], Problems]:
     """The communication ops and totals (as communication.json's parse gives them) from the analysis database."""
-    return _read(analysis_db(device, LEVEL1), cache, "ascend_db_communication", _parse_ops)
+    return read_parsed(analysis_db(device, LEVEL1), cache, "ascend_db_communication", _parse_ops)
 
 
 def matrix(device: DeviceFiles, cache: ParsedFileCache | None) -> tuple[list[dict[str, Any]], int]:
     """The src→dst links (as communication_matrix.json's parse gives them) and how many were skipped."""
-    return _read(analysis_db(device, LEVEL1), cache, "ascend_db_matrix", _parse_matrix)
+    return read_parsed(analysis_db(device, LEVEL1), cache, "ascend_db_matrix", _parse_matrix)
 
 
 def communication(device: DeviceFiles, cache: ParsedFileCache | None) -> dict[str, Any]:
@@ -329,7 +316,7 @@ def _cell(value: float) -> float | None:
 def memory_series(device: DeviceFiles, cache: ParsedFileCache | None) -> tuple[dict[str, np.ndarray], Problems]:
     """memory_record.parse_record's (series, problems) from MEMORY_RECORD and NPU_MEM."""
     ref = profiler_db(device)
-    return _read(ref, cache, "ascend_db_memory_record", lambda db: _parse_record(db, cache))
+    return read_parsed(ref, cache, "ascend_db_memory_record", lambda db: _parse_record(db, cache))
 
 
 def operators_label(device: DeviceFiles) -> str:
@@ -339,4 +326,4 @@ def operators_label(device: DeviceFiles) -> str:
 def operators(device: DeviceFiles, cache: ParsedFileCache | None) -> tuple[list[dict[str, Any]], Problems]:
     """memory_record.parse_operators's (operators, problems) from OP_MEMORY; ProfilerFileNotFoundError without it."""
     ref = profiler_db(device)
-    return _read(ref, cache, "ascend_db_operator_memory", lambda db: _parse_operators(db, cache))
+    return read_parsed(ref, cache, "ascend_db_operator_memory", lambda db: _parse_operators(db, cache))

@@ -6,7 +6,10 @@
 * `api_statistic.csv` (`profile/api-statistic`, profiler Level1+): one row per CANN API: `Level, API Name, Time(us),
   Count, Avg(us), Min(us), Max(us), Variance`.
 
-A column the file lacks answers null; a row with a non-numeric time is skipped and counted in `problems`.
+A column the file lacks answers null; a row with a non-numeric time is skipped and counted in `problems`. The
+database export answers the same tables: operator details computed from PYTORCH_API and the device work it
+launched (ascend_db_operators.py), the API statistics aggregated from CANN_API (ascend_db_stats.py). `source` says
+what was read.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from mindinsight_clone.analyzers.profiler import ascend_csv
+from mindinsight_clone.analyzers.profiler import ascend_csv, ascend_db, ascend_db_operators, ascend_db_stats
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
 from mindinsight_clone.analyzers.profiler.tables import Table, query
@@ -29,6 +32,7 @@ class TableSpec:
     search_column: str  # the column `search` matches (case-insensitive substring)
     default_sort: str
     why: str = ""  # when the file is written, for the not-found message
+    db_table: str = ""  # the database export's table it comes from
 
     @property
     def col_names(self) -> tuple[str, ...]:
@@ -42,13 +46,13 @@ OPERATOR_DETAILS = TableSpec(
      ("device_self_us", "Device Self Duration(us)", "num"), ("device_total_us", "Device Total Duration(us)", "num"),
      ("device_self_aicore_us", "Device Self Duration With AICore(us)", "num"),
      ("device_total_aicore_us", "Device Total Duration With AICore(us)", "num")),
-    ("Name",), "name", "device_total_us", "written with record_shapes / with_stack")
+    ("Name",), "name", "device_total_us", "written with record_shapes / with_stack", "PYTORCH_API")
 API_STATISTIC = TableSpec(
     "api_statistic.csv",
     (("level", "Level", "str"), ("api_name", "API Name", "str"), ("time_us", "Time(us)", "num"),
      ("count", "Count", "int"), ("avg_us", "Avg(us)", "num"), ("min_us", "Min(us)", "num"),
      ("max_us", "Max(us)", "num"), ("variance", "Variance", "num")),
-    ("API Name", "Time(us)"), "api_name", "time_us", "written at profiler Level1 and above")
+    ("API Name", "Time(us)"), "api_name", "time_us", "written at profiler Level1 and above", "CANN_API")
 TABLES = {"operator-details": OPERATOR_DETAILS, "api-statistic": API_STATISTIC}
 
 
@@ -75,22 +79,30 @@ def parse(path: Location, spec: TableSpec, rank: str) -> tuple[Table, list[dict[
 
 
 def table_for(device: DeviceFiles, spec: TableSpec, cache: ParsedFileCache | None = None
-              ) -> tuple[Table, list[dict[str, Any]]]:
-    """The parsed table of a rank (cached); ProfilerFileNotFoundError when the rank has no such file."""
+              ) -> tuple[Table, list[dict[str, Any]], str]:
+    """The parsed table of a rank (cached), its problems and its source (the file, or the database table);
+    ProfilerFileNotFoundError when the rank has no such file or table."""
+    if device.export == "db":
+        load = ascend_db_operators.operator_rows if spec is OPERATOR_DETAILS else ascend_db_stats.api_statistic_rows
+        rows, problems = load(device, cache)
+        return Table(spec.col_names, rows), list(problems), f"{spec.db_table} in {ascend_db.profiler_db(device).name}"
     rank = device.device_id
     path = ascend_csv.require(device.output_file(spec.file), spec.file, rank, spec.why)
-    return cached(cache, spec.file, path, lambda p: parse(p, spec, rank))
+    table, problems = cached(cache, spec.file, path, lambda p: parse(p, spec, rank))
+    return table, problems, spec.file
 
 
 def search(device: DeviceFiles, spec: TableSpec, text: str, sort_name: str | None, sort_type: str,
            limit: int, offset: int, cache: ParsedFileCache | None = None) -> dict[str, Any]:
-    """`{"col_name", "object", "size"}`: rows whose search column holds `text`, sorted, page `offset` of `limit`."""
-    table, problems = table_for(device, spec, cache)
+    """`{"col_name", "object", "size", "source"}`: rows whose search column holds `text`, sorted, page `offset` of
+    `limit`."""
+    table, problems, source = table_for(device, spec, cache)
     condition: dict[str, Any] = {"sort_condition": {"name": sort_name or spec.default_sort, "type": sort_type},
                                  "group_condition": {"limit": limit, "offset": offset}}
     if text:
         condition["filter_condition"] = {spec.search_column: {"partial_match_str_in": [text]}}
     answer = query(table, condition)
+    answer["source"] = source
     if problems:
         answer["problems"] = problems
     return answer

@@ -1,5 +1,6 @@
 """`profile/npu-module-mem`: device memory reserved per CANN module over time (npu_module_mem.csv:
-`Component,Timestamp(us),Total Reserved(MB),Device`; one component per module: APP, HCCL, RUNTIME, SLOG, ...).
+`Component,Timestamp(us),Total Reserved(MB),Device`; one component per module: APP, HCCL, RUNTIME, SLOG, ...; the
+database export's NPU_MODULE_MEM, read by ascend_db_stats.py). `source` names what was read.
 
 The peaks are exact over every row; each component's series is downsampled as memory-record's is (equal buckets,
 each keeping its first row and its highest-reserved row), so no peak is lost. Components are answered by peak,
@@ -12,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from mindinsight_clone.analyzers.profiler import ascend_csv
+from mindinsight_clone.analyzers.profiler import ascend_csv, ascend_db, ascend_db_stats
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
 from mindinsight_clone.analyzers.profiler.memory_record import downsample
@@ -46,12 +47,23 @@ def parse(path: Location, rank: str) -> tuple[dict[str, np.ndarray], list[dict[s
     return series, csv_file.report.problems()
 
 
-def npu_module_mem(device: DeviceFiles, max_points: int = DEFAULT_POINTS,
-                   cache: ParsedFileCache | None = None) -> dict[str, Any]:
+def series_for(device: DeviceFiles, cache: ParsedFileCache | None = None
+               ) -> tuple[dict[str, np.ndarray], list[dict[str, Any]], str]:
+    """(component -> rows, problems, source) of a rank: npu_module_mem.csv, or NPU_MODULE_MEM of the database
+    export; ProfilerFileNotFoundError when the rank has neither."""
+    if device.export == "db":
+        series, problems = ascend_db_stats.module_mem_series(device, cache)
+        return series, problems, f"NPU_MODULE_MEM in {ascend_db.profiler_db(device).name}"
     rank = device.device_id
     path = ascend_csv.require(device.output_file(NPU_MODULE_MEM), NPU_MODULE_MEM, rank,
                               "written with profile_memory=True")
     series, problems = cached(cache, "npu_module_mem", path, lambda p: parse(p, rank))
+    return series, problems, NPU_MODULE_MEM
+
+
+def npu_module_mem(device: DeviceFiles, max_points: int = DEFAULT_POINTS,
+                   cache: ParsedFileCache | None = None) -> dict[str, Any]:
+    series, problems, source = series_for(device, cache)
     peaks = {c: float(d[:, 2].max()) for c, d in series.items() if d.size}
     order = sorted(peaks, key=lambda c: (-peaks[c], c))
     components = []
@@ -59,7 +71,7 @@ def npu_module_mem(device: DeviceFiles, max_points: int = DEFAULT_POINTS,
         data = downsample(series[c], max_points)
         components.append({"component": c, "peak_reserved_mb": peaks[c], "points": len(series[c]),
                            "series": [[row[0], row[2]] for row in data.tolist()]})
-    answer: dict[str, Any] = {"components": components}
+    answer: dict[str, Any] = {"components": components, "source": source}
     if problems:
         answer["problems"] = list(problems)
     return answer
