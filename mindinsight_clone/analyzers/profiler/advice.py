@@ -1,7 +1,9 @@
 """`profile/advice`: the advisor's findings over every rank of a profiler dir (rules in advice_rules.py).
 
 Loads what the rules need through the loaders the views use (step_trace_time, communication, ascend_ops), so the
-findings come from whichever export the loaders read. Every rule says whether it ran: `rules` lists each with
+findings come from whichever export the loaders read; whether a rank has the data is asked of those loaders too
+(`communication.has_ops` / `has_matrix`, `ascend_ops.has_kernels` / `has_op_statistic`: the text file, or the
+database table). Every rule says whether it ran: `rules` lists each with
 `status` `found` (a finding), `ok` (checked, nothing found) or `no_data` (the files it needs are absent), and the
 ranks it checked, so "no finding" is never confused with "not checked".
 
@@ -26,6 +28,23 @@ from mindinsight_clone.errors import MindInsightError
 
 log = logging.getLogger(__name__)
 MAX_KERNEL_RANKS = 8
+# what a rule without data needs: (the text export's file, the database export's table)
+NEEDS = {
+    "steps": ("step_trace_time.csv", "StepTraceTime"),
+    "ops": ("communication.json", "CommAnalyzerTime"),
+    "matrix": ("communication_matrix.json", "CommAnalyzerMatrix"),
+    "types": ("op_statistic.csv or kernel_details.csv", "COMPUTE_TASK_INFO and TASK"),
+    "kernels": ("kernel_details.csv", "COMPUTE_TASK_INFO and TASK"),
+}
+
+
+def _needs(what: str, devices: dict[int, DeviceFiles]) -> str:
+    """The file (text export), the table (database export) or both (a job mixing the two) a rule needs."""
+    text, table = NEEDS[what]
+    exports = {d.export for d in devices.values()}
+    if exports == {"db"}:
+        return table
+    return text if exports <= {"text"} else f"{text} (database: {table})"
 SEVERITY_ORDER = {"high": 0, "medium": 1, "low": 2}
 
 
@@ -111,7 +130,7 @@ def advice(pdir: ProfilerDir, cache: ParsedFileCache | None = None) -> dict[str,
     step_slow = cluster_steps.slow_ranks(ranks, groups)
     checked = [r["rank_id"] for r in ranks]
     run.record("slow_rank_step", advice_rules.slow_rank_step(step_slow, source), checked if len(checked) > 1 else [],
-               "" if len(checked) > 1 else "needs step_trace_time.csv of two ranks or more")
+               "" if len(checked) > 1 else f"needs {_needs('steps', devices)} of two ranks or more")
 
     # communication: votes, links, bandwidth
     times: list[slow_rank.CollectiveTime] = []
@@ -120,31 +139,31 @@ def advice(pdir: ProfilerDir, cache: ParsedFileCache | None = None) -> dict[str,
     cells: list[dict[str, Any]] = []
     matrix_ranks: list[int] = []
     for rank, device in sorted(devices.items()):
-        if device.output_file(communication.COMMUNICATION) is not None:
+        if communication.has_ops(device, cache):
             loaded, error = _try(partial(communication.ops_for, device, cache))
             if error:
-                run.problems.append({"rank_id": rank, "file": communication.COMMUNICATION, "message": error})
+                run.problems.append({"rank_id": rank, "file": communication.ops_label(device), "message": error})
             else:
                 ops = loaded[0]
                 comm_ranks.append(rank)
                 times.extend(_collective_times(str(rank), ops))
                 links[rank] = advice_rules.link_totals(ops)
-        if device.output_file(communication.MATRIX) is not None:
+        if communication.has_matrix(device, cache):
             loaded, error = _try(partial(communication.matrix_for, device, cache))
             if error:
-                run.problems.append({"rank_id": rank, "file": communication.MATRIX, "message": error})
+                run.problems.append({"rank_id": rank, "file": communication.matrix_label(device), "message": error})
             else:
                 matrix_ranks.append(rank)
                 cells.extend(_matrix_cells(loaded[0]))
     voted = advice_rules.slow_rank_vote(times)
     run.record("slow_rank_vote", voted, comm_ranks if len(comm_ranks) >= 3 else [],
-               "" if len(comm_ranks) >= 3 else "needs communication.json of three ranks or more")
+               "" if len(comm_ranks) >= 3 else f"needs {_needs('ops', devices)} of three ranks or more")
     run.record("slow_link", advice_rules.slow_links(cells), matrix_ranks,
-               "" if matrix_ranks else "needs communication_matrix.json (profiler Level1 and above)")
+               "" if matrix_ranks else f"needs {_needs('matrix', devices)} (profiler Level1 and above)")
     run.record("low_bandwidth", advice_rules.low_bandwidth(links), comm_ranks,
-               "" if comm_ranks else "needs communication.json (profiler Level1 and above)")
+               "" if comm_ranks else f"needs {_needs('ops', devices)} (profiler Level1 and above)")
     run.record("free_time", advice_rules.free_time(ranks), checked,
-               "" if checked else "needs step_trace_time.csv")
+               "" if checked else f"needs {_needs('steps', devices)}")
 
     # operators and the device timeline: kernel tables, bounded
     first = [s["rank_id"] for s in step_slow] + (voted["ranks"] if voted else [])
@@ -155,8 +174,8 @@ def advice(pdir: ProfilerDir, cache: ParsedFileCache | None = None) -> dict[str,
     gaps: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     for rank in order:
         device = devices[rank]
-        has_stat = device.output_file(ascend_ops.OP_STATISTIC) is not None
-        has_kernels = device.output_file(ascend_ops.KERNEL_DETAILS) is not None
+        has_stat = ascend_ops.has_op_statistic(device)
+        has_kernels = ascend_ops.has_kernels(device)
         if has_stat or (has_kernels and rank in budget):
             rows, error = _try(partial(aicpu_rows, device, cache))
             if error:
@@ -172,10 +191,10 @@ def advice(pdir: ProfilerDir, cache: ParsedFileCache | None = None) -> dict[str,
             else:
                 gaps[rank] = times_of
     run.record("aicpu", advice_rules.aicpu(aicpu), list(aicpu),
-               "" if aicpu else "needs op_statistic.csv or kernel_details.csv", aicpu_skipped)
-    gap_skipped = [r for r in order if r not in budget and devices[r].output_file(ascend_ops.KERNEL_DETAILS)]
+               "" if aicpu else f"needs {_needs('types', devices)}", aicpu_skipped)
+    gap_skipped = [r for r in order if r not in budget and ascend_ops.has_kernels(devices[r])]
     run.record("dispatch_gap", advice_rules.dispatch_gaps(gaps), list(gaps),
-               "" if gaps else "needs kernel_details.csv", gap_skipped)
+               "" if gaps else f"needs {_needs('kernels', devices)}", gap_skipped)
 
     run.findings.sort(key=lambda f: (SEVERITY_ORDER[f["severity"]], f["id"]))
     answer: dict[str, Any] = {"findings": run.findings, "rules": run.rules, "ranks": sorted(devices),

@@ -25,6 +25,7 @@ from mindinsight_clone.analyzers.profiler.ascend_db import (
     INT_NULL,
     Db,
     DbRef,
+    has_table,
     ns_to_us,
     profiler_db,
     read_parsed,
@@ -58,6 +59,19 @@ def analysis_db(device: DeviceFiles, why: str = "") -> DbRef:
         detail = f"<{ascend_csv.label(ANALYSIS_DBS[0], device.device_id)}>" + (f" ({why})" if why else "")
         raise ProfilerFileNotFoundError(detail)
     return DbRef(path, device.device_id)
+
+
+def has_analysis_table(device: DeviceFiles, table: str, cache: ParsedFileCache | None) -> bool:
+    """Whether the rank's analysis database holds `table` (CommAnalyzerTime / CommAnalyzerMatrix are written at
+    profiler Level1 and above): the database export's answer to "is the text file there"."""
+    path = device.analysis_db
+    return path is not None and has_table(DbRef(path, device.device_id), table, cache)
+
+
+def analysis_label(device: DeviceFiles, table: str) -> str:
+    """`<table> in analysis.db` (or communication_analyzer.db): what a problem names for a database rank."""
+    name = device.analysis_db.name if device.analysis_db is not None else ANALYSIS_DBS[0]
+    return f"{table} in {name}"
 
 
 # --- steps -------------------------------------------------------------------------------------
@@ -94,7 +108,7 @@ def steps(device: DeviceFiles, cache: ParsedFileCache | None) -> tuple[list[dict
     for path in (device.analysis_db, device.profiler_db):
         if path is not None:
             found = read_parsed(DbRef(path, device.device_id), cache, "ascend_db_steps",
-                          lambda db: _parse_steps(db) if db.has(STEP_TABLE) else None)
+                                lambda db: _parse_steps(db) if db.has(STEP_TABLE) else None)
             if found is not None:
                 return found
     ref = analysis_db(device)  # raises when there is no analysis database

@@ -111,6 +111,24 @@ class KernelTable:
         return self.table.nbytes
 
 
+def has_kernels(device: DeviceFiles) -> bool:
+    """Whether the rank has a kernel table: kernel_details.csv, or the database export (COMPUTE_TASK_INFO ⋈ TASK)."""
+    return device.profiler_db is not None if device.export == "db" else device.output_file(KERNEL_DETAILS) is not None
+
+
+def has_op_statistic(device: DeviceFiles) -> bool:
+    """Whether the rank's operator types come from op_statistic.csv (the text export at Level1+) rather than from
+    its kernel table aggregated (Level0, and always for the database export, which stores no such table)."""
+    return device.export == "text" and device.output_file(OP_STATISTIC) is not None
+
+
+def types_label(device: DeviceFiles) -> str:
+    """What a problem names as the source of the rank's operator types."""
+    if device.export == "db":
+        return ascend_db.profiler_db(device).name
+    return OP_STATISTIC if has_op_statistic(device) else KERNEL_DETAILS
+
+
 def is_ascend(device: DeviceFiles | None) -> bool:
     """Whether the device has Ascend (not only host CPU) output: one of the NPU tables exists."""
     return device is not None and device.is_ascend
@@ -289,7 +307,7 @@ def aggregate_types(kernels: KernelTable, aicpu: bool) -> tuple[Row, ...]:
 def types(device: DeviceFiles, op_type: str, condition: dict[str, Any],
           cache: ParsedFileCache | None = None) -> dict[str, Any]:
     aicpu = op_type == "aicpu_type"
-    stat = device.output_file(OP_STATISTIC) if device.export == "text" else None
+    stat = device.output_file(OP_STATISTIC) if has_op_statistic(device) else None
     if stat is not None:
         rows, problems = cached(cache, f"op_statistic_{aicpu}", stat,
                                 lambda p: _from_op_statistic(p, device.device_id, aicpu))

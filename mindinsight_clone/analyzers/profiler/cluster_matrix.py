@@ -25,12 +25,13 @@ def cluster_matrix(pdir: ProfilerDir, group: str | None = None, op: str | None =
     read: list[int] = []
     for device_id in pdir.device_ids:
         device = pdir.devices[device_id]
-        if device.output is None or not communication.has_matrix(device):
+        if device.output is None or not communication.has_matrix(device, cache):
             continue
         try:
             rows, _ = communication.matrix_for(device, cache)
         except MindInsightError as err:
-            problems.append({"rank_id": int(device_id), "file": communication.MATRIX, "message": err.message})
+            problems.append({"rank_id": int(device_id), "file": communication.matrix_label(device),
+                             "message": err.message})
             continue
         read.append(int(device_id))
         cells.extend({**c, "rank_id": int(device_id)} for c in rows)

@@ -23,7 +23,7 @@ from typing import Any
 from mindinsight_clone.analyzers.profiler import stages
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import ProfilerDir
-from mindinsight_clone.analyzers.profiler.step_trace_time import FIELDS, PHASES, STEP_TRACE_TIME, steps_for
+from mindinsight_clone.analyzers.profiler.step_trace_time import FIELDS, PHASES, label_for, steps_for
 from mindinsight_clone.errors import MindInsightError
 
 TOLERANCE = 0.05
@@ -87,7 +87,7 @@ def rank_means(pdir: ProfilerDir, cache: ParsedFileCache | None = None
         try:
             steps, file_problems = steps_for(device, cache)
         except MindInsightError as err:
-            problems.append({"rank_id": int(device_id), "file": STEP_TRACE_TIME, "message": err.message})
+            problems.append({"rank_id": int(device_id), "file": label_for(device), "message": err.message})
             continue
         problems.extend({"rank_id": int(device_id), **p} for p in file_problems)
         if steps:

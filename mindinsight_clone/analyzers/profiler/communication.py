@@ -145,9 +145,27 @@ def ops_for(device: DeviceFiles, cache: ParsedFileCache | None = None
     return cached(cache, "communication", path, lambda p: parse_ops(p, rank))
 
 
-def has_matrix(device: DeviceFiles) -> bool:
-    """Whether the rank wrote src→dst links: communication_matrix.json, or the analysis database."""
-    return device.analysis_db is not None if device.export == "db" else device.output_file(MATRIX) is not None
+def has_ops(device: DeviceFiles, cache: ParsedFileCache | None = None) -> bool:
+    """Whether the rank wrote its communication ops: communication.json, or CommAnalyzerTime (profiler Level1+)."""
+    if device.export == "db":
+        return ascend_db_tables.has_analysis_table(device, "CommAnalyzerTime", cache)
+    return device.output_file(COMMUNICATION) is not None
+
+
+def has_matrix(device: DeviceFiles, cache: ParsedFileCache | None = None) -> bool:
+    """Whether the rank wrote src→dst links: communication_matrix.json, or CommAnalyzerMatrix (profiler Level1+)."""
+    if device.export == "db":
+        return ascend_db_tables.has_analysis_table(device, "CommAnalyzerMatrix", cache)
+    return device.output_file(MATRIX) is not None
+
+
+def ops_label(device: DeviceFiles) -> str:
+    """What a problem names as the source of the rank's communication ops."""
+    return ascend_db_tables.analysis_label(device, "CommAnalyzerTime") if device.export == "db" else COMMUNICATION
+
+
+def matrix_label(device: DeviceFiles) -> str:
+    return ascend_db_tables.analysis_label(device, "CommAnalyzerMatrix") if device.export == "db" else MATRIX
 
 
 def matrix_for(device: DeviceFiles, cache: ParsedFileCache | None = None) -> tuple[list[dict[str, Any]], list[str]]:

@@ -19,7 +19,7 @@ from typing import Any
 from mindinsight_clone.analyzers.profiler import ascend_ops, cluster_steps
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
-from mindinsight_clone.analyzers.profiler.step_trace_time import FIELDS, STEP_TRACE_TIME, steps_for
+from mindinsight_clone.analyzers.profiler.step_trace_time import FIELDS, label_for, steps_for
 from mindinsight_clone.errors import MindInsightError
 
 SIDES = ("value", "base")
@@ -64,6 +64,12 @@ def diff_steps(value: dict[str, Any], base: dict[str, Any]) -> dict[str, dict[st
     return out
 
 
+def _types_label(device: DeviceFiles) -> str:
+    if device.export == "db" and device.profiler_db is not None:
+        return ascend_ops.types_label(device)
+    return "op_statistic.csv / kernel_details.csv"
+
+
 def compare(device: DeviceFiles, base: DeviceFiles, cache: ParsedFileCache | None = None) -> dict[str, Any]:
     problems: list[dict[str, Any]] = []
     types: dict[str, dict[str, tuple[int, float]]] = {}
@@ -72,12 +78,12 @@ def compare(device: DeviceFiles, base: DeviceFiles, cache: ParsedFileCache | Non
         try:
             types[side] = op_type_totals(dev, cache)
         except MindInsightError as err:
-            problems.append({"side": side, "rank_id": int(dev.device_id), "file": "op_statistic.csv / "
-                             "kernel_details.csv", "message": err.message})
+            problems.append({"side": side, "rank_id": int(dev.device_id), "file": _types_label(dev),
+                             "message": err.message})
         try:
             means[side] = step_means(dev, cache)
         except MindInsightError as err:
-            problems.append({"side": side, "rank_id": int(dev.device_id), "file": STEP_TRACE_TIME,
+            problems.append({"side": side, "rank_id": int(dev.device_id), "file": label_for(dev),
                              "message": err.message})
     answer: dict[str, Any] = {
         "op_types": diff_op_types(types["value"], types["base"]) if len(types) == 2 else [],

@@ -98,7 +98,7 @@ def _from_metadata(pdir: ProfilerDir, cache: ParsedFileCache | None) -> list[lis
 def _from_communication(pdir: ProfilerDir, cache: ParsedFileCache | None) -> list[list[int]]:
     members: dict[tuple[str, str], set[int]] = defaultdict(set)  # (p2p|collective, group) -> ranks
     for device_id, device in pdir.devices.items():
-        if device.output_file(communication.COMMUNICATION) is None:
+        if not communication.has_ops(device, cache):
             continue
         try:
             ops, _, _ = communication.ops_for(device, cache)

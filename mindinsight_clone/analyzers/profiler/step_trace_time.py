@@ -65,6 +65,13 @@ def steps_for(device: DeviceFiles, cache: ParsedFileCache | None = None
     return cached(cache, "step_trace_time", path, lambda p: parse(p, device.device_id))
 
 
+def label_for(device: DeviceFiles) -> str:
+    """What a problem names as the rank's step source: step_trace_time.csv, or StepTraceTime of the analysis
+    database."""
+    return ascend_db_tables.analysis_label(device, ascend_db_tables.STEP_TABLE) if device.export == "db" \
+        else STEP_TRACE_TIME
+
+
 def step_trace_time(device: DeviceFiles, cache: ParsedFileCache | None = None) -> dict[str, Any]:
     steps, problems = steps_for(device, cache)
     answer: dict[str, Any] = {"steps": [dict(s) for s in steps]}
