@@ -9,13 +9,15 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import statistics
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
 
+from tests import ascend_reference
+from tests.ascend_reference import trace_inputs
 from tests.conftest import SHARED, require_shared
 from tests.integration.test_ascend_profiler import API, get, make_client, search
 
@@ -460,3 +462,182 @@ def test_answers_match_the_openapi_document(client: FlaskClient) -> None:
                 check("/profile/ops/search", "post", answer)
             check("/profile/timeline-summary", "get",
                   client.get(f"{API}/profile/timeline-summary?dir=./{job}&device_id={rank}").get_json())
+
+
+# --- operator details, API statistics, module memory ----------------------------------------------------------
+# The references (tests/ascend_reference.py) are torch_npu's and msprof's own computations; each is first shown to
+# reproduce the text export's file from that export's trace_view.json, then judges the database export's answer
+# computed from the .db files with sqlite3 here.
+
+ASCEND_TEXT = SHARED / "fixtures" / "ascend"
+TEXT_JOBS = {"torch_npu_db_level0": "torch_npu_level0", "torch_npu_db_level1": "torch_npu_level1"}
+
+
+def text_output(job: str, rank: str) -> Path:
+    return ASCEND_TEXT / job / "profiler" / f"rank{rank}_ascend_pt" / "ASCEND_PROFILER_OUTPUT"
+
+
+def _csv(path: Path) -> list[dict[str, str]]:
+    import csv
+    with path.open(encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+@pytest.mark.parametrize("job", list(TEXT_JOBS.values()))
+@pytest.mark.parametrize("rank", RANKS)
+def test_operator_reference_reproduces_the_text_export(job: str, rank: str) -> None:
+    require_shared(ASCEND_TEXT)
+    ops, enqueues, dequeues, launches, _ = trace_inputs(text_output(job, rank) / "trace_view.json")
+    got = ascend_reference.operator_details(ops, enqueues, dequeues, launches)
+    rows = _csv(text_output(job, rank) / "operator_details.csv")
+    assert len(got) == len(rows) > 800
+    for (payload, *numbers), row in zip(got, rows, strict=True):
+        assert payload[0] == row["Name"]
+        host = [float(row[f"Host {k} Duration(us)"]) for k in ("Self", "Total")]
+        device = [float(row[k]) for k in ("Device Self Duration(us)", "Device Total Duration(us)",
+                                          "Device Self Duration With AICore(us)",
+                                          "Device Total Duration With AICore(us)")]
+        assert numbers[:2] == pytest.approx(host, abs=0.003)  # trace_view.json rounds durations to 10 ns
+        assert numbers[2:] == pytest.approx(device, abs=1e-6)
+
+
+@pytest.mark.parametrize("rank", RANKS)
+def test_api_reference_reproduces_the_text_export(rank: str) -> None:
+    require_shared(ASCEND_TEXT)
+    out = text_output("torch_npu_level1", rank)
+    *_, apis = trace_inputs(out / "trace_view.json")
+    rows = _csv(out / "api_statistic.csv")
+    assert len(rows) == len(apis) > 50
+    for row in rows:
+        want = [row["Level"], row["API Name"], float(row["Time(us)"]), int(row["Count"]), float(row["Avg(us)"]),
+                float(row["Min(us)"]), float(row["Max(us)"]), float(row["Variance"])]
+        assert ascend_reference.api_statistic_row(row["Level"], row["API Name"],
+                                                  apis[(row["API Name"], row["Level"])]) == want
+
+
+def operator_inputs(job: str, rank: str) -> tuple[list[Any], list[Any], list[Any], dict[int, list[Any]]]:
+    """The reference's inputs from the database with SQL: operators (PYTORCH_API type op), the task queue, and per
+    CANN_API launch its first device task (compute kernel, MEMCPY_ASYNC task or communication op)."""
+    path = profiler_db(job, rank)
+    text = dict(query(path, "SELECT id, value FROM STRING_IDS"))
+    crossed = query(path, "SELECT COUNT(*) FROM PYTORCH_API p JOIN STRING_IDS s ON s.id = p.inputShapes "
+                          "WHERE p.type = 50001 AND s.value GLOB '*[a-z]*'")[0][0] > 0
+    assert crossed, "the fixture's torch_npu wrote inputShapes and inputDtypes crossed (fixed in 2024-11)"
+    stacks: dict[int, list[str]] = {}
+    for chain, stack in query(path, "SELECT id, stack FROM PYTORCH_CALLCHAINS ORDER BY id, stackDepth"):
+        stacks.setdefault(chain, []).append(text[stack])
+    ops = [(int(s), int(e), tid, (text[name], text.get(shapes, "").strip(), ";\r\n".join(stacks.get(chain, []))))
+           for s, e, tid, name, shapes, chain in query(
+               path, "SELECT startNs, endNs, globalTid, name, inputDtypes, callchainId FROM PYTORCH_API "
+                     "WHERE type = 50001 ORDER BY rowid")]
+    corr = dict(query(path, "SELECT id, connectionId FROM CONNECTION_IDS"))
+    queue = query(path, "SELECT CAST(startNs AS INTEGER), CAST(endNs AS INTEGER), globalTid, connectionId, name "
+                        "FROM PYTORCH_API WHERE type = 50002 ORDER BY rowid")
+    enqueues = [(s, tid, corr[c]) for s, _, tid, c, n in queue if text[n].startswith("Enqueue")]
+    dequeues = sorted((s, e, corr[c]) for s, e, _, c, n in queue if text[n].startswith("Dequeue"))
+    comm_tasks = {r[0] for r in query(path, "SELECT globalTaskId FROM COMMUNICATION_TASK_INFO")}
+    cores = dict(query(path, "SELECT globalTaskId, taskType FROM COMPUTE_TASK_INFO"))
+    candidates: dict[int, list[tuple[int, float, bool | None]]] = {}
+    for gid, conn, start, end, kind in query(path, "SELECT globalTaskId, connectionId, startNs, endNs, taskType "
+                                                   "FROM TASK WHERE connectionId IS NOT NULL"):
+        if gid in comm_tasks:
+            continue
+        if gid in cores:
+            core = text[cores[gid]]
+            ai = None if core == "N/A" else core in ("AI_CORE", "AI_VECTOR_CORE")
+            candidates.setdefault(conn, []).append((start, (end - start) / 1000, ai))
+        elif text[kind] == "MEMCPY_ASYNC":
+            candidates.setdefault(conn, []).append((start, (end - start) / 1000, False))
+    for conn, start, end in query(path, "SELECT connectionId, startNs, endNs FROM COMMUNICATION_OP"):
+        candidates.setdefault(conn, []).append((start, (end - start) / 1000, False))
+    launches: dict[int, list[Any]] = {}
+    for start, conn in query(path, "SELECT startNs, connectionId FROM CANN_API"):
+        if conn in candidates:
+            first = min(candidates[conn], key=lambda c: c[0])
+            launches.setdefault(start, []).append(first[1:])
+    return ops, enqueues, dequeues, launches
+
+
+def _rounded(row: Sequence[Any]) -> tuple[Any, ...]:
+    """Comparable and sortable: floats to the ns, None (unknown) as -1."""
+    return tuple(round(v, 3) if isinstance(v, float) else -1 if v is None else v for v in row)
+
+
+@pytest.mark.parametrize("job", JOBS)
+@pytest.mark.parametrize("rank", RANKS)
+def test_operator_details_from_pytorch_api(client: FlaskClient, job: str, rank: str) -> None:
+    expected = ascend_reference.operator_details(*operator_inputs(job, rank))
+    answer = get(client, "operator-details", job, rank, limit=1000).get_json()
+    assert answer["source"] == f"PYTORCH_API in ascend_pytorch_profiler_{rank}.db"
+    assert answer["col_name"] == ["name", "input_shapes", "call_stack", "host_self_us", "host_total_us",
+                                  "device_self_us", "device_total_us", "device_self_aicore_us",
+                                  "device_total_aicore_us"]
+    assert answer["size"] == len(answer["object"]) == len(expected) > 800
+    want = sorted(_rounded([*payload, *numbers]) for payload, *numbers in expected)
+    assert sorted(_rounded(row) for row in answer["object"]) == want
+    devices = [row[6] for row in answer["object"]]
+    assert devices == sorted(devices, reverse=True)  # default: device total, largest first
+    unknown = sum(e[-1] is None for e in expected)
+    if job.endswith("level0"):  # Level0 records no kernel core: the AI Core share is unknown, and said so
+        assert unknown > 0 and f"{unknown} operator(s)" in answer["problems"][0]["message"]
+    else:
+        assert unknown == 0 and "problems" not in answer
+        assert any(row[7] for row in answer["object"]) and any(row[2] for row in answer["object"])
+
+
+def test_operator_details_search_sort_page(client: FlaskClient) -> None:
+    expected = ascend_reference.operator_details(*operator_inputs("torch_npu_db_level1", "1"))
+    hits = sorted((e for e in expected if "conv" in e[0][0].lower()), key=lambda e: e[1])
+    page = get(client, "operator-details", "torch_npu_db_level1", "1", search="Conv", sort_name="host_self_us",
+               sort_type="ascending", limit=5, offset=1).get_json()
+    assert page["size"] == len(hits) > 10
+    assert [row[3] for row in page["object"]] == pytest.approx([e[1] for e in hits[5:10]])
+
+
+@pytest.mark.parametrize("job", JOBS)
+@pytest.mark.parametrize("rank", RANKS)
+def test_api_statistic_aggregates_cann_api(client: FlaskClient, job: str, rank: str) -> None:
+    durations: dict[tuple[str, str], list[float]] = {}
+    for level, name, start, end in query(profiler_db(job, rank), "SELECT e.name, s.value, c.startNs, c.endNs FROM "
+                                         "CANN_API c JOIN ENUM_API_TYPE e ON e.id = c.type "
+                                         "JOIN STRING_IDS s ON s.id = c.name"):
+        durations.setdefault((level, name), []).append((end - start) / 1000)
+    answer = get(client, "api-statistic", job, rank, limit=1000).get_json()
+    assert "problems" not in answer and answer["source"] == f"CANN_API in ascend_pytorch_profiler_{rank}.db"
+    assert answer["size"] == len(durations) > 50
+    want = {k: ascend_reference.api_statistic_row(*k, v) for k, v in durations.items()}
+    assert {(r[0], r[1]): r for r in answer["object"]} == want
+    assert [r[2] for r in answer["object"]] == sorted((r[2] for r in want.values()), reverse=True)
+
+
+@pytest.mark.parametrize("job", JOBS)
+@pytest.mark.parametrize("rank", RANKS)
+def test_npu_module_mem_from_the_table(client: FlaskClient, job: str, rank: str) -> None:
+    rows = query(profiler_db(job, rank), "SELECT e.name, m.timestampNs, m.totalReserved FROM NPU_MODULE_MEM m "
+                                         "JOIN ENUM_MODULE e ON e.id = m.moduleId")
+    per: dict[str, list[tuple[int, float]]] = {}
+    for name, ts, reserved in rows:
+        per.setdefault(name, []).append((ts, reserved / MB))
+    answer = get(client, "npu-module-mem", job, rank, max_points=100000).get_json()
+    assert "problems" not in answer and answer["source"] == f"NPU_MODULE_MEM in ascend_pytorch_profiler_{rank}.db"
+    got = {c["component"]: c for c in answer["components"]}
+    assert set(got) == set(per) and len(per) > 50
+    for name, points in per.items():
+        assert got[name]["points"] == len(points)
+        assert got[name]["peak_reserved_mb"] == pytest.approx(max(v for _, v in points))
+        assert got[name]["series"] == [[pytest.approx(ts / 1000, abs=0.5), pytest.approx(v)]
+                                       for ts, v in sorted(points)]
+    assert [c["component"] for c in answer["components"]] == sorted(per, key=lambda c: (-max(v for _, v in per[c]),
+                                                                                         c))
+    assert got["APP"]["peak_reserved_mb"] > 1000  # MB (bytes / 2^20), as npu_module_mem.csv writes it
+
+
+@pytest.mark.parametrize("rank", RANKS)
+def test_level0_answers_as_the_text_export_of_level0(client: FlaskClient, rank: str) -> None:
+    """Level0 records no operator type or core: the database answers "N/A" where the text export of Level0 does."""
+    require_shared(ASCEND_TEXT)
+    kernels = _csv(text_output("torch_npu_level0", rank) / "kernel_details.csv")
+    text_types = {(r["Type"], r["Accelerator Core"]) for r in kernels if r["Accelerator Core"] != "HCCL"}
+    answer = search(client, "torch_npu_db_level0", {"op_type": "aicore_type", "device_id": rank}).get_json()
+    cols = answer["col_name"]
+    assert {(r[0], r[cols.index("core_type")]) for r in answer["object"]} == text_types == {("N/A", "N/A")}
