@@ -641,3 +641,167 @@ def test_level0_answers_as_the_text_export_of_level0(client: FlaskClient, rank: 
     answer = search(client, "torch_npu_db_level0", {"op_type": "aicore_type", "device_id": rank}).get_json()
     cols = answer["col_name"]
     assert {(r[0], r[cols.index("core_type")]) for r in answer["object"]} == text_types == {("N/A", "N/A")}
+
+
+# --- compare, overview, advice, the all-ranks matrix ----------------------------------------------------------
+
+
+def op_type_totals(job: str, rank: str) -> dict[str, tuple[int, float]]:
+    """op type -> (kernels, total µs), cores summed, communication left out (what op_statistic.csv sums)."""
+    rows = query(profiler_db(job, rank), "SELECT o.value, COUNT(*), SUM(t.endNs - t.startNs) FROM COMPUTE_TASK_INFO c "
+                                         "JOIN TASK t ON t.globalTaskId = c.globalTaskId "
+                                         "JOIN STRING_IDS o ON o.id = c.opType GROUP BY o.value")
+    return {name: (count, total / 1000) for name, count, total in rows}
+
+
+def step_means(job: str, rank: str) -> dict[str, float]:
+    steps = expected_steps(job, rank)
+    return {k: statistics.fmean(s[k] for s in steps) for k in STEP_COLUMNS}
+
+
+@pytest.mark.parametrize("job", JOBS)
+def test_compare_two_database_ranks(client: FlaskClient, job: str) -> None:
+    answer = get(client, "compare", job, "0", base_device_id="1").get_json()
+    assert "problems" not in answer
+    mine, base = op_type_totals(job, "0"), op_type_totals(job, "1")
+    want = {t: (mine.get(t, (0, 0.0)), base.get(t, (0, 0.0))) for t in set(mine) | set(base)}
+    assert {r["op_type"] for r in answer["op_types"]} == set(want)
+    for row in answer["op_types"]:
+        (count, total), (base_count, base_total) = want[row["op_type"]]
+        assert (row["count"], row["base_count"]) == (count, base_count)
+        assert (row["total_us"], row["base_total_us"]) == pytest.approx((total, base_total), abs=1e-3)
+        assert row["diff_us"] == pytest.approx(total - base_total, abs=2e-3)
+    diffs = [abs(r["diff_us"]) for r in answer["op_types"]]
+    assert diffs == sorted(diffs, reverse=True)
+    a, b = step_means(job, "0"), step_means(job, "1")
+    for key in STEP_COLUMNS:
+        assert answer["steps"][key] == {"value": pytest.approx(a[key]), "base": pytest.approx(b[key]),
+                                        "diff": pytest.approx(a[key] - b[key], abs=1e-3)}
+    total = [sum(m[k] for k in ("computing_us", "communication_not_overlapped_us", "free_us")) for m in (a, b)]
+    assert answer["steps"]["step_total_us"]["value"] == pytest.approx(total[0])
+    assert answer["steps"]["step_count"] == {"value": 1, "base": 1, "diff": 0}
+
+
+@pytest.mark.parametrize("job", JOBS)
+@pytest.mark.parametrize("rank", RANKS)
+def test_overview_of_a_database_rank(client: FlaskClient, job: str, rank: str) -> None:
+    answer = get(client, "overview", job, rank).get_json()
+    assert "problems" not in answer and answer["device_type"] == "ascend"
+    means = step_means(job, rank)
+    step = sum(means[k] for k in ("computing_us", "communication_not_overlapped_us", "free_us"))
+    assert answer["step_count"] == 1 and answer["avg_step_time_us"] == pytest.approx(step, abs=1e-3)
+    assert answer["steps"][0]["compute_us"] == pytest.approx(means["computing_us"])
+    types = op_type_totals(job, rank)
+    assert answer["op_total_time_us"] == pytest.approx(sum(t for _, t in types.values()), abs=1e-2)
+    top = sorted(types.items(), key=lambda kv: (-kv[1][1], kv[0]))[:5]
+    assert [(t["op_type"], t["occurrences"]) for t in answer["top_op_types"]] == [(n, c) for n, (c, _) in top]
+    path = profiler_db(job, rank)
+    reserved = query(path, "SELECT MAX(totalReserved) FROM MEMORY_RECORD")[0][0]
+    app = query(path, "SELECT MAX(n.hbm) FROM NPU_MEM n JOIN STRING_IDS s ON s.id = n.type WHERE s.value = 'app'")
+    allocated = query(path, "SELECT MAX(totalAllocated) FROM MEMORY_RECORD")[0][0]
+    assert answer["memory"] == {"peak_reserved_bytes": max(reserved, app[0][0]), "peak_allocated_bytes": allocated,
+                                "peak_active_bytes": None}
+    assert ("free_time" in [h["code"] for h in answer["hints"]]) == (means["free_us"] / step > 0.1)
+
+
+def idle_gaps(path: Path) -> tuple[float, float]:
+    """msprof-analyze's idle computation over the kernel table (compute kernels and communication ops): the gaps
+    of 1 ms or more between a start and the latest end before it, as a share of the busy span; the longest (ns)."""
+    spans = sorted(query(path, "SELECT t.startNs, t.endNs FROM COMPUTE_TASK_INFO c JOIN TASK t "
+                               "ON t.globalTaskId = c.globalTaskId UNION ALL SELECT startNs, endNs FROM COMMUNICATION_OP"))
+    latest, gaps, longest = spans[0][1], 0, 0
+    for start, end in spans[1:]:
+        if start - latest >= 1_000_000:
+            gaps += start - latest
+        longest = max(longest, start - latest)
+        latest = max(latest, end)
+    return gaps / (latest - spans[0][0]), longest
+
+
+def link_gbps(paths: list[Path]) -> dict[tuple[int, int, str], float]:
+    """src→dst bandwidth over every rank's `*-total` matrix entries (LOCAL and self links left out)."""
+    sums: dict[tuple[int, int, str], list[float]] = {}
+    for path in paths:
+        for src, dst, link, size, time_ms in query(path, "SELECT src_rank, dst_rank, "
+                                                   "transport_type, transit_size, transit_time FROM CommAnalyzerMatrix "
+                                                   "WHERE hccl_op_name LIKE '%-total'"):
+            if link != "LOCAL" and src != dst:
+                acc = sums.setdefault((int(src), int(dst), link), [0.0, 0.0])
+                acc[0] += size
+                acc[1] += time_ms
+    return {k: s / t for k, (s, t) in sums.items() if s > 0 and t > 0}
+
+
+def rank_gbps(path: Path) -> dict[str, float]:
+    """A rank's bandwidth per link type with a typical value: transit size / time summed over its operators."""
+    sums: dict[str, list[float]] = {}
+    for link, size, time_ms in query(path, "SELECT transport_type, transit_size, transit_time FROM "
+                                     "CommAnalyzerBandwidth GROUP BY hccl_op_name, transport_type"):
+        if link in ("HCCS", "PCIE", "RDMA") and size > 0:
+            acc = sums.setdefault(link, [0.0, 0.0])
+            acc[0] += size
+            acc[1] += time_ms
+    return {k: s / t for k, (s, t) in sums.items()}
+
+
+@pytest.mark.parametrize("job", JOBS)
+def test_advice_runs_every_rule_on_the_database(client: FlaskClient, job: str) -> None:
+    answer = get(client, "advice", job).get_json()
+    assert "problems" not in answer
+    rules = {r["id"]: r for r in answer["rules"]}
+    findings = {f["id"]: f for f in answer["findings"]}
+    level1 = job.endswith("level1")
+    for rule_id in ("slow_rank_step", "free_time", "aicpu", "dispatch_gap", "slow_link", "low_bandwidth"):
+        if rule_id in ("slow_link", "low_bandwidth") and not level1:
+            assert rules[rule_id]["status"] == "no_data"
+            assert "CommAnalyzer" in rules[rule_id]["message"] and "Level1" in rules[rule_id]["message"]
+            continue
+        assert rules[rule_id]["ranks_checked"] == [0, 1], rule_id
+        assert rules[rule_id]["status"] == ("found" if rule_id in findings else "ok"), rule_id
+    assert rules["slow_rank_vote"]["status"] == "no_data"
+    assert rules["slow_rank_vote"]["message"] == "needs CommAnalyzerTime of three ranks or more"
+    # each rule's outcome, computed here from the tables
+    free = {}
+    for rank in RANKS:
+        m = step_means(job, rank)
+        step = m["computing_us"] + m["communication_not_overlapped_us"] + m["free_us"]
+        if m["free_us"] / step > 0.1:
+            free[int(rank)] = round(m["free_us"] / step, 4)
+    assert {r["rank_id"]: r["share"] for r in findings["free_time"]["evidence"]["rows"]} == free and free
+    aicpu = [query(profiler_db(job, r), "SELECT COUNT(*) FROM COMPUTE_TASK_INFO c JOIN STRING_IDS s "
+                                        "ON s.id = c.taskType WHERE s.value = 'AI_CPU'")[0][0] for r in RANKS]
+    assert ("aicpu" in findings) == any(aicpu)
+    gaps = {int(r): idle_gaps(profiler_db(job, r))[0] for r in RANKS}
+    assert ("dispatch_gap" in findings) == any(share > 0.1 for share in gaps.values())
+    if level1:
+        links = link_gbps([analysis_db(job, r) for r in RANKS])
+        means = {t: statistics.fmean(v for (_, _, k), v in links.items() if k == t) for _, _, t in links}
+        slow = [k for k, v in links.items() if v < 0.8 * means[k[2]]]
+        assert ("slow_link" in findings) == bool(slow) and len(links) > 4
+        typical = {"HCCS": 18.0, "PCIE": 20.0, "RDMA": 12.5}
+        low = [(r, t) for r in RANKS for t, v in rank_gbps(analysis_db(job, r)).items() if v < 0.8 * typical[t]]
+        assert ("low_bandwidth" in findings) == bool(low) and rank_gbps(analysis_db(job, "0"))
+
+
+@pytest.mark.parametrize("job", JOBS)
+def test_cluster_matrix_puts_the_database_ranks_together(client: FlaskClient, job: str) -> None:
+    answer = get(client, "cluster-communication-matrix", job).get_json()
+    assert "problems" not in answer
+    if job.endswith("level0"):  # no CommAnalyzerMatrix at Level0: answered as a text job without matrices
+        assert answer == {"ranks_read": [], "groups": [], "group": None, "op": None, "cells": []}
+        return
+    sizes: dict[str, float] = {}
+    cells: dict[tuple[int, int], list[float]] = {}
+    rows = [r for rank in RANKS for r in query(analysis_db(job, rank), "SELECT hccl_op_name, group_name, src_rank, "
+                                                "dst_rank, transit_size, transit_time FROM CommAnalyzerMatrix")]
+    for op, _, _, _, size, _ in rows:
+        sizes[op] = sizes.get(op, 0.0) + size
+    op = max(sorted(o for o in sizes if o.endswith("-total")), key=lambda o: sizes[o])
+    for name, _, src, dst, size, time_ms in rows:
+        if name == op:
+            acc = cells.setdefault((int(src), int(dst)), [0.0, 0.0])
+            acc[0] += size
+            acc[1] += time_ms
+    assert answer["ranks_read"] == [0, 1] and answer["op"] == op and len({r[1] for r in rows}) == 1
+    assert {(c["src"], c["dst"]): (c["size_mb"], c["time_ms"], c["gbps"]) for c in answer["cells"]} == {
+        k: (pytest.approx(s), pytest.approx(t), pytest.approx(round(s / t, 4))) for k, (s, t) in cells.items()}

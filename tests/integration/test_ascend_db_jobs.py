@@ -16,7 +16,16 @@ import pytest
 from flask.testing import FlaskClient
 
 from tests.conftest import SHARED, require_shared
-from tests.integration.test_ascend_db import ASCEND_DB, STEP_COLUMNS, expected_steps
+from tests.integration.test_ascend_db import (
+    ASCEND_DB,
+    STEP_COLUMNS,
+    expected_steps,
+    idle_gaps,
+    link_gbps,
+    op_type_totals,
+    query,
+    rank_gbps,
+)
 from tests.integration.test_ascend_profiler import API, STEP_FIELDS, get, make_client, read_csv, search
 
 ASCEND_TEXT = SHARED / "fixtures" / "ascend"
@@ -78,6 +87,7 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
         (out / f"ascend_pytorch_profiler_{rank}.db").rename(out / f"ascend_mindspore_profiler_{rank}.db")
         (out / "analysis.db").rename(out / "communication_analyzer.db")
         out.parent.rename(out.parent.with_name(f"node0_{3000 + int(rank)}_20260101120000000_ascend_ms"))
+    _advise_job(root / "advise" / "profiler", db_job)
     if CLUSTER_REFERENCE.exists():
         for job in ("cluster_db", "cluster_text"):
             copy_rank(root / job / "profiler", db_job, "0")
@@ -85,6 +95,46 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
                         copy_function=shutil.copyfile)
         _cluster_db(root / "cluster_db/profiler/cluster_analysis_output")
     return root
+
+
+GAP_NS = 200_000_000  # the shift that opens a device gap in rank 1 of the `advise` job
+AICPU_NS = 500_000  # the AI CPU kernel made in rank 2
+
+
+def _advise_job(profiler: Path, db_job: Path) -> None:
+    """Four database ranks (the fixture's two, twice) altered so that each advisor rule has something to find:
+    rank 3 ends every all-reduce 10x sooner (the one the others waited for), rank 2 runs a 500 µs kernel on the AI
+    CPU, rank 1 idles 200 ms mid-step and moves HCCS data 3x slower, rank 0's 0→1 link is 10x slower."""
+    for rank, source in (("0", "0"), ("1", "1"), ("2", "0"), ("3", "1")):
+        out = copy_rank(profiler / f"rank_{rank}", db_job, source)
+        if rank != source:
+            (out.parent / f"profiler_info_{source}.json").rename(out.parent / f"profiler_info_{rank}.json")
+            (out / f"ascend_pytorch_profiler_{source}.db").rename(out / f"ascend_pytorch_profiler_{rank}.db")
+
+    def edit(rank: str, name: str, *statements: str) -> None:
+        out = next(profiler.glob(f"rank_{rank}/*/ASCEND_PROFILER_OUTPUT"))
+        with sqlite3.connect(out / name) as con:
+            for sql in statements:
+                con.execute(sql)
+
+    edit("3", "analysis.db", "UPDATE CommAnalyzerTime SET elapse_time = elapse_time * 0.1")
+    edit("2", "analysis.db", "UPDATE CommAnalyzerTime SET elapse_time = elapse_time * 1.01")
+    edit("2", "ascend_pytorch_profiler_2.db",
+         "INSERT INTO STRING_IDS VALUES ((SELECT MAX(id) + 1 FROM STRING_IDS), 'AI_CPU')",
+         "CREATE TEMP TABLE pick AS SELECT MIN(globalTaskId) AS gid FROM COMPUTE_TASK_INFO",
+         "UPDATE COMPUTE_TASK_INFO SET taskType = (SELECT id FROM STRING_IDS WHERE value = 'AI_CPU') "
+         "WHERE globalTaskId = (SELECT gid FROM pick)",
+         f"UPDATE TASK SET endNs = startNs + {AICPU_NS} WHERE globalTaskId = (SELECT gid FROM pick)")
+    middle = ("(SELECT startNs FROM TASK WHERE globalTaskId IN (SELECT globalTaskId FROM COMPUTE_TASK_INFO) "
+              "ORDER BY startNs LIMIT 1 OFFSET 90)")
+    edit("1", "ascend_pytorch_profiler_1.db", f"CREATE TEMP TABLE cut AS SELECT {middle} AS ns",
+         f"UPDATE TASK SET startNs = startNs + {GAP_NS}, endNs = endNs + {GAP_NS} WHERE startNs >= (SELECT ns FROM cut)",
+         f"UPDATE COMMUNICATION_OP SET startNs = startNs + {GAP_NS}, endNs = endNs + {GAP_NS} "
+         "WHERE startNs >= (SELECT ns FROM cut)")
+    edit("1", "analysis.db", "UPDATE CommAnalyzerBandwidth SET transit_time = transit_time * 3, "
+                             "bandwidth = bandwidth / 3 WHERE transport_type = 'HCCS'")
+    edit("0", "analysis.db", "UPDATE CommAnalyzerMatrix SET transit_time = transit_time * 10, bandwidth = bandwidth / 10 "
+                             "WHERE src_rank = '0' AND dst_rank = '1' AND hccl_op_name LIKE '%-total'")
 
 
 def _cluster_db(folder: Path) -> None:
@@ -267,3 +317,66 @@ def test_cluster_analysis_db_answers_as_the_text_output(client: FlaskClient) -> 
     assert (send["elapse_time_ms"], send["wait_time_ratio"]) == (2.0, round(0.5 / (0.5 + 1.5), 4))
     assert receive["synchronization_time_ratio"] == 0.0 and receive["idle_time_ms"] == 1.0
     assert from_db["matrix"] == []
+
+
+# --- the advisor and compare on database ranks ---------------------------------------------------------------
+
+
+def _advise_output(base: Path, rank: str) -> Path:
+    return next((base / "advise" / "profiler").glob(f"rank_{rank}/*/ASCEND_PROFILER_OUTPUT"))
+
+
+def test_every_advisor_rule_fires_on_database_ranks(client: FlaskClient, base: Path) -> None:
+    answer = get(client, "advice", "advise").get_json()
+    assert "problems" not in answer and answer["ranks"] == [0, 1, 2, 3]
+    findings = {f["id"]: f for f in answer["findings"]}
+    assert {r["id"]: r["status"] for r in answer["rules"]} == {
+        "slow_rank_step": "ok", "slow_rank_vote": "found", "slow_link": "found", "low_bandwidth": "found",
+        "free_time": "found", "aicpu": "found", "dispatch_gap": "found"}
+    vote = findings["slow_rank_vote"]
+    assert vote["ranks"] == [3] and vote["evidence"]["votes"] == [{"rank_id": 3, "votes": 4}]
+    analysis = [_advise_output(base, r) / "analysis.db" for r in ("0", "1", "2", "3")]
+    links = link_gbps(analysis)
+    means = {t: sum(v for k, v in links.items() if k[2] == t) / sum(k[2] == t for k in links) for *_, t in links}
+    slow = {(s, d): round(v, 4) for (s, d, t), v in links.items() if v < 0.8 * means[t]}
+    assert {(r["src"], r["dst"]): r["gbps"] for r in findings["slow_link"]["evidence"]["rows"]} == slow
+    assert (0, 1) in slow
+    low = findings["low_bandwidth"]["evidence"]["rows"]
+    assert [(r["rank_id"], r["transport"], r["cause"]) for r in low] == [(1, "HCCS", "small packets")]
+    assert low[0]["gbps"] == pytest.approx(round(rank_gbps(analysis[1])["HCCS"], 4))
+    kernel = query(_advise_output(base, "2") / "ascend_pytorch_profiler_2.db",
+                   "SELECT o.value FROM COMPUTE_TASK_INFO c JOIN STRING_IDS o ON o.id = c.opType "
+                   "JOIN STRING_IDS k ON k.id = c.taskType WHERE k.value = 'AI_CPU'")
+    aicpu = findings["aicpu"]["evidence"]["rows"]
+    assert [(r["rank_id"], r["op_type"], r["count"], r["total_us"]) for r in aicpu] == \
+        [(2, kernel[0][0], 1, AICPU_NS / 1000)]
+    gaps = findings["dispatch_gap"]
+    share, longest = idle_gaps(_advise_output(base, "1") / "ascend_pytorch_profiler_1.db")
+    assert gaps["ranks"] == [1] and gaps["severity"] == "high"
+    assert gaps["evidence"]["rows"][0]["share"] == pytest.approx(share, abs=1e-4) and share > 0.25
+    assert gaps["evidence"]["rows"][0]["longest_us"] == pytest.approx(longest / 1000, abs=0.5)  # µs on the epoch
+    assert longest > 100_000_000
+
+
+def test_compare_a_database_rank_with_a_text_rank(client: FlaskClient) -> None:
+    answer = get(client, "compare", "mixed", "0", base_device_id="1").get_json()
+    assert "problems" not in answer
+    mine = op_type_totals("torch_npu_db_level1", "0")
+    theirs: dict[str, list[float]] = {}
+    for row in read_csv(text_output("1") / "op_statistic.csv"):
+        acc = theirs.setdefault(row["OP Type"], [0, 0.0])
+        acc[0] += int(row["Count"])
+        acc[1] += float(row["Total Time(us)"])
+    got = {r["op_type"]: r for r in answer["op_types"]}
+    assert set(got) == set(mine) | set(theirs)
+    for name, row in got.items():
+        count, total = mine.get(name, (0, 0.0))
+        base_count, base_total = theirs.get(name, (0, 0.0))
+        assert (row["count"], row["base_count"]) == (count, base_count)
+        assert (row["total_us"], row["base_total_us"]) == pytest.approx((total, base_total), abs=1e-3)
+    text_row = read_csv(text_output("1") / "step_trace_time.csv")[0]
+    db_step = expected_steps("torch_npu_db_level1", "0")[0]
+    assert answer["steps"]["computing_us"] == {"value": pytest.approx(db_step["computing_us"]),
+                                               "base": pytest.approx(float(text_row["Computing"])),
+                                               "diff": pytest.approx(db_step["computing_us"]
+                                                                     - float(text_row["Computing"]), abs=1e-3)}
