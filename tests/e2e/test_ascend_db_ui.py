@@ -1,5 +1,6 @@
 """Browser smoke test of the profiler page on the Ascend *database* export (../shared/fixtures/ascend_db, read in
-place by our real server): every Ascend tab draws, with no console error, numbers read from the .db files here."""
+place by our real server): every Ascend tab draws, with no console error, numbers read from the .db files here
+(kernels, framework operators, CANN APIs, memory components and CANN modules)."""
 
 from __future__ import annotations
 
@@ -66,6 +67,14 @@ def test_db_profile_draws_every_tab(db_ui_server: str, page: Any, screenshot: Ca
     page.goto(f"{db_ui_server}/#/profiler?train_id={JOB}&tab=ops&view=all")
     page.wait_for_selector(f'[data-testid="op-table"][data-view="all"][data-size="{kernels}"]')
     screenshot(page, "ascend-db-kernels")
+    # framework operators (PYTORCH_API, ProfilerStep# left out) and CANN APIs (distinct level x name of CANN_API)
+    operators = _query(_db(0), "SELECT COUNT(*) FROM PYTORCH_API p JOIN STRING_IDS s ON s.id = p.name "
+                               "WHERE p.type = 50001 AND s.value NOT LIKE 'ProfilerStep#%'")[0][0]
+    page.wait_for_selector(f'[data-testid="ascend-table"][data-kind="operator-details"][data-size="{operators}"]')
+    assert page.inner_text('[data-testid="ascend-table-source"]') == "PYTORCH_API in ascend_pytorch_profiler_0.db"
+    apis = _query(_db(0), "SELECT COUNT(*) FROM (SELECT DISTINCT type, name FROM CANN_API)")[0][0]
+    page.click('[data-testid="ascend-table-kind-api-statistic"]')
+    page.wait_for_selector(f'[data-testid="ascend-table"][data-kind="api-statistic"][data-size="{apis}"]')
 
     page.click('[data-testid="prof-tab-communication"]')
     _rendered(page, "ascend-bandwidth-chart")
@@ -78,6 +87,11 @@ def test_db_profile_draws_every_tab(db_ui_server: str, page: Any, screenshot: Ca
     _rendered(page, "ascend-memory-chart")
     names = page.get_attribute('[data-testid="ascend-memory-chart"]', "data-names").split("|")
     assert {n.split(":")[0] for n in names} == components
+    modules = {r[0] for r in _query(_db(0), "SELECT e.name FROM NPU_MODULE_MEM m JOIN ENUM_MODULE e "
+                                            "ON e.id = m.moduleId GROUP BY e.name HAVING MAX(m.totalReserved) > 0")}
+    _rendered(page, "npu-modules-chart")
+    rows = page.locator('[data-testid="npu-module-row"]')
+    assert {rows.nth(i).get_attribute("data-component") for i in range(rows.count())} == modules
     screenshot(page, "ascend-db-memory")
 
     page.click('[data-testid="prof-tab-timeline"]')

@@ -187,6 +187,8 @@ export interface AscendTable {
   col_name: string[]
   object: (string | number | null)[][]
   size: number
+  /** what was read: the file, or `<table> in <database>` */
+  source?: string
   problems?: Problem[]
 }
 export type AscendTableName = 'operator-details' | 'api-statistic'
@@ -200,6 +202,8 @@ export interface TableQuery {
 
 export interface NpuModuleMem {
   components: { component: string; peak_reserved_mb: number; points: number; series: [number, number][] }[]
+  /** what was read: npu_module_mem.csv, or `NPU_MODULE_MEM in <database>` */
+  source?: string
   problems?: Problem[]
 }
 
