@@ -47,6 +47,8 @@ TABLES = {
     "MEMORY_RECORD": "component INTEGER, timestamp INTEGER, totalAllocated INTEGER, totalReserved INTEGER, "
                      "totalActive INTEGER, streamPtr INTEGER, deviceId INTEGER",
     "NPU_MEM": "type INTEGER, ddr NUMERIC, hbm NUMERIC, timestampNs INTEGER, deviceId INTEGER",
+    "ENUM_MODULE": "id INTEGER PRIMARY KEY, name TEXT",
+    "NPU_MODULE_MEM": "moduleId INTEGER, timestampNs INTEGER, totalReserved NUMERIC, deviceId INTEGER",
     "OP_MEMORY": "name INTEGER, size INTEGER, allocationTime INTEGER, releaseTime INTEGER, activeReleaseTime INTEGER, "
                  "duration INTEGER, activeDuration INTEGER, allocationTotalAllocated INTEGER, "
                  "allocationTotalReserved INTEGER, allocationTotalActive INTEGER, releaseTotalAllocated INTEGER, "
@@ -162,6 +164,24 @@ def _memory_rows(con: sqlite3.Connection, s: _Strings, kernels: list[Kernel], ra
     _insert(con, "OP_MEMORY", ops)
 
 
+MODULES = ((0, "SLOG"), (3, "HCCL"), (7, "RUNTIME"), (33, "APP"), (45, "GE"))  # ENUM_MODULE ids of the fixture
+
+
+def _module_rows(con: sqlite3.Connection, spans: list[tuple[float, float]], rank: int) -> None:
+    """Memory reserved per CANN module (bytes), at each step start and end, as the text demo's npu_module_mem.csv."""
+    mb = 1 << 20
+    reserved = {"APP": (1536.0 + rank) * mb, "HCCL": 404.0625 * mb, "RUNTIME": 92.1875 * mb, "GE": 76.0 * mb,
+                "SLOG": 0.0}
+    rows = []
+    for i, (start, end) in enumerate(spans):
+        for ts in (start, end):
+            for module, name in MODULES:
+                grow = 0.046875 * i * mb if name == "RUNTIME" else 0.0
+                rows.append((module, _ns(ts), int(reserved[name] + grow), rank))
+    _insert(con, "ENUM_MODULE", list(MODULES))
+    _insert(con, "NPU_MODULE_MEM", rows)
+
+
 def _analysis(path: Path, kernels: list[Kernel], spans: list[tuple[float, float]], rank: int, ranks: int) -> None:
     con = _create(path, ANALYSIS_TABLES)
     _insert(con, "StepTraceTime", [(str(r[0]), *r[1:]) for r in _step_rows(kernels, spans)])
@@ -200,6 +220,7 @@ def write_profiler_db(path: Path, kernels: list[Kernel], spans: list[tuple[float
     _insert(con, "STEP_TIME", [(step, _ns(a), _ns(b)) for step, (a, b) in enumerate(spans, 1)])
     _device_rows(con, s, kernels, rank)
     _memory_rows(con, s, kernels, rank)
+    _module_rows(con, spans, rank)
     _insert(con, "STRING_IDS", [(i, text) for text, i in s.ids.items()])
     con.commit()
     con.close()

@@ -150,7 +150,8 @@ def test_demo_db_job_answers_every_view_from_its_databases(client: FlaskClient, 
         with sqlite3.connect(f"{(out / 'analysis.db').as_uri()}?mode=ro", uri=True) as con:
             computing = [r[0] for r in con.execute("SELECT computing FROM StepTraceTime ORDER BY rowid")]
         con.close()
-        for view in ("step-trace-time", "communication", "memory-record"):
+        for view in ("step-trace-time", "communication", "memory-record", "operator-details", "api-statistic",
+                     "npu-module-mem", "overview"):
             response = get(client, view, DB_RUN, rank)
             assert response.status_code == 200 and "problems" not in response.get_json(), (view, rank)
         steps = get(client, "step-trace-time", DB_RUN, rank).get_json()["steps"]
