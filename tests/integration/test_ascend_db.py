@@ -452,9 +452,12 @@ def test_answers_match_the_openapi_document(client: FlaskClient) -> None:
 
     for job in JOBS:
         q = f"train_id=./{job}&profile=profiler"
-        check("/profile/cluster-step-trace", "get", client.get(f"{API}/profile/cluster-step-trace?{q}").get_json())
+        for view in ("cluster-step-trace", "advice", "cluster-communication-matrix"):
+            check(f"/profile/{view}", "get", client.get(f"{API}/profile/{view}?{q}").get_json())
+        check("/profile/compare", "get", client.get(f"{API}/profile/compare?{q}&device_id=0&base_device_id=1").get_json())
         for rank in RANKS:
-            for view in ("step-trace-time", "memory-record") + (("communication",) if job.endswith("1") else ()):
+            for view in ("step-trace-time", "memory-record", "operator-details", "api-statistic", "npu-module-mem",
+                         "overview") + (("communication",) if job.endswith("1") else ()):
                 check(f"/profile/{view}", "get", client.get(f"{API}/profile/{view}?{q}&device_id={rank}").get_json())
             for op_type in ("aicore_type", "aicore_detail", "aicpu_type", "aicpu_detail"):
                 answer = search(client, job, {"op_type": op_type, "device_id": rank,
