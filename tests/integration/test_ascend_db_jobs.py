@@ -68,7 +68,7 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
     copy_rank(root / "mixed" / "profiler", text_job, "1")
     text_out = next((text_job / "profiler").glob("*/profiler_info_0.json")).parent / "ASCEND_PROFILER_OUTPUT"
     copy_rank(root / "both" / "profiler", db_job, "0", extra_text=text_out)
-    for job in ("truncated", "garbage", "no_table", "no_column", "locked", "wal"):
+    for job in ("truncated", "garbage", "no_table", "no_column", "locked", "wal", "no_host"):
         for rank in ("0", "1"):
             copy_rank(root / job / "profiler", db_job, rank)
     rank0 = "profiler/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT"
@@ -79,6 +79,9 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
         con.execute("DROP TABLE COMPUTE_TASK_INFO")
     with sqlite3.connect(root / "no_column" / rank0 / "ascend_pytorch_profiler_0.db") as con:
         con.execute("ALTER TABLE TASK DROP COLUMN streamId")
+    with sqlite3.connect(root / "no_host" / rank0 / "ascend_pytorch_profiler_0.db") as con:
+        for table in ("PYTORCH_API", "CANN_API", "NPU_MODULE_MEM"):  # no CPU activity, no CANN layer, no memory
+            con.execute(f"DROP TABLE {table}")
     con = sqlite3.connect(root / "wal" / rank0 / "ascend_pytorch_profiler_0.db")
     con.execute("PRAGMA journal_mode=WAL")
     con.close()  # the last connection checkpoints: no -wal left, the header says WAL
@@ -251,6 +254,22 @@ def test_missing_table_and_missing_column(client: FlaskClient) -> None:
     assert (status, code) == (400, "50546087")
     assert "ascend_pytorch_profiler_0.db of rank 0" in message and "streamId of table TASK" in message
     assert get(client, "communication", "no_column", "0").status_code == 200
+
+
+def test_absent_tables_answer_as_absent_files(client: FlaskClient) -> None:
+    """A database without PYTORCH_API / CANN_API / NPU_MODULE_MEM answers those views as the text export answers a
+    missing file (50546084 naming what is missing and when it is written); the rest of the rank answers."""
+    for view, table, why in (("operator-details", "PYTORCH_API", "CPU activities"),
+                             ("api-statistic", "CANN_API", "CANN layer"),
+                             ("npu-module-mem", "NPU_MODULE_MEM", "profile_memory=True")):
+        status, code, message = error(get(client, view, "no_host", "0"))
+        assert (status, code) == (400, "50546084"), view
+        assert f"<{table} in ascend_pytorch_profiler_0.db of rank 0>" in message and why in message, message
+        assert get(client, view, "no_host", "1").status_code == 200, view
+    for view in ("overview", "memory-record", "step-trace-time", "communication"):
+        answer = get(client, view, "no_host", "0")
+        assert answer.status_code == 200 and "problems" not in answer.get_json(), view
+    assert get(client, "advice", "no_host").get_json()["rules"][0]["status"] in ("ok", "found")
 
 
 @pytest.fixture
