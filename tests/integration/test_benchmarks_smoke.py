@@ -169,6 +169,14 @@ def test_ascend_db_benchmark_smoke(tmp_path: Path) -> None:
     assert "DuckDB:" in out
 
 
+def test_ascend_db_host_benchmark_smoke(tmp_path: Path) -> None:
+    out = run("ascend_db_host.py", "--smoke", "--cache", str(tmp_path))
+    for label in ("operator-details", "api-statistic", "npu-module-mem"):
+        rows, db_first, _, _, text_first, _, _ = table_row(out, label)
+        assert int(rows) > 0 and number(db_first) > 0 and number(text_first) > 0, label
+    assert re.search(r"peak RSS \(all three views\): database \d+ MB, text \d+ MB", out)
+
+
 def test_issue13_corpora_smoke(tmp_path: Path) -> None:
     """The LLM-scale (ranks of one job) and many-runs corpora, tiny: ours (and TensorBoard if set up)."""
     mode = os.environ.get("MIC_BENCH_PEERS", "auto")

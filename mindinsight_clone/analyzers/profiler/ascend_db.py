@@ -288,6 +288,9 @@ class _Sized:
     nbytes: int
 
 
+SAMPLE = 1000  # a longer list is weighed by this many of its items, evenly spaced, scaled to its length
+
+
 def _estimate(value: Any, depth: int = 0) -> int:
     if isinstance(value, np.ndarray):
         return int(value.nbytes)
@@ -296,6 +299,10 @@ def _estimate(value: Any, depth: int = 0) -> int:
     if isinstance(value, dict):
         return sum(64 + _estimate(v, depth + 1) for v in value.values())
     if isinstance(value, (list, tuple)):
+        if len(value) > SAMPLE:  # rows of a big table: a sample, so weighing costs nothing next to parsing
+            step = len(value) / SAMPLE
+            sampled = sum(8 + _estimate(value[int(i * step)], depth + 1) for i in range(SAMPLE))
+            return int(sampled * step)
         return sum(8 + _estimate(v, depth + 1) for v in value)
     return len(value) + 49 if isinstance(value, str) else 32
 

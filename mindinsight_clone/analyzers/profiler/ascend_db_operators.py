@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mindinsight_clone.analyzers.profiler import ascend_csv
-from mindinsight_clone.analyzers.profiler.ascend_db import INT_NULL, Db, StringIds, profiler_db, read_parsed, strings
+from mindinsight_clone.analyzers.profiler.ascend_db import INT_NULL, Db, profiler_db, read_parsed, strings
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
 from mindinsight_clone.analyzers.profiler.tables import Row
@@ -55,6 +55,7 @@ OPS_WHY = "written when CPU activities are profiled"
 CALL_STACK_SEPARATOR = ";\r\n"  # what torch_npu split the call stack on (and what its text export holds)
 Work = tuple[float, float, float]  # device µs, of which on AI cores, kernels whose core is not recorded
 NO_WORK: Work = (0.0, 0.0, 0.0)
+Texts = dict[int, str]  # STRING_IDS id -> text
 
 
 def _plus(a: Work, b: Work) -> Work:
@@ -179,7 +180,7 @@ def _launches(db: Db) -> list[tuple[int, Work]]:
     return sorted(by_start.items())
 
 
-def _queue(db: Db, queue_type: int, ids: StringIds) -> tuple[list[tuple[int, int, int]], list[tuple[int, int, int]]]:
+def _queue(db: Db, queue_type: int, text: Texts) -> tuple[list[tuple[int, int, int]], list[tuple[int, int, int]]]:
     """(enqueues, dequeues): (start, end or thread, correlation id), each by start (ties in table order)."""
     corr: dict[int, int] = {}
     if db.has("CONNECTION_IDS"):
@@ -189,12 +190,12 @@ def _queue(db: Db, queue_type: int, ids: StringIds) -> tuple[list[tuple[int, int
     sql = ("SELECT CAST(startNs AS INTEGER), CAST(endNs AS INTEGER), globalTid, connectionId, name FROM PYTORCH_API "
            "WHERE type = ? ORDER BY rowid")
     for start, end, tid, key, name in db.rows(sql, (queue_type,)):
-        text = ids.text(name)
+        label = text.get(name, "")
         if start is None or end is None or key not in corr:
             continue
-        if text.startswith("Enqueue"):
+        if label.startswith("Enqueue"):
             enqueues.append((start, tid, corr[key]))
-        elif text.startswith("Dequeue"):
+        elif label.startswith("Dequeue"):
             dequeues.append((start, end, corr[key]))
     enqueues.sort(key=lambda e: e[0])
     dequeues.sort(key=lambda e: e[0])
@@ -217,7 +218,7 @@ def _by_dequeue(launches: list[tuple[int, Work]], dequeues: list[tuple[int, int,
     return out
 
 
-def _shapes_column(db: Db, ids: StringIds, op_type: int) -> str:
+def _shapes_column(db: Db, text: Texts, op_type: int) -> str:
     """`inputShapes`, or `inputDtypes` when this file has the two crossed (see the module doc)."""
     have = db.tables()["PYTORCH_API"]
     if "inputDtypes" not in have:
@@ -226,7 +227,7 @@ def _shapes_column(db: Db, ids: StringIds, op_type: int) -> str:
     for column in ("inputShapes", "inputDtypes"):
         used = [r[0] for r in db.rows(f'SELECT DISTINCT "{column}" FROM PYTORCH_API WHERE type = ? '  # noqa: S608
                                       f'AND "{column}" IS NOT NULL LIMIT 1000', (op_type,))]
-        texts = [ids.text(i) for i in used]
+        texts = [text.get(i, "") for i in used]
         counts[column] = sum(any(c.isalpha() for c in t) for t in texts)
     if counts["inputShapes"] > counts["inputDtypes"]:
         log.info("%s: inputShapes and inputDtypes of PYTORCH_API are crossed (torch_npu 2024-03..2024-11); "
@@ -235,21 +236,22 @@ def _shapes_column(db: Db, ids: StringIds, op_type: int) -> str:
     return "inputShapes"
 
 
-def _call_stacks(db: Db, ids: StringIds) -> dict[int, str]:
+def _call_stacks(db: Db, text: Texts) -> dict[int, str]:
     if not db.has("PYTORCH_CALLCHAINS"):
         return {}
     frames: dict[int, list[str]] = {}
     for chain, stack in db.rows("SELECT id, stack FROM PYTORCH_CALLCHAINS ORDER BY id, stackDepth, rowid"):
-        frames.setdefault(chain, []).append(ids.text(stack))
+        frames.setdefault(chain, []).append(text.get(stack, ""))
     return {chain: CALL_STACK_SEPARATOR.join(parts) for chain, parts in frames.items()}
 
 
 def _parse(db: Db, cache: ParsedFileCache | None) -> tuple[tuple[Row, ...], Problems]:
     db.require("PYTORCH_API", ("startNs", "endNs", "globalTid", "name", "type"), OPS_WHY)
     ids = strings(db, cache)
+    text: Texts = dict(zip(ids.ids.tolist(), ids.values, strict=True))  # one lookup per cell, no search
     op_type, queue_type = _api_type(db, "op"), _api_type(db, "queue")
     have = db.tables()["PYTORCH_API"]
-    shapes = _shapes_column(db, ids, op_type)
+    shapes = _shapes_column(db, text, op_type)
     chain = "callchainId" if "callchainId" in have else "NULL"
     report = ascend_csv.ReadReport(f"PYTORCH_API in {db.label}")
     ops = db.rows(f'SELECT CAST(startNs AS INTEGER), CAST(endNs AS INTEGER), globalTid, name, "{shapes}", '  # noqa: S608
@@ -258,7 +260,7 @@ def _parse(db: Db, cache: ParsedFileCache | None) -> tuple[tuple[Row, ...], Prob
     if len(timed) < len(ops):
         report.skip("operator without a start or end time", len(ops) - len(timed))
     timed.sort(key=lambda i: ops[i][0])  # stable: equal starts keep the table's order
-    enqueues, dequeues = _queue(db, queue_type, ids)
+    enqueues, dequeues = _queue(db, queue_type, text)
     queued = bool(enqueues and dequeues)
     launches = _launches(db)
     by_corr = _by_dequeue(launches, dequeues) if queued else {}
@@ -285,18 +287,18 @@ def _parse(db: Db, cache: ParsedFileCache | None) -> tuple[tuple[Row, ...], Prob
             if node is not None:
                 tree.charge(node, work)
 
-    stacks = _call_stacks(db, ids)
+    stacks = _call_stacks(db, text)
     rows: list[Row] = []
     unknown_cores = 0
     for node in range(1, len(tree.start)):
         start, end, _tid, name_id, shape_id, chain_id = ops[tree.row[node]]
-        name = ids.text(name_id)
+        name = text.get(name_id, "")
         if STEP_MARK in name:
             continue
         children = sum(tree.end[c] - tree.start[c] for c in tree.children[node])
         self_us, ai_self, unknown_self, total_us, ai_total, unknown_total = tree.device[node]
         unknown_cores += unknown_total > 0
-        rows.append([name, ids.text(shape_id).strip() if shape_id is not None else "",
+        rows.append([name, text.get(shape_id, "").strip(),
                      stacks.get(chain_id, "") if chain_id is not None else "",
                      (end - start - children) / 1000.0, (end - start) / 1000.0, self_us, total_us,
                      None if unknown_self else ai_self, None if unknown_total else ai_total])
