@@ -1,4 +1,5 @@
-"""`profile/overview` of an Ascend rank: the CPU overview's fields, answered from the Ascend tables.
+"""`profile/overview` of an Ascend rank: the CPU overview's fields, answered from the Ascend tables (the text
+export's files named below, or the same tables of the database export, through the same loaders).
 
 * steps from step_trace_time.csv: `duration_us` = computing + communication not overlapped + free (the step's
   split), `compute_us` = computing, plus `communication_not_overlapped_us` and `free_us`; `start_us` and
