@@ -196,8 +196,12 @@ def test_mixed_job_cluster_combines_db_and_text_ranks(client: FlaskClient) -> No
                for r in ("0", "1")]
     assert sources == ["ascend_pytorch_profiler_0.db", "op_statistic.csv"]
     for rank in ("0", "1"):
-        for view in ("communication", "memory-record", "step-trace-time"):
-            assert get(client, view, "mixed", rank).status_code == 200, (view, rank)
+        for view in ("communication", "memory-record", "step-trace-time", "operator-details", "api-statistic",
+                     "npu-module-mem", "overview"):
+            response = get(client, view, "mixed", rank)
+            assert response.status_code == 200 and "problems" not in response.get_json(), (view, rank)
+        source = get(client, "operator-details", "mixed", rank).get_json()["source"]
+        assert source == ("PYTORCH_API in ascend_pytorch_profiler_0.db" if rank == "0" else "operator_details.csv")
         summary = client.get(f"{API}/profile/timeline-summary?dir=./mixed&device_id={rank}").get_json()
         assert summary["num_of_events"] > 1000
 

@@ -37,13 +37,18 @@ def uploaded(s3_server: S3Server) -> S3Server:
 
 
 def _requests() -> list[tuple[str, str, dict[str, Any] | None]]:
-    """Every database view once per rank of the Level1 job, and the cluster views of both jobs."""
+    """Every database view once per rank of the Level1 job (the advisor, compare and the all-ranks matrix of it too),
+    and the cluster views of both jobs."""
     out: list[tuple[str, str, dict[str, Any] | None]] = []
     for job in JOBS:
         q = f"train_id=./{job}&profile=profiler"
         out += [("GET", f"/profile/devices?{q}", None), ("GET", f"/profile/cluster-step-trace?{q}", None)]
     q = "train_id=./torch_npu_db_level1&profile=profiler"
+    out += [("GET", f"/profile/{view}?{q}", None) for view in ("advice", "cluster-communication-matrix")]
+    out.append(("GET", f"/profile/compare?{q}&device_id=0&base_device_id=1", None))
     for rank in RANKS:
+        out += [("GET", f"/profile/{view}?{q}&device_id={rank}", None)
+                for view in ("operator-details", "api-statistic", "npu-module-mem", "overview")]
         out += [("GET", f"/profile/communication?{q}&device_id={rank}", None),
                 ("GET", f"/profile/memory-record?{q}&device_id={rank}&max_points=100", None),
                 ("GET", f"/profile/timeline-summary?dir=./torch_npu_db_level1&device_id={rank}", None),
