@@ -29,7 +29,7 @@ this module does the same computation over the tables the database holds:
   columns crossed (commit 1ac959e42 "fix the incorrect order of torch_op input type and shape"): when the
   `inputShapes` values hold type names (letters) and the `inputDtypes` values do not, the latter are read.
 * **call stack** = `PYTORCH_CALLCHAINS` frames of the operator's `callchainId` by `stackDepth`, joined with
-  `;\r\n`, the separator torch_npu split them on (the text export's cells hold the same string).
+  `;` + CR LF, the separator torch_npu split them on (the text export's cells hold the same string).
 * At profiler Level0 the database records no core for the compute kernels (`COMPUTE_TASK_INFO.taskType` `N/A`;
   the text export's trace still labels them): an operator whose launched work includes such a kernel answers
   null in the AI Core columns, and `problems` says how many.
