@@ -16,6 +16,7 @@ from mindinsight_clone.analyzers.profiler import (
     ascend_tables,
     cluster_matrix,
     cluster_output,
+    column_defs,
     communication,
     compare,
     info,
@@ -40,11 +41,25 @@ from mindinsight_clone.analyzers.profiler.layout import (
 from mindinsight_clone.errors import ParamValueError, ProfilerFileNotFoundError, ProfilerParamValueError
 from mindinsight_clone.ingest.storage import Location
 from mindinsight_clone.ingest.train_id import normalize_train_id, resolve_train_dir
+from mindinsight_clone.server.error_handlers import error_response, log_domain_error
 from mindinsight_clone.server.params import arg, json_body, to_int
 from mindinsight_clone.server.services import services
 
 bp = Blueprint("profiler", __name__, url_prefix="/v1/mindinsight")
 CACHE_KEY = "profiler_file_cache"
+
+
+@bp.errorhandler(ProfilerFileNotFoundError)
+def _absent(err: ProfilerFileNotFoundError) -> tuple[Response, int]:
+    """A view's file is absent (50546084). With `missing_ok=true` (our addition; a client that expects absences,
+    e.g. communication.json at profiler Level0) the answer is 200 `{"missing": {"error_code", "error_msg"}}`, so an
+    expected absence is not an HTTP error; without it, MindInsight's 400 as ever."""
+    if (request.args.get("missing_ok") or "").lower() in ("1", "true"):
+        log_domain_error(err, absent=True)
+        body, _status = error_response(err)
+        return jsonify({"missing": body.get_json()}), 200
+    log_domain_error(err)
+    return error_response(err)
 
 
 def _cache() -> ParsedFileCache:
@@ -335,7 +350,8 @@ def profiler_dirs() -> Response:
     for path in find_profiler_dirs(job_dir):
         pdir = scan_profiler_dir(path, f"{job.rstrip('/')}/{path.name}", _cache())
         entry: dict[str, Any] = {"profile": path.name, "layout": pdir.layout, "device_list": pdir.device_ids,
-                                 "device_type": pdir.device_type, "profiler_mode": pdir.profiler_mode}
+                                 "device_type": pdir.device_type, "profiler_mode": pdir.profiler_mode,
+                                 "framework": pdir.framework}
         if pdir.problems:  # e.g. a listing cut at its limit: never dropped silently
             entry["problems"] = list(pdir.problems)
         answer.append(entry)
@@ -360,6 +376,12 @@ def memory_usage() -> Response:
 def op_types() -> Response:
     """The `op_type` values ops/search accepts, with their columns."""
     return jsonify({t: list(op_stats.columns(t)) for t in op_stats.OP_TYPES})
+
+
+@bp.route("/profile/columns", methods=["GET"])
+def columns() -> Response:
+    """The column definitions (unit, timestamp) of every profiler table (column_defs.py)."""
+    return jsonify({"tables": column_defs.all_tables()})
 
 
 # --- Ascend additions (docs/profiler.md "Ascend"): one rank, or all ranks -------------------------

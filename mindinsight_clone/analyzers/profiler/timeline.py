@@ -88,7 +88,23 @@ def summary(trace: TraceColumns) -> dict[str, Any]:
         "num_of_events": len(trace),
         "first_ts_us": round(first, 3),
         "last_ts_us": round(last, 3),
+        "processes": process_counts(trace, timed),
     }
+
+
+def process_counts(trace: TraceColumns, timed: np.ndarray) -> list[dict[str, Any]]:
+    """Timed events per process (`pid`, its `process_name` or null, `events`), so a client showing some lanes can
+    say how many events it leaves out."""
+    counts = np.bincount(trace.pid[timed], minlength=len(trace.values)) if timed.any() else np.zeros(0, np.int64)
+    meta, pname = trace.string_id("M"), trace.string_id("process_name")
+    names: dict[int, str] = {}
+    for i in np.flatnonzero((trace.ph == meta) & (trace.name == pname)):
+        blob = trace.args[i]
+        name = orjson.loads(trace.blobs[blob]).get("name") if blob >= 0 else None
+        if isinstance(name, str):
+            names[int(trace.pid[i])] = name
+    return [{"pid": trace.values[pid], "name": names.get(pid), "events": int(n)}
+            for pid, n in enumerate(counts.tolist()) if n]
 
 
 def _pid_named(trace: TraceColumns, name: str) -> int | None:
