@@ -123,6 +123,17 @@ def _int_arg(name: str, low: int, high: int) -> int | None:
     return value
 
 
+def _pids_arg() -> tuple[str, ...] | None:
+    """`pids=1,2`: the processes whose timed events a timeline answer keeps (at most 1,000 ids)."""
+    raw = arg("pids")
+    if raw is None:
+        return None
+    pids = tuple(p.strip() for p in raw.split(",") if p.strip())
+    if len(pids) > 1000 or any(len(p) > 64 for p in pids):
+        raise ProfilerParamValueError("pids should be at most 1000 comma-separated process ids.")
+    return pids
+
+
 def _ordered_json(obj: Any) -> Response:
     """MindInsight answers a few endpoints with `json.dumps` (insertion order, not sorted keys)."""
     return Response(orjson.dumps(obj), mimetype="application/json")
@@ -212,7 +223,8 @@ def timeline_detail() -> Response:
     device_type = _device_type()
     window = timeline.Window(start_us=_float_arg("start_us"), end_us=_float_arg("end_us"),
                              min_dur_us=_float_arg("min_dur_us"),
-                             max_events=_int_arg("max_events", 1, timeline.MAX_EVENTS_LIMIT))
+                             max_events=_int_arg("max_events", 1, timeline.MAX_EVENTS_LIMIT),
+                             pids=_pids_arg())
     return jsonify(timeline.timeline(pdir.device(device_id), pdir.layout, device_type, window, _cache()))
 
 

@@ -252,3 +252,23 @@ def test_timeline_summary_counts_events_per_process(ascend: FlaskClient, job: st
     got = {str(p["pid"]): (p["name"], p["events"]) for p in summary["processes"]}
     assert got == {pid: (names.get(pid), n) for pid, n in timed.items()}
     assert sum(n for _, n in got.values()) == sum(timed.values())
+
+
+def test_timeline_keeps_the_processes_asked_for(ascend: FlaskClient) -> None:
+    """`pids=`: the `max_events` longest events of those processes only, so a page showing some lanes gets its budget
+    spent on them; metadata stays whole (lane names)."""
+    events = json.loads((_output("torch_npu_level1", "0") / "trace_view.json").read_text())
+    names = {str(e["pid"]): e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
+    npu = sorted(pid for pid, name in names.items() if name in ("Ascend Hardware", "HCCL", "Overlap Analysis"))
+    timed = [e for e in events if e.get("ph") != "M" and "ts" in e]
+    mine = [e for e in timed if str(e["pid"]) in npu]
+    assert 100 < len(mine) < len(timed)
+    url = f"{API}/profile/timeline?dir=./torch_npu_level1&device_id=0&pids={','.join(npu)}"
+    answer = ascend.get(f"{url}&max_events=100").get_json()
+    got = [e for e in answer if e["ph"] != "M"]
+    assert len(got) == 100 and {str(e["pid"]) for e in got} <= set(npu)
+    longest = sorted((round(float(e.get("dur", 0) or 0), 3) for e in mine), reverse=True)[:100]
+    assert sorted((e.get("dur", 0) for e in got), reverse=True) == pytest.approx(longest, abs=1e-3)
+    assert sum(e["ph"] == "M" for e in answer) == sum(e.get("ph") == "M" for e in events)
+    assert len([e for e in ascend.get(url).get_json() if e["ph"] != "M"]) == len(mine)
+    assert ascend.get(f"{url},{'9' * 70}").status_code == 400

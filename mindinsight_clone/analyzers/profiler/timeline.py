@@ -34,6 +34,7 @@ class Window:
     end_us: float | None = None
     min_dur_us: float | None = None
     max_events: int | None = None
+    pids: tuple[str, ...] | None = None  # keep the timed events of these processes only (metadata stays whole)
 
 
 def trace_for(device: DeviceFiles | None, cache: ParsedFileCache | None = None,
@@ -130,6 +131,10 @@ def select(trace: TraceColumns, window: Window) -> np.ndarray:
             mask &= ts <= origin + window.end_us
     if window.min_dur_us is not None:
         mask &= dur >= window.min_dur_us
+    if window.pids is not None:
+        wanted = set(window.pids)
+        ids = [i for i, v in enumerate(trace.values) if str(v) in wanted]
+        mask &= np.isin(trace.pid, np.array(ids, dtype=trace.pid.dtype))
     chosen = np.flatnonzero(mask)
     if window.max_events is not None and chosen.size > window.max_events:
         keep = np.argpartition(-dur[chosen], window.max_events - 1)[: window.max_events]
