@@ -7,6 +7,7 @@ import type { SeriesSummary } from '@/composables/useChart'
 import { chartPalette } from '@/lib/palette'
 import { defaultScale, smooth } from '@/lib/smoothing'
 import { escapeHtml, formatDuration, formatNumber, formatTick, formatWallTime } from '@/lib/format'
+import { clockFormatter } from '@/lib/axisFormat'
 
 export type XMode = 'step' | 'relative' | 'absolute'
 export const X_MODES: readonly XMode[] = ['step', 'relative', 'absolute']
@@ -281,6 +282,16 @@ export function buildScalarOption(prepared: PreparedLine[], s: ScalarChartSettin
   }
   const z = s.zoom
   const zoomNone = { start: 0, end: 100 }
+  // the visible x span: clock labels show as much of the second as it needs ("08:38:40.56", not "08:38:40 560")
+  let xLo = Infinity
+  let xHi = -Infinity
+  for (const { points } of prepared) {
+    if (points.length) {
+      xLo = Math.min(xLo, points[0].x)
+      xHi = Math.max(xHi, points[points.length - 1].x)
+    }
+  }
+  const xSpan = z ? z.x[1] - z.x[0] : xHi > xLo ? xHi - xLo : 0
   const insideCommon = {
     type: 'inside',
     // Zoom is driven only by the box-zoom brush and the toolbar buttons (no wheel/drag).
@@ -326,7 +337,7 @@ export function buildScalarOption(prepared: PreparedLine[], s: ScalarChartSettin
         ...axisCommon.axisLabel,
         formatter:
           s.xMode === 'absolute'
-            ? undefined
+            ? clockFormatter(xSpan)
             : s.xMode === 'relative'
               ? (v: number) => formatDuration(v)
               : stepTickFormatter(z ? z.x[1] - z.x[0] : null),
