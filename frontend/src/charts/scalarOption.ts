@@ -335,6 +335,9 @@ export function buildScalarOption(prepared: PreparedLine[], s: ScalarChartSettin
       splitLine: { show: true, lineStyle: { color: pal.split } },
       axisLabel: {
         ...axisCommon.axisLabel,
+        // the axis runs from the first to the last point: label only its evenly spaced ticks, not those edges
+        // ("6  500  1k ..."), unless the first point sits on 0 (a relative time axis)
+        ...(s.xMode === 'absolute' ? {} : { showMinLabel: !z && xLo === 0, showMaxLabel: false }),
         formatter:
           s.xMode === 'absolute'
             ? clockFormatter(xSpan)

@@ -63,7 +63,7 @@ const LABELS: Record<string, MessageKey> = {
   core_type: 'col.core_type',
   execution_time: 'col.execution_time',
   execution_frequency: 'col.execution_frequency',
-  type_occurrences: 'col.type_occurrences',
+  type_occurrences: 'col.execution_frequency',
   op_occurrences: 'col.execution_frequency',
   occurrences: 'col.execution_frequency',
   percent: 'col.percent',
@@ -125,14 +125,21 @@ const LABELS: Record<string, MessageKey> = {
   variance: 'ascend.apiVariance',
 }
 
+/** Where one name means another thing: MindSpore's CPU type table counts executions in `type_occurrences` and the
+ * executions per step in `execution_frequency` (Ascend's `execution_frequency` is the total, as `Count`). */
+const TABLE_LABELS: Record<string, Record<string, MessageKey>> = {
+  cpu_op_type: { type_occurrences: 'col.execution_frequency', execution_frequency: 'col.per_step' },
+}
+
 /** A column's label in the UI's language (the raw name when it has none). */
-export function columnLabel(column: string): string {
-  return LABELS[column] ? t(LABELS[column]) : column
+export function columnLabel(column: string, table = ''): string {
+  const key = TABLE_LABELS[table]?.[column] ?? LABELS[column]
+  return key ? t(key) : column
 }
 
 /** "Label (unit)": the unit once, from the definition; timestamps say what they are relative to. */
-export function columnHeader(def: ColumnDef): string {
-  const label = columnLabel(def.name)
+export function columnHeader(def: ColumnDef, table = ''): string {
+  const label = columnLabel(def.name, table)
   const unit = unitText(def.unit)
   if (def.timestamp) return `${t('col.fromStart', { label })} (${unit || 'µs'})`
   return unit ? `${label} (${unit})` : label
@@ -151,5 +158,6 @@ export function cellValue(value: unknown, def: ColumnDef, origin?: number | null
   if (typeof value !== 'number') return String(value)
   if (def.unit === 'fraction') return String(Number((value * 100).toFixed(3)))
   if (def.timestamp && typeof origin === 'number') return String(Number((value - origin).toFixed(3)))
-  return String(value)
+  // times and shares to the ns / thousandth the files hold (operator_details.csv has float noise: 2563.2112187499997)
+  return def.unit && def.unit !== 'count' ? String(Number(value.toFixed(3))) : String(value)
 }
