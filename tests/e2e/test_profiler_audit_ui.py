@@ -360,17 +360,6 @@ def test_absolute_time_axis_reads_as_a_clock(demo: tuple[str, Path], page: Any) 
         assert re.fullmatch(r"(\d\d-\d\d )?\d\d:\d\d(:\d\d(\.\d{1,3})?)?", text), texts
 
 
-def test_scalar_step_axis_labels_only_its_ticks(demo: tuple[str, Path], page: Any) -> None:
-    """The step axis runs from the first to the last step: "6  500  1k" put an odd edge label beside the ticks."""
-    base, _ = demo
-    page.add_init_script("localStorage.setItem('milang', 'en-us')")
-    page.goto(f"{base}/?refresh=60#/scalars?train_id=./lenet_lr0.1_bs16_sgd&x=step&tag=loss/auto/scalar")
-    labels = _axis(page, "scalar:loss/auto/scalar", "x")
-    values = [_value(lb["text"].replace("k", " k"), {"k": 1e3, "M": 1e6}) for lb in labels]
-    steps = [b - a for a, b in pairwise(values)]
-    assert len(values) >= 3 and max(steps) == pytest.approx(min(steps)), [lb["text"] for lb in labels]
-
-
 # --- Chinese ---------------------------------------------------------------------------------------------------
 
 

@@ -282,16 +282,6 @@ export function buildScalarOption(prepared: PreparedLine[], s: ScalarChartSettin
   }
   const z = s.zoom
   const zoomNone = { start: 0, end: 100 }
-  // the visible x span: clock labels show as much of the second as it needs ("08:38:40.56", not "08:38:40 560")
-  let xLo = Infinity
-  let xHi = -Infinity
-  for (const { points } of prepared) {
-    if (points.length) {
-      xLo = Math.min(xLo, points[0].x)
-      xHi = Math.max(xHi, points[points.length - 1].x)
-    }
-  }
-  const xSpan = z ? z.x[1] - z.x[0] : xHi > xLo ? xHi - xLo : 0
   const insideCommon = {
     type: 'inside',
     // Zoom is driven only by the box-zoom brush and the toolbar buttons (no wheel/drag).
@@ -335,12 +325,9 @@ export function buildScalarOption(prepared: PreparedLine[], s: ScalarChartSettin
       splitLine: { show: true, lineStyle: { color: pal.split } },
       axisLabel: {
         ...axisCommon.axisLabel,
-        // the axis runs from the first to the last point: label only its evenly spaced ticks, not those edges
-        // ("6  500  1k ..."), unless the first point sits on 0 (a relative time axis)
-        ...(s.xMode === 'absolute' ? {} : { showMinLabel: !z && xLo === 0, showMaxLabel: false }),
         formatter:
           s.xMode === 'absolute'
-            ? clockFormatter(xSpan)
+            ? clockFormatter(visibleSpan(prepared, z))
             : s.xMode === 'relative'
               ? (v: number) => formatDuration(v)
               : stepTickFormatter(z ? z.x[1] - z.x[0] : null),
@@ -409,6 +396,16 @@ function tooltipHtml(raw: unknown, s: ScalarChartSettings, multi: boolean): stri
       <div class="tt-sub">${escapeHtml(L.step)} ${step} · ${escapeHtml(L.time)} ${formatWallTime(wt)}</div></div></div>`
   })
   return `<div class="tt"><div class="tt-title">${title}</div>${lines.join('')}</div>`
+}
+
+/** The x span shown (ms on an absolute axis): the zoom window, else the points' extent. Clock labels show as much
+ * of the second as it needs ("08:38:40.56", not ECharts' default "08:38:40 560"). */
+export function visibleSpan(prepared: PreparedLine[], zoom: Zoom | null | undefined): number {
+  if (zoom) return zoom.x[1] - zoom.x[0]
+  let lo = Infinity
+  let hi = -Infinity
+  for (const { points } of prepared) for (const p of points) [lo, hi] = [Math.min(lo, p.x), Math.max(hi, p.x)]
+  return hi > lo ? hi - lo : 0
 }
 
 /**
