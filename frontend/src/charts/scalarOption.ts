@@ -7,6 +7,7 @@ import type { SeriesSummary } from '@/composables/useChart'
 import { chartPalette } from '@/lib/palette'
 import { defaultScale, smooth } from '@/lib/smoothing'
 import { escapeHtml, formatDuration, formatNumber, formatTick, formatWallTime } from '@/lib/format'
+import { clockFormatter } from '@/lib/axisFormat'
 
 export type XMode = 'step' | 'relative' | 'absolute'
 export const X_MODES: readonly XMode[] = ['step', 'relative', 'absolute']
@@ -326,7 +327,7 @@ export function buildScalarOption(prepared: PreparedLine[], s: ScalarChartSettin
         ...axisCommon.axisLabel,
         formatter:
           s.xMode === 'absolute'
-            ? undefined
+            ? clockFormatter(visibleSpan(prepared, z))
             : s.xMode === 'relative'
               ? (v: number) => formatDuration(v)
               : stepTickFormatter(z ? z.x[1] - z.x[0] : null),
@@ -395,6 +396,16 @@ function tooltipHtml(raw: unknown, s: ScalarChartSettings, multi: boolean): stri
       <div class="tt-sub">${escapeHtml(L.step)} ${step} · ${escapeHtml(L.time)} ${formatWallTime(wt)}</div></div></div>`
   })
   return `<div class="tt"><div class="tt-title">${title}</div>${lines.join('')}</div>`
+}
+
+/** The x span shown (ms on an absolute axis): the zoom window, else the points' extent. Clock labels show as much
+ * of the second as it needs ("08:38:40.56", not ECharts' default "08:38:40 560"). */
+export function visibleSpan(prepared: PreparedLine[], zoom: Zoom | null | undefined): number {
+  if (zoom) return zoom.x[1] - zoom.x[0]
+  let lo = Infinity
+  let hi = -Infinity
+  for (const { points } of prepared) for (const p of points) [lo, hi] = [Math.min(lo, p.x), Math.max(hi, p.x)]
+  return hi > lo ? hi - lo : 0
 }
 
 /**
