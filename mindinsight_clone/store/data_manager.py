@@ -131,9 +131,15 @@ class DataManager:
         if points is not None:
             points.close()
 
-    def _new_loader(self, run: RunInfo) -> RunLoader:
+    @property
+    def points(self) -> PointRoot:
+        """The process's full-resolution point store (made on first use); tests reach its fault hook here."""
         if self._points is None:
             self._points = PointRoot(self.settings.workspace)
+        return self._points
+
+    def _new_loader(self, run: RunInfo) -> RunLoader:
+        self.points  # noqa: B018 (made here, on the reload thread, before any loader uses it)
         parser = formats.RecordsParser(parse_records)  # one per run: it keeps per-file tfevents state
         # remote runs skip the vectorised scalar readers: their many small reads would each be a request (the
         # demo data over loopback S3: 124 requests and 2.2 s for the first load with it, 28 and 1.1 s without)

@@ -119,6 +119,10 @@ export interface ScalarWindowInfo {
   total: number
   /** false: answered from the kept sample (no full-resolution store for this run) */
   exact: boolean
+  /** only when not exact: 'disk_full' | 'write_failed' | 'no_store' */
+  reason?: string
+  /** only when not exact: the error behind `reason` */
+  detail?: string
 }
 
 export interface ScalarSeries {

@@ -49,6 +49,8 @@ export interface WindowAnswer {
   total: number
   /** false: the server has no full-resolution series and answered from its sample (window.exact) */
   exact?: boolean
+  /** why not exact (window.reason): 'disk_full', 'write_failed', 'no_store' */
+  reason?: string
 }
 
 export interface Zoom {

@@ -492,6 +492,9 @@ export const en = {
   'a11y.dimension': 'Index of dimension {i}',
   'a11y.colormap': 'Color map',
   // ui13: zoomed windows and exports at full resolution (ScalarChart)
+  'scalar.windowFromSample': "Zoomed: {n} points of the server's sample in this window (not every real point)",
+  'scalar.windowDiskFull': "The server's workspace disk is full: it could not keep every point of {names}, so this window shows its sampled points (1,000 per tag by default; spikes between them may be missing). Full resolution returns by itself once space is freed.",
+  'scalar.windowWriteFailed': 'The server could not write every point of {names} to its workspace (see its log), so this window shows its sampled points (1,000 per tag by default). Full resolution returns by itself once writing works again.',
   'scalar.windowSampled': 'The server keeps no full-resolution series for {names}: their zoomed points come from the sample.',
   'scalar.windowFailed': 'The zoomed window of {names} could not be read: their sampled points are shown.',
   'scalar.exportWhatWindow': 'every real step of the zoomed window',

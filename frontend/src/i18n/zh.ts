@@ -494,6 +494,9 @@ export const zh: Partial<Record<MessageKey, string>> = {
   'a11y.dimension': '第 {i} 维的索引',
   'a11y.colormap': '颜色映射',
   // ui13: zoomed windows and exports at full resolution (ScalarChart)
+  'scalar.windowFromSample': '已缩放：此窗口显示服务器采样中的 {n} 个点（并非全部真实点）',
+  'scalar.windowDiskFull': '服务器工作目录所在磁盘已满：无法保存 {names} 的全部数据点，此窗口显示其采样点（默认每个标签 1,000 个；采样点之间的尖峰可能缺失）。释放空间后将自动恢复全分辨率。',
+  'scalar.windowWriteFailed': '服务器无法将 {names} 的全部数据点写入工作目录（详见其日志），此窗口显示其采样点（默认每个标签 1,000 个）。写入恢复后将自动恢复全分辨率。',
   'scalar.windowSampled': '服务器没有保存 {names} 的全分辨率数据：其缩放后的点来自采样。',
   'scalar.windowFailed': '无法读取 {names} 的缩放窗口：显示的是其采样点。',
   'scalar.exportWhatWindow': '缩放窗口内的每一个真实步',
