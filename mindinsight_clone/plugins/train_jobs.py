@@ -12,6 +12,7 @@ from mindinsight_clone.store.data_manager import DataManager
 from mindinsight_clone.store.discovery import RunInfo, profiler_type
 from mindinsight_clone.store.discovery import graph_mode as discovery_graph_mode
 from mindinsight_clone.store.run_groups import GroupMember
+from mindinsight_clone.store.run_index import sort_runs
 
 
 def local_time(ts: float) -> str:
@@ -61,13 +62,17 @@ def job_item(dm: DataManager, run: RunInfo, group: GroupMember | None = None) ->
 
 
 def train_jobs(dm: DataManager, offset: int, limit: int, train_id: str | None, search: str | None = None,
-               group: str | None = None, collapse_groups: bool = False) -> dict[str, Any]:
-    """MindInsight's listing; `search`, `group` and `collapse_groups` (ours, docs/api.md) narrow it first."""
+               group: str | None = None, collapse_groups: bool = False, sort: str | None = None,
+               descending: bool = False) -> dict[str, Any]:
+    """MindInsight's listing; `search`, `group` and `collapse_groups` (ours, docs/api.md) narrow it first, `sort`
+    (ours) orders it before paging."""
     index = dm.index()
     if train_id is not None:  # exact match (MindInsight); the other filters still apply, never collapsed
         runs = [r for r in index.select(search, group) if r.train_id == train_id]
     else:
         runs = index.select(search, group, collapse_groups)
+    if sort is not None:
+        runs = sort_runs(runs, sort, descending)
     page = runs[offset * limit:(offset + 1) * limit]
     body: dict[str, Any] = {
         "name": os.path.basename(storage.describe(dm.base_dir).rstrip("/")),

@@ -1,0 +1,242 @@
+"""Issue 21's page defects outside the profiler, in real Chromium, each reproduced on the demo data
+(`scripts/make_demo_data`, written once for this module) or on the MindSpore fixtures (`ui_server`).
+
+Every expected value is computed here from the API or the files, not copied from the page. One server on the
+demo data serves the whole module (its reload interval is the default 3 s: the header must say so).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.conftest import FIXTURES, REPO, free_port, require_shared, run_cli
+from tests.e2e.test_core_pages import catalog, get_json, q
+
+RESTARTED = "./lenet_lr0.1_bs16_sgd"  # the demo run trained in two sessions
+LANDSCAPE_RUN = "./mlp_lr0.02_bs32_adam"
+
+
+@pytest.fixture(scope="module")
+def demo_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    if not (REPO / "mindinsight_clone" / "ui" / "dist" / "index.html").exists():
+        pytest.skip("the web UI is not built (scripts/build_frontend)")
+    tmp = tmp_path_factory.mktemp("audit-demo")
+    subprocess.run([sys.executable, str(REPO / "scripts" / "make_demo_data"), str(tmp / "demo"), "--steps", "600"],
+                   check=True, timeout=120, capture_output=True)
+    port, ws = free_port(), tmp / "ws"
+    started = run_cli("start", "--port", str(port), "--summary-base-dir", str(tmp / "demo"), "--workspace", str(ws),
+                      "--reload-interval", "3")
+    assert started.returncode == 0, started.stdout + started.stderr
+    base = f"http://127.0.0.1:{port}"
+    for train_id in catalog(base):  # every run cached before the pages ask
+        get_json(base, "plugins", train_id=train_id, manual_update="true")
+    yield base
+    run_cli("stop", "--port", str(port), "--workspace", str(ws))
+
+
+def open_page(page: Any, base: str, route: str, refresh: float | None = 1) -> None:
+    page.goto(f"{base}/{'?refresh=%s' % refresh if refresh else ''}#{route}")
+
+
+def api_json(base: str, path: str, **query: Any) -> Any:
+    """GET /v1/mindinsight/<path>?<query> (any area, where get_json is datavisual/ only)."""
+    url = f"{base}/v1/mindinsight/{path}?{urllib.parse.urlencode(query, doseq=True)}"
+    with urllib.request.urlopen(url, timeout=15) as resp:
+        return json.loads(resp.read())
+
+
+def post_json(base: str, path: str, body: dict[str, Any]) -> Any:
+    req = urllib.request.Request(f"{base}/v1/mindinsight/{path}", data=json.dumps(body).encode(), method="POST",
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=15) as resp:
+        return json.loads(resp.read())
+
+
+def texts(page: Any, testid: str) -> list[str]:
+    return page.get_by_test_id(testid).evaluate_all("els => els.map(e => e.textContent.trim())")
+
+
+# ---------------------------------------------------------------------------------------------- summary list
+def test_summary_list_counts_in_words_sorts_by_column_and_fits_1024(page: Any, demo_server: str,
+                                                                   screenshot: Any) -> None:
+    jobs = get_json(demo_server, "train-jobs", offset=0, limit=999)["train_jobs"]
+    open_page(page, demo_server, q("/summary-manage", q="resnet"))
+    page.wait_for_function("() => document.querySelector('[data-testid=summary-count]')?.textContent.includes('1 ')")
+    assert page.get_by_test_id("summary-count").inner_text() == "1 entry"
+    page.get_by_test_id("summary-search").fill("")
+    count = page.get_by_test_id("summary-count")
+    page.wait_for_function("n => document.querySelectorAll('[data-testid=summary-row]').length === n", arg=len(jobs))
+    assert count.inner_text() == f"{len(jobs)} entries"
+
+    def shown() -> list[str]:
+        return page.locator("[data-testid=summary-row]").evaluate_all("els => els.map(e => e.dataset.trainId)")
+
+    assert shown() == [j["train_id"] for j in jobs]  # the server's order: most recently updated first
+    header = page.get_by_test_id("summary-sort-train_id")
+    header.click()
+    page.wait_for_function("() => document.querySelector('[data-testid=summary-sort-train_id]').closest('[aria-sort]')"
+                           ".getAttribute('aria-sort') === 'ascending'")
+    page.wait_for_function("ids => JSON.stringify([...document.querySelectorAll('[data-testid=summary-row]')]"
+                           ".map(e => e.dataset.trainId)) === JSON.stringify(ids)",
+                           arg=sorted(j["train_id"] for j in jobs))
+    header.click()
+    page.wait_for_function("ids => JSON.stringify([...document.querySelectorAll('[data-testid=summary-row]')]"
+                           ".map(e => e.dataset.trainId)) === JSON.stringify(ids)",
+                           arg=sorted((j["train_id"] for j in jobs), reverse=True))
+    assert "sort=train_id" in page.url and "order=desc" in page.url
+    page.get_by_test_id("summary-sort-create_time").click()
+    by_create = [j["train_id"] for j in sorted(jobs, key=lambda j: (j["create_time"], j["train_id"]))]
+    page.wait_for_function("ids => JSON.stringify([...document.querySelectorAll('[data-testid=summary-row]')]"
+                           ".map(e => e.dataset.trainId)) === JSON.stringify(ids)", arg=by_create)
+
+    page.get_by_test_id("lang-zh").click()
+    page.wait_for_function("() => document.querySelector('[data-testid=summary-count]').textContent.includes('项')")
+    page.get_by_test_id("lang-en").click()
+
+    page.set_viewport_size({"width": 1024, "height": 768})
+    page.wait_for_timeout(300)
+    overflow = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
+    assert overflow[0] <= overflow[1], f"the page is wider than the window at 1024 px: {overflow}"
+    ops = page.locator("[data-testid=summary-row] .ops").first
+    assert ops.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), "the operation links are cut"
+    screenshot(page, "audit_summary_1024")
+
+
+def test_a_profile_only_job_explains_its_badge_and_disabled_link(page: Any, ui_server: str) -> None:
+    require_shared(FIXTURES)
+    open_page(page, ui_server, "/summary-manage")
+    row = page.locator("[data-testid=summary-row][data-train-id='./profiler_only_legacy_api']")
+    row.wait_for()
+    badge = row.get_by_test_id("summary-cache-status")
+    assert badge.inner_text() != "Not loaded"  # a profile-only job has nothing to load
+    assert "profil" in badge.inner_text().lower()
+    assert "summary" in (badge.get_attribute("title") or "").lower()
+    link = row.get_by_test_id("summary-dashboard-link")
+    assert link.get_attribute("aria-disabled") == "true"
+    why = link.get_attribute("title") or ""
+    assert "summary" in why.lower() and "profil" in why.lower()
+
+
+# ---------------------------------------------------------------------------------------------- scalars
+def test_the_selected_counter_follows_the_tag_filter(page: Any, demo_server: str) -> None:
+    tags = catalog(demo_server)[RESTARTED]["scalar"]
+    matching = [t for t in tags if "loss" in t]
+    open_page(page, demo_server, q("/scalars", train_id=RESTARTED, filter="loss"))
+    counter = page.get_by_test_id("tag-selected-count")
+    page.locator("[data-testid=tag-option]").first.wait_for()
+    assert page.locator("[data-testid=tag-option]").count() == len(matching)
+    assert counter.get_attribute("data-count") == str(len(matching))
+    assert counter.inner_text().startswith(f"{len(matching)} of {len(matching)} ")
+    page.locator("[data-testid=tag-option] input").first.click()
+    page.wait_for_function("() => document.querySelector('[data-testid=tag-selected-count]').dataset.count === '0'")
+    assert counter.inner_text().startswith(f"0 of {len(matching)} ")
+
+
+def test_auto_refresh_names_the_servers_interval_even_without_ui_config(page: Any, demo_server: str) -> None:
+    """The label must not claim MindInsight's 10 s while the server reloads every 3 s, even when its ui-config
+    answer is slow or lost (here: aborted)."""
+    page.route("**/v1/mindinsight/ui-config", lambda route: route.abort())
+    open_page(page, demo_server, q("/scalars", train_id=RESTARTED), refresh=None)
+    page.get_by_test_id("scalars-page").wait_for()
+    assert page.get_by_test_id("auto-refresh-label").inner_text() == "Auto Refresh (3 Seconds)"
+    page.wait_for_timeout(300)
+    page.console_errors.clear()  # the aborted ui-config request is logged by the browser
+
+
+@pytest.mark.parametrize("route", ["/compare-plate", f"/tensors?train_id={RESTARTED}",
+                                   f"/train-dashboard?train_id={RESTARTED}"])
+def test_a_page_asks_each_request_once(page: Any, demo_server: str, route: str) -> None:
+    started: list[str] = []
+    aborted: list[str] = []
+    page.on("request", lambda r: started.append(r.url) if "/v1/" in r.url and r.method == "GET" else None)
+    page.on("requestfailed", lambda r: aborted.append(f"{r.url} {r.failure}"))
+    open_page(page, demo_server, route, refresh=60)
+    page.wait_for_load_state("networkidle")
+    page.wait_for_timeout(500)
+    twice = sorted({u for u in started if started.count(u) > 1})
+    assert not twice, f"started twice: {twice}"
+    assert not aborted, aborted
+
+
+# ---------------------------------------------------------------------------------------------- tensors, data map
+def test_an_int32_tensor_shows_integers(page: Any, ui_server: str) -> None:
+    require_shared(FIXTURES)
+    tag = "tensor/int32_matrix/tensor"
+    stats = get_json(ui_server, "tensors", train_id="./record_api", tag=tag, detail="stats")
+    last = stats["tensors"][0]["values"][-1]
+    assert last["value"]["data_type"] == "DT_INT32"
+    open_page(page, ui_server, q("/tensors", train_id="./record_api", tag=tag))
+    page.locator("[data-testid=tensor-cell]").first.wait_for()
+    cells = [c for c in texts(page, "tensor-cell") if c]
+    assert cells and all(re.fullmatch(r"-?\d+", c) for c in cells), cells[:10]
+
+
+def test_dataset_graph_parameters_read_as_names_not_escaped_json(page: Any, demo_server: str) -> None:
+    graph = api_json(demo_server, "datasets/dataset_graph", train_id=RESTARTED)["dataset_graph"]
+    node = graph["children"][0]  # Map, as MindSpore writes it: column names are JSON strings
+    assert node["op_type"] == "Map" and node["input_columns"] == ['"image"']
+    open_page(page, demo_server, q("/data-map", train_id=RESTARTED))
+    page.locator("[data-testid=graph-node]").filter(has_text="Map").click()
+    assert page.get_by_test_id("data-map-param-input_columns").inner_text() == "[image]"
+
+
+# ---------------------------------------------------------------------------------------------- landscape
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_landscape_info_names_each_value_once_and_pins_are_readable(page: Any, demo_server: str,
+                                                                   theme: str, screenshot: Any) -> None:
+    lineage = post_json(demo_server, "lineagemgr/lineages", {"summary_dir": {"eq": LANDSCAPE_RUN}})
+    metrics = lineage["object"][0]["model_lineage"]["metric"]
+    assert "loss" in metrics  # the eval metric `loss` next to the training loss
+    page.add_init_script(f"localStorage.setItem('mitheme', {json.dumps(theme)})")
+    open_page(page, demo_server, q("/loss-landscape", train_id=LANDSCAPE_RUN))
+    info = page.get_by_test_id("landscape-info")
+    info.wait_for()
+    names = info.locator("dt").evaluate_all("els => els.map(e => e.textContent.trim())")
+    assert len({n.lower() for n in names}) == len(names), f"a name is shown twice: {names}"
+    assert not set(metrics) & set(names), f"raw metric keys: {names}"
+    keys = info.locator("dt[data-key]").evaluate_all("els => els.map(e => e.dataset.key)")
+    assert sorted(k for k in keys if k.startswith("metric/")) == sorted(f"metric/{k}" for k in metrics)
+    page.wait_for_function("() => window.__charts?.landscape?.extra?.mode === 'contour'")
+    # the Start/End pins stand out from the chart's background (WCAG 1.4.11: 3:1) and their label from the pin
+    pins = page.evaluate("""() => {
+        const o = window.__charts.landscape.instance().getOption()
+        const out = []
+        for (const s of o.series) for (const d of (s.markPoint?.data || [])) {
+            const fill = d.itemStyle?.color ?? s.markPoint.itemStyle?.color
+            const text = d.label?.color ?? s.markPoint.label?.color
+            out.push([d.value, fill, text]) }
+        let el = document.querySelector('[data-chart-id=landscape]'), bg = 'rgba(0, 0, 0, 0)'
+        while (el && /rgba\\(.*, 0\\)$|transparent/.test(bg = getComputedStyle(el).backgroundColor)) el = el.parentElement
+        return { pins: out, background: bg } }""")
+    assert pins["pins"], "no pins found"
+    for name, fill, text in pins["pins"]:
+        assert _contrast(fill, pins["background"]) >= 3, (theme, name, fill, pins["background"])
+        assert _contrast(fill, text) >= 4.5, (theme, name, fill, text)
+    screenshot(page, f"audit_landscape_{theme}")
+
+
+def _contrast(a: str, b: str) -> float:
+    def lum(color: str) -> float:
+        color = color.strip()
+        if color.startswith("#"):
+            h = color[1:]
+            if len(h) == 3:
+                h = "".join(c * 2 for c in h)
+            rgb = [int(h[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+        else:
+            rgb = [float(x) / 255 for x in re.findall(r"[\d.]+", color)[:3]]
+        lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    hi, lo = sorted((lum(a), lum(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
