@@ -240,3 +240,116 @@ def _contrast(a: str, b: str) -> float:
     hi, lo = sorted((lum(a), lum(b)), reverse=True)
     return (hi + 0.05) / (lo + 0.05)
 
+
+
+# ---------------------------------------------------------------------------------------------- lineage
+def test_a_restarted_run_keeps_its_lineage_on_every_page(page: Any, demo_server: str) -> None:
+    """Session 1 of the demo's restarted run wrote the dataset graph and user-defined values, session 2 the train
+    and eval lineage: Data Lineage lists all 5 runs, the dashboard draws its data graph, the table its seed."""
+    runs = catalog(demo_server)
+    open_page(page, demo_server, "/data-lineage")
+    page.locator("[data-testid=lineage-row]").first.wait_for()
+    assert sorted(page.locator("[data-testid=lineage-row]").evaluate_all("els => els.map(e => e.dataset.trainId)")) \
+        == sorted(runs)
+    open_page(page, demo_server, q("/model-lineage", cols=["user_defined/seed"]))
+    cell = page.locator(f"[data-testid=lineage-row][data-train-id='{RESTARTED}'] td[data-col='user_defined/seed']")
+    assert re.fullmatch(r"\d+", cell.inner_text().strip()), cell.inner_text()
+    open_page(page, demo_server, q("/train-dashboard", train_id=RESTARTED))
+    card = page.get_by_test_id("dashboard-card-data-graph")
+    card.wait_for()
+    assert "MnistDataset" in card.inner_text() and "Batch" in card.inner_text()
+
+
+def _opaque(color: str) -> bool:
+    nums = re.findall(r"[\d.]+", color)
+    return color.startswith("rgb(") or (len(nums) == 4 and float(nums[3]) == 1)
+
+
+def test_lineage_table_pinned_cells_are_opaque_and_a_remark_moves_no_column(page: Any, demo_server: str,
+                                                                           screenshot: Any) -> None:
+    open_page(page, demo_server, q("/model-lineage", train_id=RESTARTED), refresh=60)  # the run's row is highlighted
+    focus = page.locator(f"[data-testid=lineage-row][data-train-id='{RESTARTED}']")
+    focus.wait_for()
+    assert "focus" in (focus.get_attribute("class") or "")
+    backgrounds = focus.locator("td.sticky-col, td.sticky-right, td.sticky-right-2").evaluate_all(
+        "els => els.map(e => getComputedStyle(e).backgroundColor)")
+    assert len(backgrounds) == 3 and all(_opaque(c) for c in backgrounds), backgrounds
+
+    def widths() -> dict[str, float]:
+        return dict(page.locator("[data-testid=lineage-th]").evaluate_all(
+            "els => els.map(e => [e.dataset.col, Math.round(e.getBoundingClientRect().width)])"))
+
+    before = widths()
+    other = page.locator("[data-testid=lineage-row]").filter(has_not_text=RESTARTED).first
+    other.get_by_test_id("lineage-remark-edit").click()
+    other.get_by_test_id("lineage-remark-input").fill("a long remark: the fourth try, with the learning rate halved")
+    other.get_by_test_id("lineage-remark-input").press("Enter")
+    other.locator("[data-testid=lineage-remark-text]").filter(has_text="fourth try").wait_for()
+    after = widths()
+    moved = {k: (before[k], after[k]) for k in before if abs(before[k] - after.get(k, 0)) > 1}
+    assert not moved, f"columns resized by a remark: {moved}"
+    screenshot(page, "audit_lineage_remark")
+    other.get_by_test_id("lineage-remark-edit").click()  # leave the shared demo data as it was
+    other.get_by_test_id("lineage-remark-input").fill("")
+    other.get_by_test_id("lineage-remark-input").press("Enter")
+
+
+@pytest.mark.parametrize("width", [1400, 1024])
+def test_data_lineage_shows_the_columns_that_differ(page: Any, demo_server: str, width: int) -> None:
+    page.set_viewport_size({"width": width, "height": 900})
+    open_page(page, demo_server, "/data-lineage", refresh=60)
+    page.locator("[data-testid=lineage-row]").first.wait_for()
+    differing = sorted(set(page.locator("td[data-differs=true]").evaluate_all("els => els.map(e => e.dataset.col)")))
+    assert differing, "the demo pipelines differ in their batch size"
+    covered = page.evaluate("""cols => cols.filter(col => {
+        const th = document.querySelector(`[data-testid=lineage-th][data-col="${col}"]`)
+        const r = th.getBoundingClientRect()
+        const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2)
+        return !(hit && (hit === th || th.contains(hit))) })""", differing)
+    assert not covered, f"differing columns hidden without scrolling: {covered}"
+
+
+def test_lineage_names_metrics_and_fields_in_chinese(page: Any, demo_server: str) -> None:
+    page.add_init_script("localStorage.setItem('milang', 'zh-cn')")
+    open_page(page, demo_server, q("/model-lineage", cols=["metric/accuracy", "epoch", "batch_size"]), refresh=60)
+    th = page.locator("[data-testid=lineage-th][data-col='metric/accuracy']")
+    th.wait_for()
+    assert th.inner_text().strip().startswith("[M]准确率") and th.get_attribute("title") == "metric/accuracy"
+    for col in ("epoch", "batch_size"):
+        head = page.locator(f"[data-testid=lineage-th][data-col='{col}']")
+        assert not re.search(r"[A-Za-z]", head.inner_text()), head.inner_text()
+        assert head.get_attribute("title") == col
+    labels = page.evaluate("() => window.__charts['model-lineage-parallel'].extra.axes.map(a => a.label)")
+    assert "[M]准确率" in labels
+
+
+ALL_TEXT = """id => {
+  const zr = window.__charts[id].instance().getZr();
+  const out = [];
+  zr.storage.getDisplayList(true).forEach(el => {
+    if (!el.ignore && !el.invisible && el.style && el.style.text) out.push(String(el.style.text));
+  });
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("width", [1024, 1400])
+@pytest.mark.parametrize(("route", "chart"), [("/model-lineage", "model-lineage-parallel"),
+                                              ("/data-lineage", "data-lineage-parallel")])
+def test_parallel_axes_show_names_and_values_whole(page: Any, demo_server: str, route: str, chart: str, width: int,
+                                                   screenshot: Any) -> None:
+    from tests.e2e.test_ui_access import OVERLAPS
+    page.set_viewport_size({"width": width, "height": 900})
+    open_page(page, demo_server, route, refresh=60)
+    page.wait_for_selector(f'[data-chart-id="{chart}"][data-rendered="true"]')
+    axes = page.evaluate("id => window.__charts[id].extra.axes", chart)
+    lines = page.evaluate(ALL_TEXT, chart)
+    cut = [x for x in lines if x.endswith(("…", "..."))]
+    assert not cut, f"cut labels: {cut}"
+    flat = "".join("".join(x.split()) for x in lines)
+    wanted = [a["label"] for a in axes] + [c for a in axes for c in (a.get("categories") or [])]
+    missing = [w for w in wanted if "".join(w.split()) not in flat]
+    assert not missing, f"not shown whole: {missing}"
+    result = page.evaluate(OVERLAPS, chart)
+    assert not result["hits"], result["hits"]
+    screenshot(page, f"audit_parallel_{chart}_{width}")
