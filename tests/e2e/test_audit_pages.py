@@ -353,3 +353,86 @@ def test_parallel_axes_show_names_and_values_whole(page: Any, demo_server: str, 
     result = page.evaluate(OVERLAPS, chart)
     assert not result["hits"], result["hits"]
     screenshot(page, f"audit_parallel_{chart}_{width}")
+
+
+# ---------------------------------------------------------------------------------------------- dashboard
+def test_dashboard_scalar_card_draws_loss_and_says_how_many_it_draws(page: Any, demo_server: str) -> None:
+    tags = catalog(demo_server)[RESTARTED]["scalar"]
+    loss = [t for t in tags if "loss" in t.lower()]
+    assert len(tags) > 2 and loss
+    open_page(page, demo_server, q("/train-dashboard", train_id=RESTARTED), refresh=60)
+    page.wait_for_function("() => window.__charts?.['dashboard:scalar']?.series.length > 0")
+    drawn = page.evaluate("() => window.__charts['dashboard:scalar'].series.map(s => s.name)")
+    assert set(loss) <= set(drawn), drawn
+    head = page.get_by_test_id("dashboard-card-scalar").locator(".dash-card-head")
+    assert head.inner_text().endswith(f"{len(drawn)} of {len(tags)} tags"), head.inner_text()
+
+
+def test_an_all_nan_histogram_says_so(page: Any, ui_server: str) -> None:
+    require_shared(FIXTURES)
+    tag = "hist/all_nan/histogram"
+    steps = get_json(ui_server, "histograms", train_id="./record_api", tag=tag)["histograms"]
+    assert steps and all(sum(b[2] for b in s["buckets"]) == 0 and s.get("nan_count") for s in steps)
+    open_page(page, ui_server, q("/histograms", train_id="./record_api", tag=tag), refresh=60)
+    card = page.locator(f"[data-testid=histogram-card][data-tag='{tag}']")
+    card.get_by_text("All values are NaN").wait_for()
+    assert page.evaluate(f"() => window.__charts['histogram:{tag}'].series.length") == 0  # no flat lines
+    open_page(page, ui_server, q("/train-dashboard", train_id="./record_api"), refresh=60)
+    page.get_by_test_id("dashboard-card-histogram").get_by_text("All values are NaN").wait_for()
+
+
+def _graph_level(base: str, train_id: str) -> tuple[list[str], list[str]]:
+    """The chain of lone scopes from the root and the nodes of the first scope holding more than one, via the API."""
+    tag = catalog(base)[train_id]["graph"][0]
+    chain: list[str] = []
+    nodes = get_json(base, "graphs/nodes", train_id=train_id, tag=tag)["nodes"]
+    while len(nodes) == 1 and nodes[0]["type"] == "name_scope" and len(chain) < 8:
+        chain.append(nodes[0]["name"])
+        nodes = get_json(base, "graphs/nodes", train_id=train_id, tag=tag, name=nodes[0]["name"])["nodes"]
+    return chain, [n["name"] for n in nodes]
+
+
+def test_dashboard_graph_card_shows_the_graphs_first_level(page: Any, demo_server: str) -> None:
+    chain, level = _graph_level(demo_server, RESTARTED)
+    assert chain and len(level) > 1
+    open_page(page, demo_server, q("/train-dashboard", train_id=RESTARTED), refresh=60)
+    card = page.get_by_test_id("dashboard-card-graph")
+    card.locator("[data-testid=dashboard-graph-node]").first.wait_for()
+    shown = card.locator("[data-testid=dashboard-graph-node]").evaluate_all("els => els.map(e => e.dataset.name)")
+    assert sorted(shown) == sorted(level)
+    assert card.get_by_test_id("dashboard-graph-path").inner_text().split(" › ") == [n.split("/")[-1] for n in chain]
+
+
+# ---------------------------------------------------------------------------------------------- graph page
+def _boxes_overlap(a: dict[str, float], b: dict[str, float]) -> bool:
+    return a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"] and \
+        a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"]
+
+
+@pytest.mark.parametrize("width", [1400, 1024])
+def test_graph_page_hint_tree_count_and_file_name(page: Any, demo_server: str, width: int) -> None:
+    page.set_viewport_size({"width": width, "height": 800})
+    page.add_init_script("localStorage.setItem('mi-graph-guide', 'seen')")
+    tag = catalog(demo_server)[RESTARTED]["graph"][0]
+    chain, _ = _graph_level(demo_server, RESTARTED)
+    open_page(page, demo_server, q("/graph", train_id=RESTARTED), refresh=60)
+    canvas = page.get_by_test_id("graph-canvas")
+    canvas.and_(page.locator("[data-state=ready]")).wait_for()
+    # the hint line lies outside the drawing, never over a node
+    hint = page.get_by_test_id("graph-hint").bounding_box()
+    assert not _boxes_overlap(hint, page.get_by_test_id("graph-body").locator("svg").first.bounding_box())
+    # "1 node", not "1 nodes"
+    stats = page.get_by_test_id("graph-stats").inner_text() if width > 1200 else ""
+    assert not re.search(r"\b1 nodes\b|\b1 edges\b", stats), stats
+    # the canvas opened the lone top scope(s): so did the tree
+    opened = page.locator("[data-testid=graph-cluster]").evaluate_all("els => els.map(e => e.dataset.name)")
+    assert chain[0] in opened
+    row = page.locator(f"[data-testid=graph-tree-row][data-name='{chain[0]}']")
+    assert row.get_attribute("data-open") == "true"
+    # the whole file name can be read
+    assert page.get_by_test_id("graph-tag-name").inner_text() == tag
+    select = page.get_by_test_id("graph-tag")
+    fits = select.evaluate("""s => { const c = document.createElement('canvas').getContext('2d')
+        const st = getComputedStyle(s); c.font = `${st.fontSize} ${st.fontFamily}`
+        return c.measureText(s.options[s.selectedIndex].text).width <= s.clientWidth - 28 }""")
+    assert fits, "the file select cuts its label"

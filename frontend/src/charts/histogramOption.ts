@@ -27,6 +27,18 @@ export function nonFinite(h: HistogramStep): { nan: number; posInf: number; negI
   return { nan: h.nan_count ?? 0, posInf: h.pos_inf_count ?? 0, negInf: h.neg_inf_count ?? 0 }
 }
 
+/**
+ * What a histogram has to draw: 'data' when some bucket counts a value; else, when values were recorded but every
+ * one is non-finite (MindSpore counts them apart from its buckets, which then all hold 0), 'nan' (all NaN) or
+ * 'nonfinite' (NaN and ±Inf): the chart says so instead of drawing flat lines. 'empty' when nothing was recorded.
+ */
+export function histogramContent(steps: HistogramStep[]): 'data' | 'nan' | 'nonfinite' | 'empty' {
+  if (steps.some((h) => h.buckets.some((b) => b[2] > 0))) return 'data'
+  const counts = steps.map(nonFinite)
+  if (counts.some((c) => c.posInf || c.negInf)) return 'nonfinite'
+  return counts.some((c) => c.nan) ? 'nan' : 'empty'
+}
+
 function nonFiniteLines(h: HistogramStep, labels: HistLabels): string {
   const c = nonFinite(h)
   if (!c.nan && !c.posInf && !c.negInf) return ''
