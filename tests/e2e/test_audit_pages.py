@@ -436,3 +436,46 @@ def test_graph_page_hint_tree_count_and_file_name(page: Any, demo_server: str, w
         const st = getComputedStyle(s); c.font = `${st.fontSize} ${st.fontFamily}`
         return c.measureText(s.options[s.selectedIndex].text).width <= s.clientWidth - 28 }""")
     assert fits, "the file select cuts its label"
+
+
+# ---------------------------------------------------------------------------------------------- comparison
+def test_compare_picks_runs_that_share_tags(page: Any, ui_server: str) -> None:
+    runs = {r: set(p.get("scalar", [])) for r, p in catalog(ui_server).items() if p.get("scalar")}
+    counts: dict[str, int] = {}
+    for tags in runs.values():
+        for tag in tags:
+            counts[tag] = counts.get(tag, 0) + 1
+    best = max(counts.values())
+    open_page(page, ui_server, "/compare-plate", refresh=60)
+    page.wait_for_function("() => document.querySelectorAll('[data-testid=run-option][data-checked=true]').length")
+    chosen = page.locator("[data-testid=run-option][data-checked=true]").evaluate_all(
+        "els => els.map(e => e.dataset.trainId)")
+    shared = set.intersection(*(runs[r] for r in chosen))
+    assert shared, f"the default runs share no scalar tag: {chosen}"
+    assert len(chosen) == min(5, best) if best >= 5 else len(chosen) >= best
+    if FIXTURES.exists():
+        assert "loss/auto/scalar" in shared  # 9 fixture runs record it; the first five listed share nothing
+
+
+def test_compare_legend_shows_every_run_whole(page: Any, demo_server: str, screenshot: Any) -> None:
+    runs = sorted(catalog(demo_server))
+    tag = next(t for t in catalog(demo_server)[RESTARTED]["scalar"] if "loss" in t)
+    open_page(page, demo_server, q("/compare-plate", run=runs, tag=tag), refresh=60)
+    chart = f"compare:{tag}"
+    page.wait_for_function("([id, n]) => window.__charts?.[id]?.series.length >= n", arg=[chart, len(runs)])
+    legend = page.evaluate("""id => { const inst = window.__charts[id].instance()
+        const o = inst.getOption().legend[0]
+        const texts = []
+        inst.getZr().storage.getDisplayList(true).forEach(el => {
+            if (el.style && el.style.text && !el.ignore && !el.invisible) {
+                const r = el.getBoundingRect().clone(); const m = el.getComputedTransform(); if (m) r.applyTransform(m)
+                texts.push([String(el.style.text), r.y, r.y + r.height]) } })
+        const grid = inst.getModel().getComponent('grid').coordinateSystem.getRect()
+        return { type: o.type, texts, gridTop: grid.y } }""", chart)
+    assert legend["type"] != "scroll", "the legend pages its runs"
+    shown = {text: (top, bottom) for text, top, bottom in legend["texts"]}
+    for run in runs:
+        assert run in shown, f"{run} is not in the legend (whole): {sorted(shown)}"
+        top, bottom = shown[run]
+        assert top >= 0 and bottom <= legend["gridTop"], (run, top, bottom, legend["gridTop"])
+    screenshot(page, "audit_compare_legend")

@@ -7,6 +7,7 @@ import type { SeriesSummary } from '@/composables/useChart'
 import { chartPalette } from '@/lib/palette'
 import { defaultScale, smooth } from '@/lib/smoothing'
 import { escapeHtml, formatDuration, formatNumber, formatTick, formatWallTime } from '@/lib/format'
+import { textWidth } from '@/lib/wrapText'
 
 export type XMode = 'step' | 'relative' | 'absolute'
 export const X_MODES: readonly XMode[] = ['step', 'relative', 'absolute']
@@ -80,6 +81,31 @@ export interface ScalarChartSettings {
   threshold?: number | null
   /** Two lines on two y axes (left / right), as MindInsight's dashboard card does. */
   dualY?: boolean
+  /** The chart's width in px: lays the legend out in as many rows as its names need. */
+  width?: number
+}
+
+const LEGEND_FONT = 11
+const LEGEND_ROW = 18 // px a legend row takes
+const LEGEND_MAX_ROWS = 4 // more rows than this (e.g. 32 ranks): the legend pages instead of pushing the plot down
+
+/**
+ * Rows a plain (wrapping) legend of `names` takes in `width` px: each item is its 12 px icon, a 5 px gap and
+ * its text, items 10 px apart, as ECharts lays them out. `measure` gives a text's width in px.
+ */
+export function legendRows(names: readonly string[], width: number, measure: (text: string) => number): number {
+  let rows = 1
+  let used = 0
+  for (const name of names) {
+    const item = 12 + 5 + measure(name)
+    if (used > 0 && used + 10 + item > width) {
+      rows++
+      used = item
+    } else {
+      used += (used > 0 ? 10 : 0) + item
+    }
+  }
+  return rows
 }
 
 /** Computes x positions and smoothed values. Smoothing is by step distance, with one scale for all lines. */
@@ -294,6 +320,11 @@ export function buildScalarOption(prepared: PreparedLine[], s: ScalarChartSettin
     preventDefaultMouseMove: false,
   }
 
+  // The legend shows every line's whole name: it wraps into rows and the plot starts below them (it paged its
+  // names behind arrows and cut their tops before: issue 21); only a very long list pages.
+  const legendNames = [...new Set(prepared.map((p) => p.line.name))]
+  const rows = s.showLegend ? legendRows(legendNames, Math.max(120, (s.width ?? 600) - 16), (x) => textWidth(x, LEGEND_FONT)) : 0
+  const paged = rows > LEGEND_MAX_ROWS
   return {
     animation: false,
     backgroundColor: 'transparent',
@@ -302,20 +333,25 @@ export function buildScalarOption(prepared: PreparedLine[], s: ScalarChartSettin
     grid: {
       left: s.compact ? 4 : 8,
       right: s.compact ? 10 : 18,
-      top: s.showLegend ? 34 : 14,
+      top: s.showLegend ? 14 + LEGEND_ROW * (paged ? 1 : rows) : 14,
       bottom: 6,
       containLabel: true,
     },
     legend: s.showLegend
       ? {
           show: true,
-          top: 0,
-          type: 'scroll',
-          textStyle: { color: pal.subtext, fontSize: 11 },
-          data: [...new Set(prepared.map((p) => p.line.name))],
+          top: 2,
+          left: 8,
+          right: 8,
+          type: paged ? 'scroll' : 'plain',
+          padding: 0,
+          itemGap: 10,
+          textStyle: { color: pal.subtext, fontSize: LEGEND_FONT, lineHeight: LEGEND_ROW - 4 },
+          data: legendNames,
           icon: 'roundRect',
           itemWidth: 12,
           itemHeight: 4,
+          ...(paged ? { pageTextStyle: { color: pal.subtext } } : {}),
         }
       : { show: false },
     xAxis: {
