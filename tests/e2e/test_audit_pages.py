@@ -479,3 +479,43 @@ def test_compare_legend_shows_every_run_whole(page: Any, demo_server: str, scree
         top, bottom = shown[run]
         assert top >= 0 and bottom <= legend["gridTop"], (run, top, bottom, legend["gridTop"])
     screenshot(page, "audit_compare_legend")
+
+
+# ---------------------------------------------------------------------------------------------- axes
+LABEL_GAPS = """id => {
+  // text boxes of the chart grouped in rows (same vertical centre): the gap between neighbours in each row
+  const zr = window.__charts[id].instance().getZr()
+  const rows = {}
+  zr.storage.getDisplayList(true).forEach(el => {
+    if (el.ignore || el.invisible || !el.style || !el.style.text) return
+    const r = el.getBoundingRect().clone(); const m = el.getComputedTransform(); if (m) r.applyTransform(m)
+    ;(rows[Math.round(r.y + r.height / 2)] ??= []).push([String(el.style.text), r.x, r.width])
+  })
+  const close = []
+  for (const row of Object.values(rows)) {
+    row.sort((a, b) => a[1] - b[1])
+    for (let i = 1; i < row.length; i++) {
+      const gap = row[i][1] - (row[i - 1][1] + row[i - 1][2])
+      if (gap < 10) close.push([row[i - 1][0], row[i][0], Math.round(gap)])
+    }
+  }
+  return close
+}"""
+
+
+@pytest.mark.parametrize("width", [1400, 1024])
+@pytest.mark.parametrize("route", [f"/histograms?train_id={RESTARTED}", f"/histograms?train_id={RESTARTED}&view=front",
+                                   f"/train-dashboard?train_id={RESTARTED}", f"/scalars?train_id={RESTARTED}&x=relative",
+                                   f"/loss-landscape?train_id={LANDSCAPE_RUN}"])
+def test_axis_labels_leave_room_between_them(page: Any, demo_server: str, route: str, width: int) -> None:
+    page.set_viewport_size({"width": width, "height": 900})
+    open_page(page, demo_server, route, refresh=60)
+    page.wait_for_function("() => Object.values(window.__charts || {}).some(c => c.series.length)")
+    page.wait_for_timeout(300)
+    crowded = {}
+    for chart in page.evaluate("() => Object.keys(window.__charts)"):
+        if page.evaluate("id => window.__charts[id].series.length", chart):
+            close = page.evaluate(LABEL_GAPS, chart)
+            if close:
+                crowded[chart] = close
+    assert not crowded, crowded

@@ -6,6 +6,7 @@ import type { EChartsOption } from './echarts'
 import type { SeriesSummary } from '@/composables/useChart'
 import { chartPalette, shade } from '@/lib/palette'
 import { escapeHtml, formatDuration, formatNumber, formatTick, formatWallTime } from '@/lib/format'
+import { edgeAwareLabels } from './axisEdges'
 
 export type HistView = 'front' | 'top'
 export type HistYMode = 'step' | 'relative' | 'absolute'
@@ -126,6 +127,9 @@ export function buildHistogramOption(
     axisLabel: { color: pal.subtext, fontSize: 11, hideOverlap: true, formatter: (v: number) => formatTick(v) },
     splitLine: { show: false },
   }
+  // the x axis spans the buckets exactly: its end labels are dropped where they would crowd a tick
+  const edges = edgeAwareLabels(xmin, xmax, formatTick)
+  const xEdges = { axisLabel: { ...axisCommon.axisLabel, formatter: edges.formatter } }
   const tooltipBase = {
     confine: true,
     backgroundColor: pal.tooltipBg,
@@ -137,7 +141,7 @@ export function buildHistogramOption(
     return {
       animation: false,
       grid: { left: 8, right: 16, top: 12, bottom: 6, containLabel: true },
-      xAxis: { type: 'value', min: xmin, max: xmax, ...axisCommon },
+      xAxis: { type: 'value', min: xmin, max: xmax, ...axisCommon, ...xEdges },
       yAxis: { type: 'value', ...axisCommon, splitLine: { show: true, lineStyle: { color: pal.split } } },
       tooltip: {
         ...tooltipBase,
@@ -175,7 +179,7 @@ export function buildHistogramOption(
   return {
     animation: false,
     grid: { left: 8, right: compact ? 8 : 16, top: 12, bottom: 6, containLabel: true },
-    xAxis: { type: 'value', min: xmin, max: xmax, ...axisCommon },
+    xAxis: { type: 'value', min: xmin, max: xmax, ...axisCommon, ...xEdges },
     yAxis: {
       type: 'value',
       inverse: true,

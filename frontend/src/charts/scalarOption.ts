@@ -8,6 +8,7 @@ import { chartPalette } from '@/lib/palette'
 import { defaultScale, smooth } from '@/lib/smoothing'
 import { escapeHtml, formatDuration, formatNumber, formatTick, formatWallTime } from '@/lib/format'
 import { textWidth } from '@/lib/wrapText'
+import { edgeAwareLabels } from './axisEdges'
 
 export type XMode = 'step' | 'relative' | 'absolute'
 export const X_MODES: readonly XMode[] = ['step', 'relative', 'absolute']
@@ -309,6 +310,12 @@ export function buildScalarOption(prepared: PreparedLine[], s: ScalarChartSettin
   }
   const z = s.zoom
   const zoomNone = { start: 0, end: 100 }
+  // Un-zoomed step / relative axes span the data exactly: ends that would crowd a tick lose their label.
+  let x0 = Infinity
+  let x1 = -Infinity
+  if (!z && s.xMode !== 'absolute') for (const { points } of prepared) for (const p of points) [x0, x1] = [Math.min(x0, p.x), Math.max(x1, p.x)]
+  const stepFormat = s.xMode === 'relative' ? (v: number) => formatDuration(v) : stepTickFormatter(z ? z.x[1] - z.x[0] : null)
+  const xEdges = x1 > x0 ? edgeAwareLabels(x0, x1, stepFormat) : null
   const insideCommon = {
     type: 'inside',
     // Zoom is driven only by the box-zoom brush and the toolbar buttons (no wheel/drag).
@@ -362,12 +369,7 @@ export function buildScalarOption(prepared: PreparedLine[], s: ScalarChartSettin
       splitLine: { show: true, lineStyle: { color: pal.split } },
       axisLabel: {
         ...axisCommon.axisLabel,
-        formatter:
-          s.xMode === 'absolute'
-            ? undefined
-            : s.xMode === 'relative'
-              ? (v: number) => formatDuration(v)
-              : stepTickFormatter(z ? z.x[1] - z.x[0] : null),
+        formatter: s.xMode === 'absolute' ? undefined : (xEdges?.formatter ?? stepFormat),
       },
     },
     yAxis: (dual ? [0, 1] : [0]).map((i) => ({
