@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
+import time
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,14 +29,19 @@ LANDSCAPE_RUN = "./mlp_lr0.02_bs32_adam"
 
 
 @pytest.fixture(scope="module")
-def demo_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def demo_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    demo = tmp_path_factory.mktemp("audit-demo") / "demo"
+    subprocess.run([sys.executable, str(REPO / "scripts" / "make_demo_data"), str(demo), "--steps", "600"],
+                   check=True, timeout=120, capture_output=True)
+    return demo
+
+
+@pytest.fixture(scope="module")
+def demo_server(demo_dir: Path) -> Iterator[str]:
     if not (REPO / "mindinsight_clone" / "ui" / "dist" / "index.html").exists():
         pytest.skip("the web UI is not built (scripts/build_frontend)")
-    tmp = tmp_path_factory.mktemp("audit-demo")
-    subprocess.run([sys.executable, str(REPO / "scripts" / "make_demo_data"), str(tmp / "demo"), "--steps", "600"],
-                   check=True, timeout=120, capture_output=True)
-    port, ws = free_port(), tmp / "ws"
-    started = run_cli("start", "--port", str(port), "--summary-base-dir", str(tmp / "demo"), "--workspace", str(ws),
+    port, ws = free_port(), demo_dir.parent / "ws"
+    started = run_cli("start", "--port", str(port), "--summary-base-dir", str(demo_dir), "--workspace", str(ws),
                       "--reload-interval", "3")
     assert started.returncode == 0, started.stdout + started.stderr
     base = f"http://127.0.0.1:{port}"
@@ -519,3 +527,49 @@ def test_axis_labels_leave_room_between_them(page: Any, demo_server: str, route:
             if close:
                 crowded[chart] = close
     assert not crowded, crowded
+
+
+# ---------------------------------------------------------------------------------------------- a run disappears
+VANISH_ROUTES = ["/train-dashboard", "/scalars", "/images", "/histograms", "/tensors", "/graph", "/data-map",
+                 "/loss-landscape", "/compare-plate"]
+
+
+def test_every_page_follows_a_deleted_run_the_same_way(page: Any, demo_server: str, demo_dir: Path) -> None:
+    """One copy of a demo run per page, each page open in its own tab; the copies are deleted: every run page shows
+    "Run not found" naming the run (the compare page a banner naming it), with no failed request in the console."""
+    names = {route: "vanish_" + route.strip("/").replace("-", "_") for route in VANISH_ROUTES}
+    for name in names.values():
+        shutil.copytree(demo_dir / LANDSCAPE_RUN[2:], demo_dir / name)
+    deadline = time.monotonic() + 30
+    while not all(get_json(demo_server, "train-jobs", train_id=f"./{n}")["train_jobs"] for n in names.values()):
+        assert time.monotonic() < deadline, "the copies were not listed"
+        time.sleep(0.3)
+    tabs = {}
+    for route, name in names.items():
+        tab = page if not tabs else page.context.new_page()
+        errors: list[str] = []
+        tab.on("console", lambda msg, errors=errors: errors.append(msg.text) if msg.type == "error" else None)
+        query = {"run": [f"./{name}", RESTARTED]} if route == "/compare-plate" else {"train_id": f"./{name}"}
+        open_page(tab, demo_server, q(route, **query))
+        tabs[route] = (tab, errors)
+    for route, (tab, _) in tabs.items():  # each page shows its run before it goes
+        if route == "/compare-plate":
+            tab.locator(f"[data-testid=run-option][data-train-id='./{names[route]}'][data-checked=true]").wait_for()
+        else:
+            tab.get_by_test_id("summary-path").filter(has_text=names[route]).wait_for()
+            tab.wait_for_function("() => !document.querySelector("
+                                  "'[data-testid=state-loading],[data-testid=state-caching],[data-testid=state-notFound]')")
+    for name in names.values():
+        shutil.rmtree(demo_dir / name)
+    for route, (tab, _errors) in tabs.items():
+        if route == "/compare-plate":
+            banner = tab.get_by_test_id("compare-run-gone")
+            banner.wait_for(timeout=20_000)
+            assert f"./{names[route]}" in banner.inner_text()
+        else:
+            state = tab.get_by_test_id("state-notFound")
+            state.wait_for(timeout=20_000)
+            assert f"./{names[route]}" in state.inner_text(), route
+    page.wait_for_timeout(1500)  # a refresh tick after: still nothing asked about the gone runs
+    noise = {route: errors for route, (_, errors) in tabs.items() if errors}
+    assert not noise, noise

@@ -192,6 +192,7 @@ export const en = {
   'compare.runSelection': 'Training Selection',
   'compare.runFilter': 'Filter runs',
   'compare.maxRuns': 'At most {n} runs can be compared.',
+  'compare.runsGone': 'No longer listed by the server (deleted or moved): {runs}. Left out of the comparison.',
   'compare.noRuns': 'Select up to {n} runs to compare.',
   'compare.noScalarRuns': 'No run with scalar data was found.',
   'image.title': 'Image',

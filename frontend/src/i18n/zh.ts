@@ -194,6 +194,7 @@ export const zh: Partial<Record<MessageKey, string>> = {
   'compare.runSelection': '训练选择',
   'compare.runFilter': '筛选训练',
   'compare.maxRuns': '最多可对比 {n} 个训练。',
+  'compare.runsGone': '服务器已不再列出（已删除或移动）：{runs}。已从对比中移除。',
   'compare.noRuns': '请选择至多 {n} 个训练进行对比。',
   'compare.noScalarRuns': '没有包含标量数据的训练。',
   'image.title': '图像',
