@@ -317,7 +317,7 @@ def test_data_lineage_shows_the_columns_that_differ(page: Any, demo_server: str,
     assert not covered, f"differing columns hidden without scrolling: {covered}"
 
 
-def test_lineage_names_metrics_and_fields_in_chinese(page: Any, demo_server: str) -> None:
+def test_lineage_and_landscape_name_metrics_and_fields_in_chinese(page: Any, demo_server: str) -> None:
     page.add_init_script("localStorage.setItem('milang', 'zh-cn')")
     open_page(page, demo_server, q("/model-lineage", cols=["metric/accuracy", "epoch", "batch_size"]), refresh=60)
     th = page.locator("[data-testid=lineage-th][data-col='metric/accuracy']")
@@ -329,6 +329,11 @@ def test_lineage_names_metrics_and_fields_in_chinese(page: Any, demo_server: str
         assert head.get_attribute("title") == col
     labels = page.evaluate("() => window.__charts['model-lineage-parallel'].extra.axes.map(a => a.label)")
     assert "[M]准确率" in labels
+    # the landscape's info panel: eval metrics and the unit in Chinese, raw keys in the tooltips
+    open_page(page, demo_server, q("/loss-landscape", train_id=LANDSCAPE_RUN), refresh=60)
+    accuracy = page.locator("[data-testid=landscape-info] dt[data-key='metric/accuracy']")
+    assert accuracy.inner_text() == "评估准确率" and accuracy.get_attribute("title") == "metric/accuracy"
+    assert page.get_by_text("单位：步").count() == 1
 
 
 ALL_TEXT = """id => {
