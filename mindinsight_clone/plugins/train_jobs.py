@@ -27,7 +27,8 @@ def graph_mode(run: RunInfo) -> str:
     return discovery_graph_mode(run)
 
 
-def job_item(dm: DataManager, run: RunInfo, group: GroupMember | None = None) -> dict[str, Any]:
+def job_item(dm: DataManager, run: RunInfo, group: GroupMember | None = None,
+             data_version: bool = False) -> dict[str, Any]:
     status = dm.run_status(run.train_id)
     ptype = profiler_type(run)
     item: dict[str, Any] = {
@@ -56,6 +57,8 @@ def job_item(dm: DataManager, run: RunInfo, group: GroupMember | None = None) ->
         item["dropped_tags"] = status.dropped_tags
     if status.cache_status == "CACHING":
         item["load_progress"] = {"bytes_read": status.bytes_read, "bytes_total": status.bytes_total}
+    if data_version and status.data_version is not None:
+        item["data_version"] = status.data_version
     if group is not None:
         item["group"] = group.as_dict()
     return item
@@ -63,7 +66,7 @@ def job_item(dm: DataManager, run: RunInfo, group: GroupMember | None = None) ->
 
 def train_jobs(dm: DataManager, offset: int, limit: int, train_id: str | None, search: str | None = None,
                group: str | None = None, collapse_groups: bool = False, sort: str | None = None,
-               descending: bool = False) -> dict[str, Any]:
+               descending: bool = False, data_version: bool = False) -> dict[str, Any]:
     """MindInsight's listing; `search`, `group` and `collapse_groups` (ours, docs/api.md) narrow it first, `sort`
     (ours) orders it before paging."""
     index = dm.index()
@@ -77,7 +80,7 @@ def train_jobs(dm: DataManager, offset: int, limit: int, train_id: str | None, s
     body: dict[str, Any] = {
         "name": os.path.basename(storage.describe(dm.base_dir).rstrip("/")),
         "total": len(runs),
-        "train_jobs": [job_item(dm, r, index.groups.get(r.train_id)) for r in page],
+        "train_jobs": [job_item(dm, r, index.groups.get(r.train_id), data_version) for r in page],
         "load_status": dm.load_status,
     }
     # additive: present only when runs are left out of the listing, so MindInsight bodies match

@@ -105,7 +105,8 @@ def train_jobs_route() -> Any:
     if order not in ("asc", "desc"):
         raise ParamValueError("'order' should be asc or desc.")
     return train_jobs.train_jobs(_dm(), offset, limit, train_id, search=search or None, group=group,
-                                 collapse_groups=collapse, sort=sort, descending=order == "desc")
+                                 collapse_groups=collapse, sort=sort, descending=order == "desc",
+                                 data_version=params.bool_arg("data_version"))
 
 
 @bp.post(f"{P}/train-job-caches")

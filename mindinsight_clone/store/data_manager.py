@@ -66,6 +66,7 @@ class RunStatus:
     plugins: dict[str, list[str]] | None  # None when not in the detail cache
     text_tags: list[str] = field(default_factory=list)  # TensorBoard text summaries (listed, not shown)
     dropped_tags: int = 0  # tags evicted by the tag limits (max_tags_per_run, max_tensor_tags, max_graph_tags)
+    data_version: str | None = None  # changes whenever the cached data changes (None: not in the detail cache)
 
 
 class DataManager:
@@ -377,7 +378,8 @@ class DataManager:
         cache = loader.cache
         problems = loader.problems + listing
         return RunStatus(loader.status, not problems, problems, loader.progress.bytes_read,
-                         loader.progress.bytes_total, cache.all_tags(), text_tags, cache.dropped_tags)
+                         loader.progress.bytes_total, cache.all_tags(), text_tags, cache.dropped_tags,
+                         f"{loader.generation}.{cache.version}")
 
     def cache_runs(self, train_ids: Iterable[str]) -> list[dict[str, str]]:
         """Stamp known runs as recently used and make sure they get cached (asynchronously).

@@ -122,6 +122,27 @@ def test_sort_orders_the_whole_listing_before_paging(client: FlaskClient) -> Non
     assert [j["train_id"] for j in collapsed] == sorted(j["train_id"] for j in collapsed)
 
 
+def test_data_version_changes_with_the_data_and_only_when_asked(tmp_path: Path) -> None:
+    """`data_version=true` adds an opaque token per cached run that changes when its data does (the UI reloads a
+    page only then, so a run deleted between two refreshes is not asked for again); without it, MindInsight's body."""
+    base = tmp_path / "base"
+    scalar_run(base / "run", range(1, 4), ["loss"], ts=1_700_000_000)
+    client = _client(base, tmp_path / "ws")
+    client.post(f"{API}/train-job-caches", json={"train_ids": ["./run"]})
+    manager = client.application.extensions["mindinsight_clone"].data_manager
+    manager.reload()
+    assert "data_version" not in _jobs(client, "train_id=./run")["train_jobs"][0]
+    first = _jobs(client, "train_id=./run&data_version=true")["train_jobs"][0]["data_version"]
+    manager.reload()  # nothing new on disk
+    assert _jobs(client, "train_id=./run&data_version=true")["train_jobs"][0]["data_version"] == first
+    scalar_run(base / "run", range(4, 8), ["loss"], ts=1_700_000_100)  # a second file: more steps
+    manager.reload()
+    second = _jobs(client, "train_id=./run&data_version=true")["train_jobs"][0]["data_version"]
+    assert second != first
+    resp = client.get(f"{API}/scalar/metadata", query_string={"train_id": "./run", "tag": "loss/scalar"})
+    assert [p["step"] for p in resp.get_json()["metadatas"]] == list(range(1, 8))
+
+
 @pytest.mark.parametrize(("query", "code"), [
     ("search=" + "x" * 257, "50540002"),
     ("collapse_groups=maybe", "50540002"),

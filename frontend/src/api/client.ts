@@ -142,6 +142,8 @@ export interface TrainJobsQuery {
   collapse_groups?: boolean
   sort?: 'train_id' | 'create_time' | 'update_time'
   order?: 'asc' | 'desc'
+  /** each cached run's item carries `data_version` (changes with its data) */
+  data_version?: boolean
 }
 
 // ---------------------------------------------------------------- train jobs & caching

@@ -38,6 +38,8 @@ export function useRun(trainId: Ref<string>) {
   let controller: AbortController | null = null
   let retryTimer: number | undefined
   let retries = 0
+  /** The server's data_version of the run when the page last (re)loaded its data ('' = unknown). */
+  let loadedVersion = ''
 
   async function load(fromRefresh = false): Promise<void> {
     const id = trainId.value
@@ -58,6 +60,10 @@ export function useRun(trainId: Ref<string>) {
       // which the browser logs as a console error.
       const presence = await check(ctl.signal)
       const found = job.value
+      // A refresh of a run whose data did not change (same data_version) reloads nothing: the pages ask for
+      // their data again only when the server has new data, so an unchanged run costs one small request
+      // per refresh, and a run deleted meanwhile is not asked for (no 400 in the console).
+      if (fromRefresh && status.value === 'ready' && found?.data_version && found.data_version === loadedVersion) return
       const tags = found
         ? await api.plugins(id, false, { signal: ctl.signal }).catch((e) => {
             if (e instanceof ApiError && e.code === '50545005') return null
@@ -91,6 +97,7 @@ export function useRun(trainId: Ref<string>) {
       }
       retries = 0
       status.value = 'ready'
+      loadedVersion = found?.cache_status === 'CACHED' ? (found.data_version ?? '') : ''
       version.value++
     } catch (e) {
       if (isAbort(e)) return
@@ -102,6 +109,7 @@ export function useRun(trainId: Ref<string>) {
 
   watch(trainId, () => {
     retries = 0
+    loadedVersion = ''
     job.value = null
     plugins.value = emptyPlugins()
     load()
