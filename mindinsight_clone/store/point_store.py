@@ -48,6 +48,7 @@ ROW = np.dtype([("step", "<i8"), ("wall_time", "<f8"), ("value", "<f8")])
 SPILL_ROWS = 8192  # a series longer than this lives in its file (196 KB in memory at most before that)
 MEMORY_BUDGET_BYTES = 64 * 1024 * 1024  # all short series of a process together; beyond it they spill too
 SUFFIX = ".pts"
+PROBE_CHUNK_BYTES = 1024 * 1024  # a probe writes its bytes in pieces this big (no large buffer)
 
 
 @dataclass(frozen=True)
@@ -377,8 +378,14 @@ class PointRoot:
                 return False
             assert self.directory is not None
             scratch = self.directory / f"probe-{threading.get_ident()}.tmp"
+        chunk = bytes(min(max(0, nbytes), PROBE_CHUNK_BYTES))
         try:
-            append_bytes(scratch, bytes(max(0, nbytes)), self._fault)
+            left = max(0, nbytes)
+            while True:  # at least one write, even of 0 bytes: a store whose directory was made just now
+                append_bytes(scratch, chunk[:left], self._fault)
+                left -= len(chunk)
+                if left <= 0:
+                    break
         except OSError:
             return False
         finally:
