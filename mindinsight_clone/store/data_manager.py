@@ -13,10 +13,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -131,6 +132,13 @@ class DataManager:
             loader.close()
         if points is not None:
             points.close()
+
+    @contextlib.contextmanager
+    def reloads_held(self) -> Iterator[None]:
+        """Hold off reload passes while the block runs (a pass under way finishes first). Requests are served
+        as usual; what the store sees meanwhile comes from request threads only."""
+        with self._load_lock:
+            yield
 
     @property
     def points(self) -> PointRoot:
