@@ -148,13 +148,13 @@ class DataManager:
         return self._points
 
     def _new_loader(self, run: RunInfo) -> RunLoader:
-        self.points  # noqa: B018 (made here, on the reload thread, before any loader uses it)
+        points = self.points  # made on the reload thread, before any loader uses it
         parser = formats.RecordsParser(parse_records)  # one per run: it keeps per-file tfevents state
         # remote runs skip the vectorised scalar readers: their many small reads would each be a request (the
         # demo data over loopback S3: 124 requests and 2.2 s for the first load with it, 28 and 1.1 s without)
         fast = None if storage.is_remote(run.path) else parser.read_scalars
         return RunLoader(run.train_id, run.path, self.settings, parse_event, parse_pb,
-                         parse_records=parser, points_root=self._points, read_scalars=fast)
+                         parse_records=parser, points_root=points, read_scalars=fast)
 
     def wake(self) -> None:
         self._wake.set()
