@@ -26,7 +26,7 @@ export function useRunPresence(trainId: Ref<string>, opts: { poll?: boolean } = 
       presence.value = 'gone'
       return presence.value
     }
-    const brief = await api.trainJobs({ train_id: id }, { signal })
+    const brief = await api.trainJobs({ train_id: id, data_version: true }, { signal })
     if (signal?.aborted || id !== trainId.value) return presence.value
     job.value = brief.train_jobs.find((j) => j.train_id === id) ?? null
     presence.value = job.value ? 'present' : brief.load_status === 'loaded' ? 'gone' : 'pending'
