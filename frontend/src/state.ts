@@ -35,9 +35,17 @@ export const DEFAULT_REFRESH_S = 10
 /** Never poll faster than this, whatever the server's reload interval. */
 export const MIN_REFRESH_S = 2
 
+/** The server's reload interval as index.html carries it (`<meta name="mi-reload-interval">`), if > 0. */
+function servedInterval(): number | null {
+  if (typeof document === 'undefined') return null
+  const s = Number(document.querySelector('meta[name="mi-reload-interval"]')?.getAttribute('content'))
+  return Number.isFinite(s) && s > 0 ? Math.max(MIN_REFRESH_S, s) : null
+}
+
 export const refresh = reactive({
   enabled: load('miautorefresh') !== 'false',
-  intervalS: DEFAULT_REFRESH_S,
+  // known from the first paint when the server served the page; ui-config confirms it below
+  intervalS: servedInterval() ?? DEFAULT_REFRESH_S,
   /** Incremented on every refresh (timer or button). */
   tick: 0,
   lastAt: 0,

@@ -113,8 +113,9 @@ def scalar_window(cache: RunCache, tag: str, start_step: int | None, end_step: i
                   points: int) -> dict[str, Any]:
     """`{"metadatas": [...], "window": {...}}`: real points of the step window, at most `points` (M4).
 
-    `window.exact` is false when the run has no full-resolution series for the tag (no writable
-    workspace, or a write failed; the log says which): the answer then comes from the kept sample.
+    `window.exact` is false when the run has no full-resolution series for the tag: the answer then comes from
+    the kept sample, and `window.reason` says why (`disk_full`, `write_failed`, `no_store`) with the error in
+    `window.detail` (the log says it too). Full resolution returns once the store can write again.
     """
     samples = tag_samples(cache, NAME, tag, ScalarNotExistError)
     window = cache.scalar_window(tag, start_step, end_step, points)
@@ -133,11 +134,13 @@ def scalar_window(cache: RunCache, tag: str, start_step: int | None, end_step: i
         values = [float(inside[i].value) for i in keep]
         exact = False
     rows = [{"step": st, "value": v, "wall_time": w} for st, w, v in zip(steps, walls, values, strict=True)]
-    return {
-        "metadatas": orjson.Fragment(orjson.dumps(rows)),
-        "window": {"start_step": start_step, "end_step": end_step, "points": points, "total": total,
-                   "exact": exact},
-    }
+    info: dict[str, Any] = {"start_step": start_step, "end_step": end_step, "points": points, "total": total,
+                            "exact": exact}
+    if not exact:
+        failure = cache.point_failure(tag)
+        info["reason"] = failure.reason if failure is not None else "no_store"
+        info["detail"] = failure.detail if failure is not None else "the server keeps no full-resolution store"
+    return {"metadatas": orjson.Fragment(orjson.dumps(rows)), "window": info}
 
 
 # ------------------------------------------------------------------------------ TensorBoard layouts

@@ -13,6 +13,7 @@ from mindinsight_clone.store.data_manager import DataManager
 from mindinsight_clone.store.discovery import RunInfo, profiler_type
 from mindinsight_clone.store.discovery import graph_mode as discovery_graph_mode
 from mindinsight_clone.store.run_groups import GroupMember
+from mindinsight_clone.store.run_index import sort_runs
 
 
 def local_time(ts: float) -> str:
@@ -27,7 +28,8 @@ def graph_mode(run: RunInfo) -> str:
     return discovery_graph_mode(run)
 
 
-def job_item(dm: DataManager, run: RunInfo, group: GroupMember | None = None) -> dict[str, Any]:
+def job_item(dm: DataManager, run: RunInfo, group: GroupMember | None = None,
+             data_version: bool = False) -> dict[str, Any]:
     status = dm.run_status(run.train_id)
     ptype = profiler_type(run)
     item: dict[str, Any] = {
@@ -57,6 +59,8 @@ def job_item(dm: DataManager, run: RunInfo, group: GroupMember | None = None) ->
         item["dropped_tags"] = status.dropped_tags
     if status.cache_status == "CACHING":
         item["load_progress"] = {"bytes_read": status.bytes_read, "bytes_total": status.bytes_total}
+    if data_version and status.data_version is not None:
+        item["data_version"] = status.data_version
     if group is not None:
         item["group"] = group.as_dict()
     return item
@@ -81,18 +85,22 @@ def tensorboard_layout(run: RunInfo | None, plugins: dict[str, list[str]] | None
 
 
 def train_jobs(dm: DataManager, offset: int, limit: int, train_id: str | None, search: str | None = None,
-               group: str | None = None, collapse_groups: bool = False) -> dict[str, Any]:
-    """MindInsight's listing; `search`, `group` and `collapse_groups` (ours, docs/api.md) narrow it first."""
+               group: str | None = None, collapse_groups: bool = False, sort: str | None = None,
+               descending: bool = False, data_version: bool = False) -> dict[str, Any]:
+    """MindInsight's listing; `search`, `group` and `collapse_groups` (ours, docs/api.md) narrow it first, `sort`
+    (ours) orders it before paging."""
     index = dm.index()
     if train_id is not None:  # exact match (MindInsight); the other filters still apply, never collapsed
         runs = [r for r in index.select(search, group) if r.train_id == train_id]
     else:
         runs = index.select(search, group, collapse_groups)
+    if sort is not None:
+        runs = sort_runs(runs, sort, descending)
     page = runs[offset * limit:(offset + 1) * limit]
     body: dict[str, Any] = {
         "name": os.path.basename(storage.describe(dm.base_dir).rstrip("/")),
         "total": len(runs),
-        "train_jobs": [job_item(dm, r, index.groups.get(r.train_id)) for r in page],
+        "train_jobs": [job_item(dm, r, index.groups.get(r.train_id), data_version) for r in page],
         "load_status": dm.load_status,
     }
     # additive: present only when runs are left out of the listing, so MindInsight bodies match

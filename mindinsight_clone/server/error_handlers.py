@@ -56,11 +56,16 @@ def loading_instead(err: MindInsightError) -> MindInsightError:
     return SummaryLogIsLoading(f"Detail: Data is being loaded, current status: {status}.")
 
 
+def log_domain_error(err: MindInsightError, absent: bool = False) -> None:
+    """One log line per domain error; an absence the client said it expects is only info."""
+    log.log(logging.INFO if absent else logging.WARNING, "[%s] %s", err.error_code, err.message)
+
+
 def register(app: Flask) -> None:
     @app.errorhandler(MindInsightError)
     def _domain(err: MindInsightError) -> tuple[Response, int]:
         err = loading_instead(err)
-        log.warning("[%s] %s", err.error_code, err.message)
+        log_domain_error(err)
         return error_response(err)
 
     @app.errorhandler(NotFound)

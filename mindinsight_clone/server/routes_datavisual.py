@@ -30,6 +30,7 @@ from mindinsight_clone.server.services import services
 from mindinsight_clone.store.data_manager import DataManager
 from mindinsight_clone.store.downsample import MIN_POINTS
 from mindinsight_clone.store.run_cache import RunCache
+from mindinsight_clone.store.run_index import SORT_KEYS
 
 bp = Blueprint("datavisual", __name__, url_prefix="/v1/mindinsight")
 
@@ -97,8 +98,15 @@ def train_jobs_route() -> Any:
         except MindInsightError:  # as train_id: a malformed group matches nothing
             group = "\x00invalid"
     collapse = params.bool_arg("collapse_groups")
+    sort = params.arg("sort")
+    if sort is not None and sort not in SORT_KEYS:
+        raise ParamValueError(f"'sort' should be one of {', '.join(SORT_KEYS)}.")
+    order = params.arg("order") or "asc"
+    if order not in ("asc", "desc"):
+        raise ParamValueError("'order' should be asc or desc.")
     return train_jobs.train_jobs(_dm(), offset, limit, train_id, search=search or None, group=group,
-                                 collapse_groups=collapse)
+                                 collapse_groups=collapse, sort=sort, descending=order == "desc",
+                                 data_version=params.bool_arg("data_version"))
 
 
 @bp.post(f"{P}/train-job-caches")

@@ -17,6 +17,7 @@ from mindinsight_clone.analyzers.profiler import (
     ascend_tables,
     cluster_matrix,
     cluster_output,
+    column_defs,
     communication,
     compare,
     info,
@@ -49,11 +50,25 @@ from mindinsight_clone.analyzers.profiler.layout import (
 from mindinsight_clone.errors import ParamValueError, ProfilerFileNotFoundError, ProfilerParamValueError
 from mindinsight_clone.ingest.storage import Location
 from mindinsight_clone.ingest.train_id import normalize_train_id, resolve_train_dir
+from mindinsight_clone.server.error_handlers import error_response, log_domain_error
 from mindinsight_clone.server.params import arg, json_body, to_int
 from mindinsight_clone.server.services import services
 
 bp = Blueprint("profiler", __name__, url_prefix="/v1/mindinsight")
 CACHE_KEY = "profiler_file_cache"
+
+
+@bp.errorhandler(ProfilerFileNotFoundError)
+def _absent(err: ProfilerFileNotFoundError) -> tuple[Response, int]:
+    """A view's file is absent (50546084). With `missing_ok=true` (our addition; a client that expects absences,
+    e.g. communication.json at profiler Level0) the answer is 200 `{"missing": {"error_code", "error_msg"}}`, so an
+    expected absence is not an HTTP error; without it, MindInsight's 400 as ever."""
+    if (request.args.get("missing_ok") or "").lower() in ("1", "true"):
+        log_domain_error(err, absent=True)
+        body, _status = error_response(err)
+        return jsonify({"missing": body.get_json()}), 200
+    log_domain_error(err)
+    return error_response(err)
 
 
 def _cache() -> ParsedFileCache:
@@ -121,6 +136,17 @@ def _int_arg(name: str, low: int, high: int) -> int | None:
     if not low <= value <= high:
         raise ProfilerParamValueError(f"{name} should be in [{low}, {high}].")
     return value
+
+
+def _pids_arg() -> tuple[str, ...] | None:
+    """`pids=1,2`: the processes whose timed events a timeline answer keeps (at most 1,000 ids)."""
+    raw = arg("pids")
+    if raw is None:
+        return None
+    pids = tuple(p.strip() for p in raw.split(",") if p.strip())
+    if len(pids) > 1000 or any(len(p) > 64 for p in pids):
+        raise ProfilerParamValueError("pids should be at most 1000 comma-separated process ids.")
+    return pids
 
 
 def _ordered_json(obj: Any) -> Response:
@@ -234,7 +260,8 @@ def timeline_detail() -> Response:
     device_type = _device_type()
     window = timeline.Window(start_us=_float_arg("start_us"), end_us=_float_arg("end_us"),
                              min_dur_us=_float_arg("min_dur_us"),
-                             max_events=_int_arg("max_events", 1, timeline.MAX_EVENTS_LIMIT))
+                             max_events=_int_arg("max_events", 1, timeline.MAX_EVENTS_LIMIT),
+                             pids=_pids_arg())
     if _legacy(pdir):
         scope_name_num = to_int("scope_name_num", request.args.get("scope_name_num", "0")) or 0
         return jsonify(legacy_timeline.timeline(pdir, device_id, device_type, scope_name_num, window, _cache()))
@@ -404,7 +431,8 @@ def profiler_dirs() -> Response:
     for path in find_profiler_dirs(job_dir):
         pdir = scan_profiler_dir(path, f"{job.rstrip('/')}/{path.name}", _cache())
         entry: dict[str, Any] = {"profile": path.name, "layout": pdir.layout, "device_list": pdir.device_ids,
-                                 "device_type": pdir.device_type, "profiler_mode": pdir.profiler_mode}
+                                 "device_type": pdir.device_type, "profiler_mode": pdir.profiler_mode,
+                                 "framework": pdir.framework}
         if pdir.problems:  # e.g. a listing cut at its limit: never dropped silently
             entry["problems"] = list(pdir.problems)
         answer.append(entry)
@@ -429,6 +457,12 @@ def memory_usage() -> Response:
 def op_types() -> Response:
     """The `op_type` values ops/search accepts, with their columns."""
     return jsonify({t: list(op_stats.columns(t)) for t in op_stats.OP_TYPES})
+
+
+@bp.route("/profile/columns", methods=["GET"])
+def columns() -> Response:
+    """The column definitions (unit, timestamp) of every profiler table (column_defs.py)."""
+    return jsonify({"tables": column_defs.all_tables()})
 
 
 # --- Ascend additions (docs/profiler.md "Ascend"): one rank, or all ranks -------------------------

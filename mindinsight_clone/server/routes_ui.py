@@ -1,12 +1,18 @@
 """The bundled single-page app: `/` serves index.html, `/static/<path>` its assets; a browser asking
-for another page path is sent to the app's own route for it (`/x` -> `/#/x`)."""
+for another page path is sent to the app's own route for it (`/x` -> `/#/x`).
+
+index.html carries the server's reload interval (`<meta name="mi-reload-interval">`), so the page's
+auto-refresh label names the real interval from its first paint, even when `ui-config` is slow or lost."""
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from urllib.parse import quote
 
 from flask import Blueprint, Request, Response, send_from_directory
+
+from mindinsight_clone.server.services import services
 
 DIST = Path(__file__).resolve().parent.parent / "ui" / "dist"
 
@@ -18,13 +24,21 @@ MISSING_UI = """<!doctype html><html><head><meta charset="utf-8"><title>mindinsi
 The REST API is available under <code>/v1/mindinsight/</code>.</p></body></html>"""
 
 
+@functools.lru_cache(maxsize=4)
+def _index_html(mtime_ns: int, reload_interval: int) -> str:
+    """index.html with the reload interval in a meta tag (cached per build and interval)."""
+    html = (DIST / "index.html").read_text(encoding="utf-8")
+    meta = f'<meta name="mi-reload-interval" content="{int(reload_interval)}" />'
+    return html.replace("</head>", f"    {meta}\n  </head>", 1)
+
+
 @bp.get("/")
 def index() -> Response:
-    if not (DIST / "index.html").is_file():
+    page = DIST / "index.html"
+    if not page.is_file():
         return Response(MISSING_UI, mimetype="text/html")
-    response = send_from_directory(DIST, "index.html", max_age=0)
-    response.headers["Cache-Control"] = "no-cache"
-    return response
+    html = _index_html(page.stat().st_mtime_ns, services().settings.reload_interval)
+    return Response(html, mimetype="text/html", headers={"Cache-Control": "no-cache"})
 
 
 @bp.get("/static/<path:filename>")

@@ -68,6 +68,7 @@ class RunStatus:
     plugins: dict[str, list[str]] | None  # None when not in the detail cache
     text_tags: list[str] = field(default_factory=list)  # TensorBoard text tags (also plugins["text"])
     dropped_tags: int = 0  # tags evicted by the tag limits (max_tags_per_run, max_tensor_tags, max_graph_tags)
+    data_version: str | None = None  # changes whenever the cached data changes (None: not in the detail cache)
 
 
 def _keep_members(run: RunInfo, old: RunInfo) -> None:
@@ -149,16 +150,22 @@ class DataManager:
         with self._load_lock:
             yield
 
-    def _new_loader(self, run: RunInfo) -> RunLoader:
+    @property
+    def points(self) -> PointRoot:
+        """The process's full-resolution point store (made on first use); tests reach its fault hook here."""
         if self._points is None:
             self._points = PointRoot(self.settings.workspace)
+        return self._points
+
+    def _new_loader(self, run: RunInfo) -> RunLoader:
+        points = self.points  # made on the reload thread, before any loader uses it
         # one per run: it keeps per-file tfevents state
         parser = formats.RecordsParser(parse_records, text_max_chars=self.settings.text_max_chars)
         # remote runs skip the vectorised scalar readers: their many small reads would each be a request (the
         # demo data over loopback S3: 124 requests and 2.2 s for the first load with it, 28 and 1.1 s without)
         fast = None if storage.is_remote(run.path) else parser.read_scalars
         return RunLoader(run.train_id, run.path, self.settings, parse_event, parse_pb,
-                         parse_records=parser, points_root=self._points, read_scalars=fast,
+                         parse_records=parser, points_root=points, read_scalars=fast,
                          parse_projector=projector.read_projector)
 
     def wake(self) -> None:
@@ -422,7 +429,8 @@ class DataManager:
         problems = loader.problems + listing
         tags = cache.all_tags()
         return RunStatus(loader.status, not problems, problems, loader.progress.bytes_read,
-                         loader.progress.bytes_total, tags, tags.get("text", []), cache.dropped_tags)
+                         loader.progress.bytes_total, tags, tags.get("text", []), cache.dropped_tags,
+                         f"{loader.generation}.{cache.version}")
 
     def cache_runs(self, train_ids: Iterable[str]) -> list[dict[str, str]]:
         """Stamp known runs as recently used and make sure they get cached (asynchronously).

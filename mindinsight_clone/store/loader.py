@@ -4,6 +4,9 @@ Per file it keeps a resumable `RecordReader` (byte offset of the last complete r
 only what was appended since the last one. Summary files are read in MindInsight's order (timestamp in
 the name ascending, then name descending); `.pb` graph files after them. A file that shrank, was replaced
 or was deleted resets the whole run (read again from scratch, as MindInsight does).
+
+When writes to the point store failed (a full disk), the run is read again into a fresh cache once the store
+can write again (`_refill_points`), so zoomed windows are served at full resolution again.
 """
 
 from __future__ import annotations
@@ -49,6 +52,9 @@ PROJECTOR_CONFIG = "projector_config.pbtxt"
 SLOW_CHUNK_BYTES = 1024
 FAST_PROBE_BYTES = 64 * 1024  # the scalar reader's first read; doubles while it takes what it reads
 FAST_MAX_BYTES = 1024 * 1024  # bounds the transient memory of a decode (a few times this, per loader thread)
+PROBE_MAX_BYTES = 16 * 1024 * 1024  # the most a "can the point store write again?" probe writes
+REFILL_WAIT_S = 5.0  # after a refill that failed again, the next one waits this long, doubling up to the max
+REFILL_MAX_WAIT_S = 300.0
 
 
 def summary_file_order(names: Sequence[str]) -> list[str]:
@@ -115,6 +121,8 @@ class RunLoader:
     progress: LoadProgress = field(default_factory=LoadProgress)
     _dropped_logged: int = 0  # dropped-tag count last written to the log
     loaded_once: bool = False  # a whole load pass has finished (until then a missing tag may still come)
+    _refill_failures: int = 0  # refills of the point store that failed again in a row
+    _refill_after: float = 0.0  # monotonic time before which no refill is tried
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
@@ -158,10 +166,46 @@ class RunLoader:
             self._dropped_logged = 0
             self.progress = LoadProgress()
 
+    def _refill_points(self, summary_files: Sequence[str], pb_files: Sequence[str], projector: bool) -> bool:
+        """Point-store writes of this run failed (disk full) and the store can write again: read the run again
+        into a fresh cache and take it once complete, so requests keep their (sampled) answers meanwhile.
+        True if the fresh cache replaced the old one."""
+        root = self.points_root
+        need = self.cache.failed_point_bytes()
+        if root is None or not need or time.monotonic() < self._refill_after:
+            return False
+        if not root.probe(min(need, PROBE_MAX_BYTES)):
+            return False  # still full: one failed write, tried again next pass
+        log.info("run %s: the point store can write again; reading the run again for full-resolution windows",
+                 self.train_id)
+        fresh = RunLoader(self.train_id, self.path, self.settings, self.parse_event, self.parse_pb,
+                          self.parse_records, root, self.read_scalars, self.parse_projector)
+        fresh.load_pass(summary_files, pb_files, projector)
+        if fresh.cache.failed_point_bytes():
+            fresh.close()
+            self._refill_failures += 1
+            wait = min(REFILL_MAX_WAIT_S, REFILL_WAIT_S * 2 ** (self._refill_failures - 1))
+            self._refill_after = time.monotonic() + wait
+            log.warning("run %s: the point store failed again while refilling; next try in %.0f s", self.train_id,
+                        wait)
+            return False
+        self._refill_failures = 0
+        with self._lock:
+            old, self.cache = self.cache, fresh.cache
+            self._files, self._pb_mtimes, self._pb_problems = fresh._files, fresh._pb_mtimes, fresh._pb_problems
+            self._problems, self._tails, self._stat_problems = fresh._problems, fresh._tails, fresh._stat_problems
+            self._projector_mtime, self._projector_problems = fresh._projector_mtime, fresh._projector_problems
+            self.progress, self._dropped_logged = fresh.progress, fresh._dropped_logged
+            self.generation += 1
+        old.close()
+        log.info("run %s: full-resolution windows are served again", self.train_id)
+        return True
+
     # ------------------------------------------------------------------ loading
     def load_pass(self, summary_files: Sequence[str], pb_files: Sequence[str] = (), projector: bool = False) -> bool:
         """Read whatever is new; return True if anything changed. Sets status CACHING/CACHED. `projector`: the
         run folder holds a projector config (read when it changed)."""
+        refilled = self._refill_points(summary_files, pb_files, projector)
         ordered = summary_file_order(summary_files)
         gone = set(self._files) - set(ordered)
         if gone:
@@ -197,7 +241,7 @@ class RunLoader:
         self._log_dropped_tags()
         self.status = "CACHED"
         self.loaded_once = True
-        return changed
+        return changed or refilled
 
     def _log_dropped_tags(self) -> None:
         dropped = self.cache.dropped_tags

@@ -17,12 +17,17 @@ memory instead: creating thousands of tiny files (1,000 runs x 4 tags) costs mor
 memory stays bounded (per series and in total), so it is still flat in the number of steps.
 A directory is per server process; directories of processes that are gone are removed at start.
 Writers: the run's loader (one thread). Readers: request threads (copies, under the series' lock).
+
+A failed write (a full disk, ENOSPC) marks the series failed with the reason; its windows are then answered
+from the sample and say why (`plugins/scalars.scalar_window`). `PointRoot.probe` tells the loader when the
+store can write again, and the loader reads the run again to refill it (`store/loader.py`).
 """
 
 from __future__ import annotations
 
 import bisect
 import contextlib
+import errno
 import hashlib
 import logging
 import os
@@ -43,6 +48,34 @@ ROW = np.dtype([("step", "<i8"), ("wall_time", "<f8"), ("value", "<f8")])
 SPILL_ROWS = 8192  # a series longer than this lives in its file (196 KB in memory at most before that)
 MEMORY_BUDGET_BYTES = 64 * 1024 * 1024  # all short series of a process together; beyond it they spill too
 SUFFIX = ".pts"
+PROBE_CHUNK_BYTES = 1024 * 1024  # a probe writes its bytes in pieces this big (no large buffer)
+
+
+@dataclass(frozen=True)
+class StoreFailure:
+    """Why a series (or a whole run's store) holds no full-resolution points: `reason` is `disk_full`
+    (ENOSPC, EDQUOT), `write_failed` (another OSError) or `no_store` (no directory could be made)."""
+
+    reason: str
+    detail: str
+
+    @classmethod
+    def of(cls, exc: OSError, no_store: bool = False) -> StoreFailure:
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            return cls("disk_full", str(exc))
+        return cls("no_store" if no_store else "write_failed", str(exc))
+
+
+class WriteFault:
+    """The store's fault hook for tests: while `PointRoot.write_fault` holds an OSError, every write of that root
+    (series rows and probes) raises it before touching the disk, as a full disk does. The server never sets it."""
+
+    def __init__(self) -> None:
+        self.error: OSError | None = None
+
+    def check(self) -> None:
+        if self.error is not None:
+            raise self.error
 
 
 @dataclass(frozen=True)
@@ -83,11 +116,12 @@ class ScalarSeries:
     """One tag's points: in memory while short (within the budget), then in its file. `append` by the
     loader, `window`/`rows` by anyone."""
 
-    def __init__(self, path: Path, budget: MemoryBudget | None = None) -> None:
+    def __init__(self, path: Path, budget: MemoryBudget | None = None, fault: WriteFault | None = None) -> None:
         self.path = path
         self.count = 0
         self.last_step: int | None = None
-        self.broken = False  # a write failed: the caller stops using this series (and logs why)
+        self.failure: StoreFailure | None = None  # a write failed: the caller stops using this series
+        self._fault = fault
         self._budget = budget
         self._mem: np.ndarray | None = np.empty(0, dtype=ROW) if budget is not None else None  # None: on disk
         self._sources: list[tuple[int, str]] = []  # (first row, source file) of each segment
@@ -97,11 +131,15 @@ class ScalarSeries:
     def on_disk(self) -> bool:
         return self._mem is None
 
+    @property
+    def broken(self) -> bool:
+        return self.failure is not None
+
     # ---------------------------------------------------------------- writing
     def append(self, steps: np.ndarray, wall_times: np.ndarray, values: np.ndarray, source: str) -> None:
         """Append points whose steps strictly increase; a first step <= the last stored truncates first.
 
-        Raises OSError (and marks the series broken) when the write fails; what was stored stays.
+        Raises OSError (and marks the series failed) when the write fails; what was stored stays.
         """
         n = int(steps.size)
         if not n:
@@ -128,15 +166,9 @@ class ScalarSeries:
 
     def _write(self, rows: np.ndarray, rows_in_file: int) -> None:
         try:
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-            try:
-                data = memoryview(rows.tobytes())
-                while data:
-                    data = data[os.write(fd, data):]
-            finally:
-                os.close(fd)
-        except OSError:
-            self.broken = True
+            append_bytes(self.path, rows.tobytes(), self._fault)
+        except OSError as exc:
+            self.failure = StoreFailure.of(exc)
             with contextlib.suppress(OSError):
                 os.truncate(self.path, rows_in_file * ROW.itemsize)
             raise
@@ -216,13 +248,30 @@ class ScalarSeries:
                 self.path.unlink()
 
 
-class PointStore:
-    """The series of one run (one directory). `None` directory: nothing is stored (see `enabled`)."""
+def append_bytes(path: Path, data: bytes, fault: WriteFault | None = None) -> None:
+    """Append `data` to `path` (created 0600) with `write()`, all of it or OSError."""
+    if fault is not None:
+        fault.check()
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
 
-    def __init__(self, directory: Path | None, prefix: str = "", budget: MemoryBudget | None = None) -> None:
+
+class PointStore:
+    """The series of one run (one directory). `None` directory: nothing is stored (see `enabled`); `failure`
+    says why when the directory could not be made (else the store was not asked for)."""
+
+    def __init__(self, directory: Path | None, prefix: str = "", budget: MemoryBudget | None = None,
+                 fault: WriteFault | None = None, failure: StoreFailure | None = None) -> None:
         self.directory = directory
         self.budget = budget  # None: every series on disk from its first point
         self.prefix = prefix  # file name prefix of this run's series (one flat directory per process)
+        self.failure = failure
+        self._fault = fault
         self._series: dict[str, ScalarSeries] = {}
         self._lock = threading.Lock()
 
@@ -243,8 +292,13 @@ class PointStore:
             if series is None:
                 key = hashlib.blake2b(tag.encode("utf-8", "surrogatepass"), digest_size=10).hexdigest()
                 series = self._series[tag] = ScalarSeries(self.directory / f"{self.prefix}{key}{SUFFIX}",
-                                                             self.budget)
+                                                             self.budget, self._fault)
             return series
+
+    def failures(self) -> dict[str, StoreFailure]:
+        """tag -> why its series holds no full-resolution points (failed writes), for the tags that have one."""
+        with self._lock:
+            return {tag: s.failure for tag, s in self._series.items() if s.failure is not None}
 
     def drop(self, tag: str) -> None:
         with self._lock:
@@ -261,21 +315,43 @@ class PointStore:
 
 
 class PointRoot:
-    """This process's directory of point stores under the workspace; one `PointStore` per cached run."""
+    """This process's directory of point stores under the workspace; one `PointStore` per cached run.
+
+    `write_fault` is the store's fault hook for tests (see `WriteFault`)."""
 
     def __init__(self, workspace: str | os.PathLike[str], memory_budget: int = MEMORY_BUDGET_BYTES) -> None:
         self.base = Path(workspace) / "cache" / "points"
         self.directory: Path | None = None
+        self.failure: StoreFailure | None = None  # why there is no directory (None: there is one)
         self.budget = MemoryBudget(memory_budget)
+        self._fault = WriteFault()
         self._counter = 0
         self._lock = threading.Lock()
+        self._make_directory()
+        if self.directory is None:
+            log.warning("full-resolution scalar store disabled: cannot create a directory in %s (%s); "
+                        "scalar windows are answered from the sample only until it can", self.base,
+                        self.failure.detail if self.failure else "")
+
+    @property
+    def write_fault(self) -> OSError | None:
+        return self._fault.error
+
+    @write_fault.setter
+    def write_fault(self, error: OSError | None) -> None:
+        self._fault.error = error
+
+    def _make_directory(self) -> bool:
         try:
+            self._fault.check()
             self.base.mkdir(parents=True, exist_ok=True)
             self._remove_stale()
             self.directory = Path(tempfile.mkdtemp(prefix=f"{os.getpid()}-", dir=self.base))
         except OSError as exc:
-            log.warning("full-resolution scalar store disabled: cannot create a directory in %s (%s); "
-                        "scalar windows are answered from the sample only", self.base, exc)
+            self.failure = StoreFailure.of(exc, no_store=True)
+            return False
+        self.failure = None
+        return True
 
     def _remove_stale(self) -> None:
         """Directories left by server processes that are gone (named `<pid>-<random>`)."""
@@ -285,13 +361,37 @@ class PointRoot:
                 shutil.rmtree(child, ignore_errors=True)
 
     def run_store(self, train_id: str) -> PointStore:
-        if self.directory is None:
-            return PointStore(None)
         with self._lock:
+            if self.directory is None:
+                return PointStore(None, failure=self.failure)
             self._counter += 1
             n = self._counter
         key = hashlib.blake2b(train_id.encode("utf-8", "surrogatepass"), digest_size=10).hexdigest()
-        return PointStore(self.directory, f"{key}-{n}-", self.budget)
+        return PointStore(self.directory, f"{key}-{n}-", self.budget, self._fault)
+
+    def probe(self, nbytes: int) -> bool:
+        """Can `nbytes` be written to the store now? Writes them to a scratch file and removes it (making the
+        directory first if it could not be made before). The loader asks this before re-reading a run whose
+        series failed, so a disk that is still full costs one failed write, not a re-read."""
+        with self._lock:
+            if self.directory is None and not self._make_directory():
+                return False
+            assert self.directory is not None
+            scratch = self.directory / f"probe-{threading.get_ident()}.tmp"
+        chunk = bytes(min(max(0, nbytes), PROBE_CHUNK_BYTES))
+        try:
+            left = max(0, nbytes)
+            while True:  # at least one write, even of 0 bytes: a store whose directory was made just now
+                append_bytes(scratch, chunk[:left], self._fault)
+                left -= len(chunk)
+                if left <= 0:
+                    break
+        except OSError:
+            return False
+        finally:
+            with contextlib.suppress(OSError):
+                scratch.unlink()
+        return True
 
     def close(self) -> None:
         if self.directory is not None:

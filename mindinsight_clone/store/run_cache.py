@@ -35,7 +35,7 @@ from mindinsight_clone.errors import TrainJobNotExistError
 from mindinsight_clone.ingest.gc_pause import gc_paused
 from mindinsight_clone.ingest.values import ALL_PLUGIN_NAMES, SummaryValue
 from mindinsight_clone.store.envelope import ScalarStats
-from mindinsight_clone.store.point_store import ROW, PointStore, ScalarSeries, Window
+from mindinsight_clone.store.point_store import ROW, PointStore, ScalarSeries, StoreFailure, Window
 from mindinsight_clone.store.reservoir import Reservoir, Sample
 
 T = TypeVar("T")
@@ -183,6 +183,20 @@ class RunCache:
         if series is None or series.broken:
             return None
         return series.window(start_step, end_step, points)
+
+    def point_failure(self, tag: str) -> StoreFailure | None:
+        """Why scalar `tag` has no full-resolution series (a failed write, no store directory), if it failed."""
+        series = self.points.get(tag)
+        if series is not None and series.failure is not None:
+            return series.failure
+        return self.points.failure
+
+    def failed_point_bytes(self) -> int:
+        """Bytes the point store would need to hold every point of the scalar tags whose series failed
+        (0: nothing failed); the loader probes for that much before reading the run again."""
+        with self._lock:
+            tags = list(self._scalar_stats) if self.points.failure is not None else list(self.points.failures())
+            return sum(self._scalar_stats[t].count if t in self._scalar_stats else 1 for t in tags) * ROW.itemsize
 
     def close(self) -> None:
         """Delete this run's point store (the run left the cache or was reset)."""

@@ -63,3 +63,15 @@ class RunIndex:
                 seen.add(g.group)
             out.append(run)
         return out
+
+
+SORT_KEYS = ("train_id", "create_time", "update_time")
+
+
+def sort_runs(runs: list[RunInfo], key: str, descending: bool = False) -> list[RunInfo]:
+    """`runs` ordered by `key` (one of SORT_KEYS); equal values by train_id, in the same direction."""
+    if key == "train_id":
+        return sorted(runs, key=lambda r: r.train_id, reverse=descending)
+    if key == "create_time":
+        return sorted(runs, key=lambda r: (r.create_time, r.train_id), reverse=descending)
+    return sorted(runs, key=lambda r: (r.update_time, r.train_id), reverse=descending)

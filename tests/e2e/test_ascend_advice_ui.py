@@ -155,11 +155,9 @@ def test_findings_list_links_to_the_views(advice_server: str, page: Any, screens
     page.locator('[data-testid="finding"][data-id="aicpu"] [data-testid="finding-open"]').click()
     page.wait_for_selector('[data-testid="prof-ops"]')
     assert page.input_value('[data-testid="prof-device-select"]') == "0"
-    # this job has no operator_details.csv: the table card says so (the browser logs that expected 400)
+    # this job has no operator_details.csv: the table card says so, and that expected absence is no failed request
     assert "operator_details.csv" in page.wait_for_selector('[data-testid="ascend-missing"]').inner_text()
-    assert failed and all("/profile/operator-details?" in u for u in failed), failed
-    assert all("status of 400" in e for e in page.console_errors), page.console_errors
-    page.console_errors.clear()
+    assert not failed and not page.console_errors, (failed, page.console_errors)
 
     # Chinese, dark theme
     page.click('[data-testid="prof-tab-advice"]')

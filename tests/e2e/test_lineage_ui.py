@@ -116,6 +116,17 @@ def test_mouse_brush_on_an_axis_filters_the_table(page: Any, ui_server: str) -> 
     top = max(v for v in values if v is not None)
     open_page(page, ui_server, "/model-lineage")
     page.wait_for_function(f"window.__charts && window.__charts['{MODEL_CHART}']")
+    # A chart with many axes scrolls sideways (each axis keeps room for its whole name): bring the axis into view.
+    page.evaluate(
+        """id => {
+             const inst = window.__charts[id].instance()
+             const dim = 'dim' + window.__charts[id].extra.axes.findIndex(a => a.id === 'batch_size')
+             const [x] = inst.getModel().getComponent('parallel').coordinateSystem.dataToPoint(0, dim)
+             const scroller = inst.getDom().closest('[data-testid=parallel-scroll]')
+             scroller.scrollLeft = Math.max(0, x - scroller.clientWidth / 2)
+           }""",
+        MODEL_CHART,
+    )
     # Pixel position of the batch_size axis at two values, from the chart's coordinate system.
     pts = page.evaluate(
         """([id, top]) => {

@@ -64,6 +64,18 @@ def test_index_served(client: FlaskClient) -> None:
     assert response.status_code == 200 and response.mimetype == "text/html"
 
 
+def test_index_names_the_reload_interval(tmp_path: Path) -> None:
+    """The page knows the server's reload interval from its first paint (issue 21: the header said 10 s)."""
+    from mindinsight_clone.server.routes_ui import DIST
+    if not (DIST / "index.html").is_file():
+        pytest.skip("the web UI is not built (scripts/build_frontend)")
+    app = create_app(settings_for_tests(summary_base_dir=str(tmp_path), workspace=str(tmp_path / "ws"),
+                                        reload_interval=7), start_background=False)
+    html = app.test_client().get("/").get_data(as_text=True)
+    assert '<meta name="mi-reload-interval" content="7" />' in html
+    assert html.index("mi-reload-interval") < html.index("</head>")
+
+
 def test_static_refuses_traversal(client: FlaskClient) -> None:
     for path in ("/static/../../config.py", "/static/%2e%2e/%2e%2e/config.py", "/static/..%2f..%2fconfig.py"):
         assert client.get(path).status_code == 404

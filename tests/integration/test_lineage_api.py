@@ -21,7 +21,14 @@ from mindinsight_clone.analyzers.lineage.convert import shortest_float32
 from mindinsight_clone.config import settings_for_tests
 from mindinsight_clone.server.app import create_app
 from tests.conftest import FIXTURES, REFERENCE, require_shared
-from tests.unit.analyzers.lineage.builders import eval_event, write_lineage, write_run
+from tests.unit.analyzers.lineage.builders import (
+    eval_event,
+    graph_event,
+    train_event,
+    user_event,
+    write_lineage,
+    write_run,
+)
 
 API = "/v1/mindinsight"
 GOLDEN = REFERENCE / "golden"
@@ -188,6 +195,28 @@ def test_reload_sees_new_and_changed_files_and_reads_only_those(tmp_path: Path) 
     shutil.rmtree(base / "b")
     assert client.post(search).get_json()["count"] == 1
     assert client.get(f"{API}/datasets/dataset_graph?train_id=./b").get_json() == {}
+
+
+def test_a_restarted_run_keeps_the_first_sessions_lineage(tmp_path: Path) -> None:
+    """Issue 21: a run trained in two sessions (the demo's `lenet_lr0.1_bs16_sgd`): session 1 recorded the
+    dataset graph and user-defined values, session 2 (a restart) the train and eval lineage. Every page that
+    shows lineage (dashboard, dataset graph, Data Lineage) needs both."""
+    base = tmp_path / "base"
+    write_lineage(base / "restarted", 100, graph_event(16), user_event(seed=7, team="demo"))
+    write_lineage(base / "restarted", 700, train_event(0.1, 16), eval_event({"Accuracy": 0.9}))
+    write_run(base, "plain", 50, batch_size=32)
+    client = _client(base, tmp_path / "ws")
+    search = f"{API}/lineagemgr/lineages"
+    objects = {o["summary_dir"]: o for o in client.post(search, json={}).get_json()["object"]}
+    restarted = objects["./restarted"]
+    assert restarted["model_lineage"]["user_defined"] == {"seed": 7, "team": "demo"}
+    assert restarted["model_lineage"]["learning_rate"] == 0.1
+    assert restarted["model_lineage"]["metric"] == {"Accuracy": 0.9}
+    assert restarted["dataset_graph"]["op_type"] == "Batch" and restarted["dataset_graph"]["batch_size"] == 16
+    datasets = client.post(search, json={"lineage_type": {"in": ["dataset"]}}).get_json()
+    assert sorted(o["summary_dir"] for o in datasets["object"]) == ["./plain", "./restarted"]
+    graph = client.get(f"{API}/datasets/dataset_graph?train_id=./restarted").get_json()
+    assert graph["dataset_graph"]["batch_size"] == 16
 
 
 # ------------------------------------------------------------------ MindSpore fixtures vs MANIFEST

@@ -290,7 +290,7 @@ def test_new_layout_mindinsight_shapes(new_client: FlaskClient) -> None:
     assert answer["object"] == [] and answer["size"] == 0
     dirs = new_client.get(f"{API}/profile/dirs?train_id=./profiler_cpu").get_json()
     assert dirs["profilers"] == [{"device_list": ["0"], "device_type": "cpu", "layout": "ms2", "profile": "profiler",
-                                  "profiler_mode": "graph"}]
+                                  "profiler_mode": "graph", "framework": "mindspore"}]
     assert new_client.get(f"{API}/profile/dirs?train_id=./empty_run").get_json()["profilers"] == []
 
 

@@ -103,10 +103,52 @@ def test_collapse_groups_shows_one_entry_per_group(client: FlaskClient) -> None:
     assert _jobs(client, "collapse_groups=true&search=rank")["total"] == 2
 
 
+def test_sort_orders_the_whole_listing_before_paging(client: FlaskClient) -> None:
+    """Issue 21: the summary list sorts by column over every run (server side: it pages 10,000 runs)."""
+    every = _jobs(client, "limit=999")["train_jobs"]
+    ids = [j["train_id"] for j in every]
+    assert _jobs(client, "sort=train_id&limit=999")["train_jobs"] == sorted(every, key=lambda j: j["train_id"])
+    pages = [_jobs(client, f"sort=train_id&order=desc&offset={p}&limit=20")["train_jobs"] for p in range(3)]
+    assert [j["train_id"] for page in pages for j in page] == sorted(ids, reverse=True)
+    by_create = _jobs(client, "sort=create_time&limit=999")["train_jobs"]
+    assert [j["train_id"] for j in by_create] == [j["train_id"] for j in sorted(every, key=lambda j: (
+        j["create_time"], j["train_id"]))]
+    by_update = _jobs(client, "sort=update_time&order=desc&limit=999")["train_jobs"]
+    assert [j["train_id"] for j in by_update] == ids  # MindInsight's own order
+    alpha = _jobs(client, "search=alpha&sort=train_id&order=desc&limit=3")
+    assert alpha["total"] == 20 and [j["train_id"] for j in alpha["train_jobs"]] == ["./alpha_39", "./alpha_37",
+                                                                                      "./alpha_35"]
+    collapsed = _jobs(client, "collapse_groups=true&sort=train_id&limit=999")["train_jobs"]
+    assert [j["train_id"] for j in collapsed] == sorted(j["train_id"] for j in collapsed)
+
+
+def test_data_version_changes_with_the_data_and_only_when_asked(tmp_path: Path) -> None:
+    """`data_version=true` adds an opaque token per cached run that changes when its data does (the UI reloads a
+    page only then, so a run deleted between two refreshes is not asked for again); without it, MindInsight's body."""
+    base = tmp_path / "base"
+    scalar_run(base / "run", range(1, 4), ["loss"], ts=1_700_000_000)
+    client = _client(base, tmp_path / "ws")
+    client.post(f"{API}/train-job-caches", json={"train_ids": ["./run"]})
+    manager = client.application.extensions["mindinsight_clone"].data_manager
+    manager.reload()
+    assert "data_version" not in _jobs(client, "train_id=./run")["train_jobs"][0]
+    first = _jobs(client, "train_id=./run&data_version=true")["train_jobs"][0]["data_version"]
+    manager.reload()  # nothing new on disk
+    assert _jobs(client, "train_id=./run&data_version=true")["train_jobs"][0]["data_version"] == first
+    scalar_run(base / "run", range(4, 8), ["loss"], ts=1_700_000_100)  # a second file: more steps
+    manager.reload()
+    second = _jobs(client, "train_id=./run&data_version=true")["train_jobs"][0]["data_version"]
+    assert second != first
+    resp = client.get(f"{API}/scalar/metadata", query_string={"train_id": "./run", "tag": "loss/scalar"})
+    assert [p["step"] for p in resp.get_json()["metadatas"]] == list(range(1, 8))
+
+
 @pytest.mark.parametrize(("query", "code"), [
     ("search=" + "x" * 257, "50540002"),
     ("collapse_groups=maybe", "50540002"),
     ("limit=1000&search=a", "50540002"),
+    ("sort=size", "50540002"),
+    ("sort=train_id&order=up", "50540002"),
 ])
 def test_bad_parameters_are_refused(client: FlaskClient, query: str, code: str) -> None:
     resp = client.get(f"{API}/train-jobs?{query}")

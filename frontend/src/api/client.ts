@@ -131,7 +131,8 @@ async function request<T>(
 const DV = 'datavisual/'
 
 /** `train-jobs` query: MindInsight's `offset` (page index), `limit`, `train_id`, plus our `search`
- * (substring, before paging), `group` (one rank group, by rank) and `collapse_groups` (one entry per group). */
+ * (substring, before paging), `group` (one rank group, by rank), `collapse_groups` (one entry per group) and
+ * `sort`/`order` (the whole listing ordered before paging). */
 export interface TrainJobsQuery {
   offset?: number
   limit?: number
@@ -139,6 +140,10 @@ export interface TrainJobsQuery {
   search?: string
   group?: string
   collapse_groups?: boolean
+  sort?: 'train_id' | 'create_time' | 'update_time'
+  order?: 'asc' | 'desc'
+  /** each cached run's item carries `data_version` (changes with its data) */
+  data_version?: boolean
 }
 
 // ---------------------------------------------------------------- train jobs & caching

@@ -45,6 +45,8 @@ export interface TrainJob {
   problems?: RunProblem[]
   /** mindinsight-clone: present only while the run is CACHING. */
   load_progress?: { bytes_read: number; bytes_total: number }
+  /** mindinsight-clone, with `data_version=true`: changes whenever the run's cached data changes */
+  data_version?: string
   /** mindinsight-clone: present only for a `rank_<n>` run with rank siblings (issue 13). */
   group?: RunGroup
 }
@@ -119,6 +121,10 @@ export interface ScalarWindowInfo {
   total: number
   /** false: answered from the kept sample (no full-resolution store for this run) */
   exact: boolean
+  /** only when not exact: 'disk_full' | 'write_failed' | 'no_store' */
+  reason?: string
+  /** only when not exact: the error behind `reason` */
+  detail?: string
 }
 
 export interface ScalarSeries {

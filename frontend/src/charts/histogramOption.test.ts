@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { HistogramStep } from '@/api/types'
-import { buildHistogramOption, nearestBucket, nonFinite } from './histogramOption'
+import { buildHistogramOption, histogramContent, nearestBucket, nonFinite } from './histogramOption'
 
 const buckets = (counts: number[]): [number, number, number][] => counts.map((c, k) => [k, 1, c])
 const steps: HistogramStep[] = [
@@ -31,5 +31,16 @@ describe('tooltips', () => {
   it('counts default to 0 when the server sends none', () => {
     expect(nonFinite(steps[0])).toEqual({ nan: 0, posInf: 0, negInf: 0 })
     expect(nonFinite(steps[1])).toEqual({ nan: 2, posInf: 1, negInf: 0 })
+  })
+})
+
+describe('histogramContent', () => {
+  it('tells an all-NaN histogram (empty buckets, NaN counted apart) from one with values', () => {
+    const nan: HistogramStep[] = [{ step: 1, wall_time: 1, buckets: buckets([0, 0, 0]), nan_count: 10 }]
+    expect(histogramContent(nan)).toBe('nan')
+    expect(histogramContent([{ ...nan[0], pos_inf_count: 2 }])).toBe('nonfinite')
+    expect(histogramContent(steps)).toBe('data')
+    expect(histogramContent([...nan, steps[0]])).toBe('data') // one step with values is enough to draw
+    expect(histogramContent([])).toBe('empty')
   })
 })

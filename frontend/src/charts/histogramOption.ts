@@ -6,6 +6,7 @@ import type { EChartsOption } from './echarts'
 import type { SeriesSummary } from '@/composables/useChart'
 import { chartPalette, shade } from '@/lib/palette'
 import { escapeHtml, formatDuration, formatNumber, formatTick, formatWallTime } from '@/lib/format'
+import { edgeAwareLabels } from './axisEdges'
 
 export type HistView = 'front' | 'top'
 export type HistYMode = 'step' | 'relative' | 'absolute'
@@ -25,6 +26,18 @@ export interface HistLabels {
 /** The NaN / ±Inf counts MindSpore wrote for a step (absent fields: none). */
 export function nonFinite(h: HistogramStep): { nan: number; posInf: number; negInf: number } {
   return { nan: h.nan_count ?? 0, posInf: h.pos_inf_count ?? 0, negInf: h.neg_inf_count ?? 0 }
+}
+
+/**
+ * What a histogram has to draw: 'data' when some bucket counts a value; else, when values were recorded but every
+ * one is non-finite (MindSpore counts them apart from its buckets, which then all hold 0), 'nan' (all NaN) or
+ * 'nonfinite' (NaN and ±Inf): the chart says so instead of drawing flat lines. 'empty' when nothing was recorded.
+ */
+export function histogramContent(steps: HistogramStep[]): 'data' | 'nan' | 'nonfinite' | 'empty' {
+  if (steps.some((h) => h.buckets.some((b) => b[2] > 0))) return 'data'
+  const counts = steps.map(nonFinite)
+  if (counts.some((c) => c.posInf || c.negInf)) return 'nonfinite'
+  return counts.some((c) => c.nan) ? 'nan' : 'empty'
 }
 
 function nonFiniteLines(h: HistogramStep, labels: HistLabels): string {
@@ -114,6 +127,9 @@ export function buildHistogramOption(
     axisLabel: { color: pal.subtext, fontSize: 11, hideOverlap: true, formatter: (v: number) => formatTick(v) },
     splitLine: { show: false },
   }
+  // the x axis spans the buckets exactly: its end labels are dropped where they would crowd a tick
+  const edges = edgeAwareLabels(xmin, xmax, formatTick)
+  const xEdges = { axisLabel: { ...axisCommon.axisLabel, formatter: edges.formatter } }
   const tooltipBase = {
     confine: true,
     backgroundColor: pal.tooltipBg,
@@ -125,7 +141,7 @@ export function buildHistogramOption(
     return {
       animation: false,
       grid: { left: 8, right: 16, top: 12, bottom: 6, containLabel: true },
-      xAxis: { type: 'value', min: xmin, max: xmax, ...axisCommon },
+      xAxis: { type: 'value', min: xmin, max: xmax, ...axisCommon, ...xEdges },
       yAxis: { type: 'value', ...axisCommon, splitLine: { show: true, lineStyle: { color: pal.split } } },
       tooltip: {
         ...tooltipBase,
@@ -163,7 +179,7 @@ export function buildHistogramOption(
   return {
     animation: false,
     grid: { left: 8, right: compact ? 8 : 16, top: 12, bottom: 6, containLabel: true },
-    xAxis: { type: 'value', min: xmin, max: xmax, ...axisCommon },
+    xAxis: { type: 'value', min: xmin, max: xmax, ...axisCommon, ...xEdges },
     yAxis: {
       type: 'value',
       inverse: true,

@@ -164,9 +164,10 @@ export function buildLandscape2D(
       },
       markPoint: {
         symbol: 'pin',
-        symbolSize: 30,
-        label: { fontSize: 9, color: '#fff' },
-        itemStyle: { color: '#333' },
+        symbolSize: 40, // wide enough for "Start" and "End" inside the pin
+        // the theme's text colour: a dark pin on the light theme, a light one on the dark theme (never dark on dark)
+        label: { fontSize: 9, color: pal.background },
+        itemStyle: { color: pal.text, borderColor: pal.background, borderWidth: 1 },
         data: [
           { coord: [path.x[0], path.y[0]], value: labels.start },
           { coord: [path.x[path.x.length - 1], path.y[path.y.length - 1]], value: labels.end },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { prepareLines, stepTickFormatter, summarize, toCsv } from './scalarOption'
+import { legendRows, prepareLines, stepTickFormatter, summarize, toCsv } from './scalarOption'
 
 const pts = [
   { step: 1, value: 1, wall_time: 100 },
@@ -28,5 +28,18 @@ describe('step axis labels in a zoomed window', () => {
     expect(stepTickFormatter(2_000)(123_100)).toBe('123100')
     expect(stepTickFormatter(2_000)(123_200)).not.toBe(stepTickFormatter(2_000)(123_100))
     expect(stepTickFormatter(40)(500)).toBe('500')
+  })
+})
+
+describe('legendRows', () => {
+  const chars = (s: string) => s.length * 6
+  it('wraps legend items into the rows ECharts will draw', () => {
+    // item = 12 + 5 + 6 a char; 10 px between items
+    expect(legendRows(['./a', './b'], 400, chars)).toBe(1)
+    const runs = ['./mlp_lr0.02_bs32_adam', './resnet_lr0.05_bs128_momentum', './lenet_lr0.1_bs16_sgd', './lenet_lr0.001_bs64_adam', './lenet_lr0.01_bs32_momentum']
+    const widths = runs.map((r) => 17 + chars(r))
+    expect(legendRows(runs, widths[0] + 10 + widths[1], chars)).toBe(3)
+    expect(legendRows(runs, 100, chars)).toBe(5) // one a row when none fits beside another
+    expect(legendRows([], 100, chars)).toBe(1)
   })
 })

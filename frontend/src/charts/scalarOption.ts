@@ -7,6 +7,9 @@ import type { SeriesSummary } from '@/composables/useChart'
 import { chartPalette } from '@/lib/palette'
 import { defaultScale, smooth } from '@/lib/smoothing'
 import { escapeHtml, formatDuration, formatNumber, formatTick, formatWallTime } from '@/lib/format'
+import { clockFormatter } from '@/lib/axisFormat'
+import { textWidth } from '@/lib/wrapText'
+import { edgeAwareLabels } from './axisEdges'
 
 export type XMode = 'step' | 'relative' | 'absolute'
 export const X_MODES: readonly XMode[] = ['step', 'relative', 'absolute']
@@ -49,6 +52,8 @@ export interface WindowAnswer {
   total: number
   /** false: the server has no full-resolution series and answered from its sample (window.exact) */
   exact?: boolean
+  /** why not exact (window.reason): 'disk_full', 'write_failed', 'no_store' */
+  reason?: string
 }
 
 export interface Zoom {
@@ -78,6 +83,31 @@ export interface ScalarChartSettings {
   threshold?: number | null
   /** Two lines on two y axes (left / right), as MindInsight's dashboard card does. */
   dualY?: boolean
+  /** The chart's width in px: lays the legend out in as many rows as its names need. */
+  width?: number
+}
+
+const LEGEND_FONT = 11
+const LEGEND_ROW = 18 // px a legend row takes
+const LEGEND_MAX_ROWS = 4 // more rows than this (e.g. 32 ranks): the legend pages instead of pushing the plot down
+
+/**
+ * Rows a plain (wrapping) legend of `names` takes in `width` px: each item is its 12 px icon, a 5 px gap and
+ * its text, items 10 px apart, as ECharts lays them out. `measure` gives a text's width in px.
+ */
+export function legendRows(names: readonly string[], width: number, measure: (text: string) => number): number {
+  let rows = 1
+  let used = 0
+  for (const name of names) {
+    const item = 12 + 5 + measure(name)
+    if (used > 0 && used + 10 + item > width) {
+      rows++
+      used = item
+    } else {
+      used += (used > 0 ? 10 : 0) + item
+    }
+  }
+  return rows
 }
 
 /** Computes x positions and smoothed values. Smoothing is by step distance, with one scale for all lines. */
@@ -281,6 +311,12 @@ export function buildScalarOption(prepared: PreparedLine[], s: ScalarChartSettin
   }
   const z = s.zoom
   const zoomNone = { start: 0, end: 100 }
+  // Un-zoomed step / relative axes span the data exactly: ends that would crowd a tick lose their label.
+  let x0 = Infinity
+  let x1 = -Infinity
+  if (!z && s.xMode !== 'absolute') for (const { points } of prepared) for (const p of points) [x0, x1] = [Math.min(x0, p.x), Math.max(x1, p.x)]
+  const stepFormat = s.xMode === 'relative' ? (v: number) => formatDuration(v) : stepTickFormatter(z ? z.x[1] - z.x[0] : null)
+  const xEdges = x1 > x0 ? edgeAwareLabels(x0, x1, stepFormat) : null
   const insideCommon = {
     type: 'inside',
     // Zoom is driven only by the box-zoom brush and the toolbar buttons (no wheel/drag).
@@ -292,6 +328,11 @@ export function buildScalarOption(prepared: PreparedLine[], s: ScalarChartSettin
     preventDefaultMouseMove: false,
   }
 
+  // The legend shows every line's whole name: it wraps into rows and the plot starts below them (it paged its
+  // names behind arrows and cut their tops before: issue 21); only a very long list pages.
+  const legendNames = [...new Set(prepared.map((p) => p.line.name))]
+  const rows = s.showLegend ? legendRows(legendNames, Math.max(120, (s.width ?? 600) - 16), (x) => textWidth(x, LEGEND_FONT)) : 0
+  const paged = rows > LEGEND_MAX_ROWS
   return {
     animation: false,
     backgroundColor: 'transparent',
@@ -300,20 +341,25 @@ export function buildScalarOption(prepared: PreparedLine[], s: ScalarChartSettin
     grid: {
       left: s.compact ? 4 : 8,
       right: s.compact ? 10 : 18,
-      top: s.showLegend ? 34 : 14,
+      top: s.showLegend ? 14 + LEGEND_ROW * (paged ? 1 : rows) : 14,
       bottom: 6,
       containLabel: true,
     },
     legend: s.showLegend
       ? {
           show: true,
-          top: 0,
-          type: 'scroll',
-          textStyle: { color: pal.subtext, fontSize: 11 },
-          data: [...new Set(prepared.map((p) => p.line.name))],
+          top: 2,
+          left: 8,
+          right: 8,
+          type: paged ? 'scroll' : 'plain',
+          padding: 0,
+          itemGap: 10,
+          textStyle: { color: pal.subtext, fontSize: LEGEND_FONT, lineHeight: LEGEND_ROW - 4 },
+          data: legendNames,
           icon: 'roundRect',
           itemWidth: 12,
           itemHeight: 4,
+          ...(paged ? { pageTextStyle: { color: pal.subtext } } : {}),
         }
       : { show: false },
     xAxis: {
@@ -324,12 +370,7 @@ export function buildScalarOption(prepared: PreparedLine[], s: ScalarChartSettin
       splitLine: { show: true, lineStyle: { color: pal.split } },
       axisLabel: {
         ...axisCommon.axisLabel,
-        formatter:
-          s.xMode === 'absolute'
-            ? undefined
-            : s.xMode === 'relative'
-              ? (v: number) => formatDuration(v)
-              : stepTickFormatter(z ? z.x[1] - z.x[0] : null),
+        formatter: s.xMode === 'absolute' ? clockFormatter(visibleSpan(prepared, z)) : (xEdges?.formatter ?? stepFormat),
       },
     },
     yAxis: (dual ? [0, 1] : [0]).map((i) => ({
@@ -395,6 +436,16 @@ function tooltipHtml(raw: unknown, s: ScalarChartSettings, multi: boolean): stri
       <div class="tt-sub">${escapeHtml(L.step)} ${step} · ${escapeHtml(L.time)} ${formatWallTime(wt)}</div></div></div>`
   })
   return `<div class="tt"><div class="tt-title">${title}</div>${lines.join('')}</div>`
+}
+
+/** The x span shown (ms on an absolute axis): the zoom window, else the points' extent. Clock labels show as much
+ * of the second as it needs ("08:38:40.56", not ECharts' default "08:38:40 560"). */
+export function visibleSpan(prepared: PreparedLine[], zoom: Zoom | null | undefined): number {
+  if (zoom) return zoom.x[1] - zoom.x[0]
+  let lo = Infinity
+  let hi = -Infinity
+  for (const { points } of prepared) for (const p of points) [lo, hi] = [Math.min(lo, p.x), Math.max(hi, p.x)]
+  return hi > lo ? hi - lo : 0
 }
 
 /**

@@ -1,11 +1,13 @@
 // Loads one run for a data page: asks the server to cache it (POST train-job-caches),
-// reads its brief info (train-jobs?train_id=) and its tags (plugins). While the server is
-// still loading the run (CACHING, every tag list empty) it re-asks every second.
+// reads its brief info (train-jobs?train_id=, through useRunPresence: the rule every page follows when a run
+// disappears) and its tags (plugins). While the server is still loading the run (CACHING, every tag list
+// empty) it re-asks every second.
 import { computed, onBeforeUnmount, ref, shallowRef, watch, type Ref } from 'vue'
-import { api, ApiError, isAbort, PLUGIN_NAMES, type PluginTags, type TrainJob } from '@/api/client'
+import { api, ApiError, isAbort, PLUGIN_NAMES, type PluginTags } from '@/api/client'
 import { t } from '@/i18n'
 import { formatBytes } from '@/lib/format'
 import { onRefresh } from './useRefresh'
+import { useRunPresence } from './useRunPresence'
 
 export type RunStatus = 'idle' | 'loading' | 'caching' | 'ready' | 'notFound' | 'error'
 
@@ -18,7 +20,7 @@ export function emptyPlugins(): PluginTags {
 
 export function useRun(trainId: Ref<string>) {
   const status = ref<RunStatus>('idle')
-  const job = shallowRef<TrainJob | null>(null)
+  const { job, check } = useRunPresence(trainId)
   const plugins = shallowRef<PluginTags>(emptyPlugins())
   const error = shallowRef<ApiError | null>(null)
   const damaged = computed(() => job.value !== null && job.value.is_integrity === false)
@@ -36,6 +38,8 @@ export function useRun(trainId: Ref<string>) {
   let controller: AbortController | null = null
   let retryTimer: number | undefined
   let retries = 0
+  /** The server's data_version of the run when the page last (re)loaded its data ('' = unknown). */
+  let loadedVersion = ''
 
   async function load(fromRefresh = false): Promise<void> {
     const id = trainId.value
@@ -54,8 +58,12 @@ export function useRun(trainId: Ref<string>) {
       })
       // Ask for the tags only when the server lists the run: `plugins` of an unknown id is a 400,
       // which the browser logs as a console error.
-      const brief = await api.trainJobs({ train_id: id }, { signal: ctl.signal })
-      const found = brief.train_jobs.find((j) => j.train_id === id) ?? null
+      const presence = await check(ctl.signal)
+      const found = job.value
+      // A refresh of a run whose data did not change (same data_version) reloads nothing: the pages ask for
+      // their data again only when the server has new data, so an unchanged run costs one small request
+      // per refresh, and a run deleted meanwhile is not asked for (no 400 in the console).
+      if (fromRefresh && status.value === 'ready' && found?.data_version && found.data_version === loadedVersion) return
       const tags = found
         ? await api.plugins(id, false, { signal: ctl.signal }).catch((e) => {
             if (e instanceof ApiError && e.code === '50545005') return null
@@ -66,7 +74,7 @@ export function useRun(trainId: Ref<string>) {
       if (!found && !tags) {
         job.value = null
         // While the server is still scanning the base dir the run may just not be listed yet.
-        if (brief.load_status !== 'loaded' && retries < MAX_RETRIES) {
+        if (presence === 'pending' && retries < MAX_RETRIES) {
           status.value = 'caching'
           retries++
           retryTimer = window.setTimeout(() => load(true), RETRY_MS)
@@ -89,6 +97,7 @@ export function useRun(trainId: Ref<string>) {
       }
       retries = 0
       status.value = 'ready'
+      loadedVersion = found?.cache_status === 'CACHED' ? (found.data_version ?? '') : ''
       version.value++
     } catch (e) {
       if (isAbort(e)) return
@@ -100,6 +109,7 @@ export function useRun(trainId: Ref<string>) {
 
   watch(trainId, () => {
     retries = 0
+    loadedVersion = ''
     job.value = null
     plugins.value = emptyPlugins()
     load()

@@ -14,7 +14,7 @@ function initialLang(): Lang {
   } catch {
     /* storage disabled */
   }
-  return navigator.language?.toLowerCase().startsWith('zh') ? 'zh-cn' : 'en-us'
+  return typeof navigator !== 'undefined' && navigator.language?.toLowerCase().startsWith('zh') ? 'zh-cn' : 'en-us'
 }
 
 export const lang = ref<Lang>(initialLang())
@@ -36,6 +36,17 @@ export function t(key: MessageKey, params?: Record<string, string | number>): st
     for (const [k, v] of Object.entries(params)) text = text.split(`{${k}}`).join(String(v))
   }
   return text
+}
+
+/**
+ * `t` for a count `n`: English takes the singular `<key>.one` when n is 1 ("1 entry", "2 entries"); Chinese has
+ * one form (its `.one` strings equal the plural ones). `{n}` is filled with n in the locale's digits unless
+ * `params` names it.
+ */
+export function tn(key: MessageKey, n: number, params?: Record<string, string | number>): string {
+  const one = `${key}.one`
+  const useOne = n === 1 && lang.value === 'en-us' && one in en
+  return t((useOne ? one : key) as MessageKey, { n: n.toLocaleString('en-US'), ...params })
 }
 
 /** For templates that need reactivity on the language in computed values. */

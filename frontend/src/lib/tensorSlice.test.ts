@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { diffRows, rowsToCsv, sliceRows } from './tensorSlice'
+import { diffRows, isIntegerType, rowsToCsv, sliceRows } from './tensorSlice'
 import { dimsProblem } from './tensorDims'
 
 describe('tensor slices', () => {
@@ -24,5 +24,12 @@ describe('dims problems', () => {
     expect(dimsProblem(['-4', ':', ':'], [3, 4, 5])).toEqual({ kind: 'range', dim: 0, size: 3, value: '-4' })
     expect(dimsProblem(['0', 'a', ':'], [3, 4, 5])).toEqual({ kind: 'syntax', dim: 1, value: 'a' })
     expect(dimsProblem(['0', ':', ':'], [3, 4, 5])).toBeNull()
+  })
+})
+
+describe('isIntegerType', () => {
+  it('knows the integer and boolean dtypes', () => {
+    for (const dt of ['DT_INT8', 'DT_INT32', 'DT_INT64', 'DT_UINT8', 'DT_UINT64', 'DT_BOOL']) expect(isIntegerType(dt), dt).toBe(true)
+    for (const dt of ['DT_FLOAT32', 'DT_FLOAT16', 'DT_FLOAT64', 'DT_BFLOAT16', '', undefined]) expect(isIntegerType(dt), String(dt)).toBe(false)
   })
 })

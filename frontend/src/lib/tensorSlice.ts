@@ -5,6 +5,12 @@ import { csvCell } from './download'
 
 export type Cell = number | string
 
+/** Integer and boolean tensors (MindSpore `DT_INT8` ... `DT_UINT64`, `DT_BOOL`) hold whole numbers: shown
+ * without decimals ("20", not "20.00000"). */
+export function isIntegerType(dataType: string | undefined): boolean {
+  return !!dataType && /^DT_(U?INT\d*|BOOL)$/i.test(dataType)
+}
+
 /** The slice as rows of cells; a 0-D value is one row of one cell, a 1-D slice one row. */
 export function sliceRows(d: TensorData | undefined): Cell[][] {
   if (d === undefined) return []

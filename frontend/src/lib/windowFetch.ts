@@ -8,6 +8,11 @@ import type { WindowFetch } from './scalarExport'
 export function windowFetcher(runOf: (key: string) => string, tagOf: (key: string) => string): WindowFetch {
   return async (key, start, end, points, signal): Promise<WindowAnswer> => {
     const res = await api.scalarWindow(runOf(key), tagOf(key), start, end, points, { signal })
-    return { points: res.metadatas, total: res.window?.total ?? res.metadatas.length, exact: res.window?.exact }
+    return {
+      points: res.metadatas,
+      total: res.window?.total ?? res.metadatas.length,
+      exact: res.window?.exact,
+      reason: res.window?.reason,
+    }
   }
 }

@@ -1,9 +1,12 @@
-"""Merge a run's lineage files into one RunLineage, the way MindInsight does.
+"""Merge a run's lineage files into one RunLineage.
 
-Files are applied in write order. A file with a train lineage or a dataset graph starts the run's
-lineage afresh (a new training session); a file with only an evaluation lineage adds metrics to the
-current one. Files without any train/eval/graph event are ignored (user-defined info alone is not a
-lineage). Inside one file the last event of each kind wins.
+MindSpore writes one `*_lineage` file per training (or eval) session into the run's folder, so a run that
+was restarted has several. Files are applied in write order and a later file wins *per field*: a restart's
+train lineage replaces the learning rate it recorded but keeps the dataset graph, the user-defined values
+and the metrics that only an earlier session recorded (MindInsight started afresh at every file with a
+train lineage or a dataset graph and so dropped them; docs/lineage.md). Inside one file the last event of
+each kind wins. A run is a lineage only if some file holds a train, eval or graph event (user-defined info
+alone is not one), but user-defined info is kept from every file.
 """
 
 from __future__ import annotations
@@ -76,28 +79,29 @@ class RunLineage:
 
 
 def merge(train_id: str, update_time: float, files: list[FileLineage]) -> RunLineage | None:
-    """Apply the files in the given (write) order; None if none of them holds a lineage."""
-    state: _State | None = None
+    """Apply the files in the given (write) order, later files winning per field; None if none of them
+    holds a lineage."""
+    state = _State()
     newest = 0
+    found = False
     for item in files:
-        if not item.has_lineage:
-            continue
-        if state is None or item.train is not None or item.graph is not None:
-            state = _State()
         for info in item.user_defined:
             state.user_defined.update(info)
+        if not item.has_lineage:
+            continue
+        found = True
         if item.train is not None:
             for part, fields in item.train.items():
-                state.parts[part] = dict(fields)
+                state.parts.setdefault(part, {}).update(fields)
         if item.evaluation is not None:
             if "valid_dataset" in item.evaluation:
-                state.parts["valid_dataset"] = dict(item.evaluation["valid_dataset"])
+                state.parts["valid_dataset"].update(item.evaluation["valid_dataset"])
             if item.evaluation.get("metric") is not None:
-                state.metric = dict(item.evaluation["metric"])
-        if item.graph is not None:
+                state.metric.update(item.evaluation["metric"])
+        if item.graph:
             state.dataset_graph = item.graph
         newest = max(newest, file_order_key(item.name)[0])
-    if state is None:
+    if not found:
         return None
     values: JsonDict = {"summary_dir": train_id}
     for name, (part, key) in FIELDS.items():
@@ -105,4 +109,3 @@ def merge(train_id: str, update_time: float, files: list[FileLineage]) -> RunLin
             values[name] = state.parts[part].get(key)
     return RunLineage(train_id, update_time, (newest, update_time, train_id), values, state.metric,
                       state.user_defined, state.dataset_graph)
-

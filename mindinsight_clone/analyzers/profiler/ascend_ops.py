@@ -242,6 +242,9 @@ def detail(device: DeviceFiles, op_type: str, condition: dict[str, Any],
     kernels = kernels_for(device, cache)
     aicpu = op_type == "aicpu_detail"
     answer = query(kernels.subset(aicpu), AICPU_DETAIL if aicpu else AICORE_DETAIL, condition)
+    starts = kernels.table.numbers["start"]
+    # the profile's start (the rank's first kernel): timestamp columns are shown relative to it (column_defs.py)
+    answer["time_origin_us"] = round(float(starts.min()), 3) if starts.size else None
     if kernels.problems:
         answer["problems"] = list(kernels.problems)
     return answer

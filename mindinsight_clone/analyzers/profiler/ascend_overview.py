@@ -6,7 +6,8 @@ export's files named below, or the same tables of the database export, through t
   `interval_us` are null (the file has no step start times);
 * `top_op_types` and `op_total_time_us` from the operator-type table ops/search answers (cores summed);
 * `memory`: the peaks of memory_record.csv in bytes (MB × 2^20), null without that file;
-* `hints`: the advisor's per-rank findings for this rank (free time, AI CPU operators) as `{code, message}`.
+* `hints`: the advisor's per-rank findings for this rank (free time, AI CPU operators) as `{code, message,
+  evidence}` (the finding's evidence, so a client can word it in its language).
 
 A missing file leaves its part empty (null) and is named in `problems`.
 """
@@ -65,7 +66,7 @@ def overview(pdir: ProfilerDir, device: DeviceFiles, cache: ParsedFileCache | No
     aicpu = part("hints", lambda: advice_rules.aicpu({rank: aicpu_rows(device, cache)}), None) if types else None
     for found in (free, aicpu):
         if found:
-            hints.append({"code": found["id"], "message": found["detail"]})
+            hints.append({"code": found["id"], "message": found["detail"], "evidence": found["evidence"]})
     answer: dict[str, Any] = {
         "device_id": device.device_id, "device_type": "ascend", "layout": pdir.layout,
         "profiler_mode": pdir.profiler_mode, "total_time_us": round(sum(durations), 3),

@@ -250,12 +250,33 @@ class ProfilerDir:
         return "cpu"
 
     @property
+    def framework(self) -> str | None:
+        """Who wrote the profile: `mindspore` (MindInsight's layout, `*_ascend_ms` sessions, `ms_profiler_info`),
+        `pytorch` (torch_npu: `*_ascend_pt` sessions, `rank_id` at the top of profiler_info), or None when the
+        ranks do not say (or disagree)."""
+        if self.layout == "legacy":
+            return "mindspore"
+        found = {_framework_of(d) for d in self.devices.values()} - {None}
+        return found.pop() if len(found) == 1 else None
+
+    @property
     def profiler_mode(self) -> str:
         for dev in self.devices.values():
             mode = str(dev.info.get("context_mode", "")).lower()
             if mode:
                 return "pynative" if mode.startswith("pynative") else "graph"
         return "graph"
+
+
+def _framework_of(device: DeviceFiles) -> str | None:
+    if "ms_profiler_info" in device.info:
+        return "mindspore"
+    session = device.session or ""
+    if session.endswith("_ascend_ms"):
+        return "mindspore"
+    if session.endswith("_ascend_pt") or "rank_id" in device.info:
+        return "pytorch"
+    return None
 
 
 def _legacy_ids(path: Location, listdir: _Listings) -> tuple[set[str], set[str]]:

@@ -23,32 +23,39 @@ WARMUP_FACTOR = 3.0
 HOST_BOUND_SHARE = 0.5  # of wall time outside operators
 
 
-def _hint(code: str, message: str) -> dict[str, str]:
-    return {"code": code, "message": message}
+def _hint(code: str, message: str, **args: Any) -> dict[str, Any]:
+    """A hint: its code, the English sentence, and the values the sentence names (`args`), so a client can say
+    it in its own language."""
+    return {"code": code, "message": message, "args": args}
 
 
-def _hints(top: list[dict[str, Any]], step_rows: list[dict[str, Any]]) -> list[dict[str, str]]:
-    hints: list[dict[str, str]] = []
+def _hints(top: list[dict[str, Any]], step_rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    hints: list[dict[str, Any]] = []
     if top and top[0]["percent"] >= DOMINANT_SHARE:
-        hints.append(_hint("dominant_op_type", f"{top[0]['op_type']} takes {top[0]['percent']}% of operator time: "
-                                               "optimise or fuse this operator type first."))
+        name, share = top[0]["op_type"], top[0]["percent"]
+        hints.append(_hint("dominant_op_type", f"{name} takes {share}% of operator time: "
+                                               "optimise or fuse this operator type first.",
+                           op_type=name, percent=share))
     if len(step_rows) >= 3:
         durations = [s["duration_us"] for s in step_rows]
         rest = statistics.median(durations[1:])
         if rest > 0 and durations[0] > WARMUP_FACTOR * rest:
             hints.append(_hint("first_step_slow", "The first profiled step is much slower than the others "
-                                                  "(graph compilation / warm-up): leave it out when comparing."))
+                                                  "(graph compilation / warm-up): leave it out when comparing.",
+                               first_us=durations[0], median_us=rest))
     if step_rows:
         wall = step_rows[-1]["start_us"] + step_rows[-1]["duration_us"]
         busy = sum(s["compute_us"] for s in step_rows)
         if wall > 0 and 1 - busy / wall >= HOST_BOUND_SHARE:
             idle = round((1 - busy / wall) * 100, 1)
             hints.append(_hint("host_bound", f"{idle}% of the profiled wall time has no operator running: check the "
-                                             "data pipeline (num_parallel_workers, prefetch) and Python overhead."))
+                                             "data pipeline (num_parallel_workers, prefetch) and Python overhead.",
+                               percent=idle))
     elif not top:
         hints.append(_hint("no_op_data", "No operator statistics were written for this device."))
     if 0 < len(step_rows) < 3:
-        hints.append(_hint("few_steps", "Fewer than 3 steps were profiled: figures may be dominated by warm-up."))
+        hints.append(_hint("few_steps", "Fewer than 3 steps were profiled: figures may be dominated by warm-up.",
+                           steps=len(step_rows)))
     return hints
 
 

@@ -32,6 +32,7 @@ class Window:
     end_us: float | None = None
     min_dur_us: float | None = None
     max_events: int | None = None
+    pids: tuple[str, ...] | None = None  # keep the timed events of these processes only (metadata stays whole)
 
 
 def trace_for(device: DeviceFiles | None, cache: ParsedFileCache | None = None,
@@ -79,7 +80,23 @@ def summary(trace: TraceColumns) -> dict[str, Any]:
         "num_of_events": len(trace),
         "first_ts_us": round(first, 3),
         "last_ts_us": round(last, 3),
+        "processes": process_counts(trace, timed),
     }
+
+
+def process_counts(trace: TraceColumns, timed: np.ndarray) -> list[dict[str, Any]]:
+    """Timed events per process (`pid`, its `process_name` or null, `events`), so a client showing some lanes can
+    say how many events it leaves out."""
+    counts = np.bincount(trace.pid[timed], minlength=len(trace.values)) if timed.any() else np.zeros(0, np.int64)
+    meta, pname = trace.string_id("M"), trace.string_id("process_name")
+    names: dict[int, str] = {}
+    for i in np.flatnonzero((trace.ph == meta) & (trace.name == pname)):
+        blob = trace.args[i]
+        name = orjson.loads(trace.blobs[blob]).get("name") if blob >= 0 else None
+        if isinstance(name, str):
+            names[int(trace.pid[i])] = name
+    return [{"pid": trace.values[pid], "name": names.get(pid), "events": int(n)}
+            for pid, n in enumerate(counts.tolist()) if n]
 
 
 def _pid_named(trace: TraceColumns, name: str) -> int | None:
@@ -105,6 +122,10 @@ def select(trace: TraceColumns, window: Window) -> np.ndarray:
             mask &= ts <= origin + window.end_us
     if window.min_dur_us is not None:
         mask &= dur >= window.min_dur_us
+    if window.pids is not None:
+        wanted = set(window.pids)
+        ids = [i for i, v in enumerate(trace.values) if str(v) in wanted]
+        mask &= np.isin(trace.pid, np.array(ids, dtype=trace.pid.dtype))
     chosen = np.flatnonzero(mask)
     if window.max_events is not None and chosen.size > window.max_events:
         keep = np.argpartition(-dur[chosen], window.max_events - 1)[: window.max_events]

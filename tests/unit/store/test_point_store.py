@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import math
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 from mindinsight_clone.config import settings_for_tests
 from mindinsight_clone.ingest.values import SummaryValue
 from mindinsight_clone.store.downsample import m4_indices
-from mindinsight_clone.store.point_store import SPILL_ROWS, PointRoot, PointStore
+from mindinsight_clone.store.point_store import ROW, SPILL_ROWS, PointRoot, PointStore
 from mindinsight_clone.store.run_cache import RunCache
 
 
@@ -179,6 +180,38 @@ def test_unwritable_workspace_disables_the_store(tmp_path: Path) -> None:
     cache.add_values(_values("a/scalar", range(1, 20), "f"))
     assert cache.scalar_window("a/scalar", None, None, 100) is None
     assert [s.step for s in cache.samples("scalar", "a/scalar")] == list(range(1, 20))
+
+
+def test_a_store_that_could_not_be_made_says_why_and_is_made_once_it_can(tmp_path: Path) -> None:
+    blocker = tmp_path / "ws"
+    blocker.write_text("a file where the workspace should be")
+    root = PointRoot(blocker)
+    store = root.run_store("./r")
+    assert store.failure is not None and store.failure.reason == "no_store"
+    assert not root.probe(100)
+    blocker.unlink()
+    assert root.probe(100)  # the directory is made now; the probe's scratch file is gone again
+    assert root.directory is not None and list(root.directory.iterdir()) == []
+    assert root.run_store("./r").enabled and root.failure is None
+
+
+def test_a_failed_write_marks_the_series_with_its_reason(tmp_path: Path) -> None:
+    root = PointRoot(tmp_path, memory_budget=0)
+    series = root.run_store("./r").series("t")
+    assert series is not None
+    steps, values = spiky(100, seed=1)
+    series.append(steps[:50], steps[:50].astype(float), values[:50], "f")
+    root.write_fault = OSError(errno.ENOSPC, "No space left on device")
+    with pytest.raises(OSError):
+        series.append(steps[50:], steps[50:].astype(float), values[50:], "f")
+    assert series.failure is not None and series.failure.reason == "disk_full"
+    assert series.count == 50 and series.path.stat().st_size == 50 * ROW.itemsize  # what was stored stays
+    assert not root.probe(10)
+    root.write_fault = OSError(errno.EIO, "Input/output error")
+    with pytest.raises(OSError):
+        root.run_store("./s").series("t").append(steps[:1], steps[:1].astype(float), values[:1], "f")  # type: ignore[union-attr]
+    root.write_fault = None
+    assert root.probe(10)
 
 
 @pytest.mark.parametrize("budget", [0, 10_000, 10**9])

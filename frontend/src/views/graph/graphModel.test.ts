@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { GraphNode } from '@/api/types'
-import { GraphStore, PAGE_SIZE, ancestors, edgeLabel, pagerName, parseLayout, shortType, splinePath, toDot } from './graphModel'
+import { GraphStore, PAGE_SIZE, ancestors, edgeLabel, graphFileLabel, pagerName, parseLayout, shortType, splinePath, toDot } from './graphModel'
 import { attrValue } from './attrText'
 
 function node(name: string, type: string, input: Record<string, unknown> = {}, output: Record<string, unknown> = {}, subnode_count = 0): GraphNode {
@@ -82,5 +82,14 @@ describe('wide ranks', () => {
     expect(l.nodes.size).toBe(40)
     const xs = new Set([...l.nodes.values()].map((n) => Math.round(n.x)))
     expect(xs.size).toBe(block.cols)
+  })
+})
+
+describe('graphFileLabel', () => {
+  it('labels a summary file by its time and suffix, other files by their name', () => {
+    const label = graphFileLabel('events.out.events.summary.1790007800.0.demo_MS')
+    expect(label.endsWith(' · demo_MS')).toBe(true)
+    expect(label).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} · /)
+    expect(graphFileLabel('ms_output_optimize.pb (optimized)')).toBe('ms_output_optimize.pb (optimized)')
   })
 })

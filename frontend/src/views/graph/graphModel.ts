@@ -3,6 +3,7 @@
 // clusters), the edges between displayed nodes, and the DOT text handed to Graphviz.
 // Pure TypeScript, no Vue: unit-tested in graphModel.test.ts.
 import type { GraphNode } from '@/api/types'
+import { formatWallTime } from '@/lib/format'
 
 /** MindInsight's UI refuses scopes with more children than this; we page them instead. */
 export const PAGE_THRESHOLD = 1500
@@ -36,6 +37,16 @@ export function isScope(n: GraphNode | undefined): boolean {
 export function lastSegment(name: string): string {
   const i = name.lastIndexOf('/')
   return i < 0 ? name : name.slice(i + 1)
+}
+
+/**
+ * A graph file in the file select: a summary file by the time in its name and its device/host suffix
+ * (`2026-09-21 16:23:20 · demo_MS`), which fits the select; any other name (`ms_output_optimize.pb`) as it is.
+ * The page shows the whole name under the select.
+ */
+export function graphFileLabel(tag: string): string {
+  const m = /summary\.(\d{9,11})\.\d+\.(.+)$/.exec(tag)
+  return m ? `${formatWallTime(Number(m[1]))} · ${m[2]}` : tag
 }
 
 export function parentOf(name: string): string {

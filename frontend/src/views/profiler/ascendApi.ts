@@ -1,7 +1,7 @@
 // Typed helpers over the Ascend endpoints (docs/profiler.md "Ascend"): one rank (step-trace-time,
 // communication, memory-record) or every rank (cluster-step-trace, cluster-analysis). Style A addressing.
-import { api, type RequestOptions } from '@/api/client'
-import type { ProfTarget } from './profilerApi'
+import type { RequestOptions } from '@/api/client'
+import { pget, type ProfTarget } from './profilerApi'
 
 /** A file the backend could not (fully) use: shown beside the view, never silently dropped. */
 export interface Problem {
@@ -222,15 +222,15 @@ function a(t: ProfTarget) {
 
 export const ascend = {
   stepTraceTime: (t: ProfTarget, o?: RequestOptions) =>
-    api.profilerGet<StepTraceTime>('step-trace-time', { ...a(t), device_id: t.deviceId }, o),
+    pget<StepTraceTime>('step-trace-time', { ...a(t), device_id: t.deviceId }, o),
   communication: (t: ProfTarget, o?: RequestOptions) =>
-    api.profilerGet<Communication>('communication', { ...a(t), device_id: t.deviceId }, o),
+    pget<Communication>('communication', { ...a(t), device_id: t.deviceId }, o),
   memoryRecord: (t: ProfTarget, maxPoints = 2000, top = 20, o?: RequestOptions) =>
-    api.profilerGet<MemoryRecord>('memory-record', { ...a(t), device_id: t.deviceId, max_points: maxPoints, top }, o),
-  clusterStepTrace: (t: ProfTarget, o?: RequestOptions) => api.profilerGet<ClusterStepTrace>('cluster-step-trace', a(t), o),
-  clusterAnalysis: (t: ProfTarget, o?: RequestOptions) => api.profilerGet<ClusterAnalysis>('cluster-analysis', a(t), o),
+    pget<MemoryRecord>('memory-record', { ...a(t), device_id: t.deviceId, max_points: maxPoints, top }, o),
+  clusterStepTrace: (t: ProfTarget, o?: RequestOptions) => pget<ClusterStepTrace>('cluster-step-trace', a(t), o),
+  clusterAnalysis: (t: ProfTarget, o?: RequestOptions) => pget<ClusterAnalysis>('cluster-analysis', a(t), o),
   compare: (t: ProfTarget, base: CompareBase, o?: RequestOptions) =>
-    api.profilerGet<Compare>(
+    pget<Compare>(
       'compare',
       {
         ...a(t),
@@ -241,11 +241,11 @@ export const ascend = {
       },
       o,
     ),
-  advice: (t: ProfTarget, o?: RequestOptions) => api.profilerGet<Advice>('advice', a(t), o),
+  advice: (t: ProfTarget, o?: RequestOptions) => pget<Advice>('advice', a(t), o),
   table: (t: ProfTarget, name: AscendTableName, q: TableQuery, o?: RequestOptions) =>
-    api.profilerGet<AscendTable>(name, { ...a(t), device_id: t.deviceId, ...q }, o),
+    pget<AscendTable>(name, { ...a(t), device_id: t.deviceId, ...q }, o),
   npuModuleMem: (t: ProfTarget, maxPoints = 1000, o?: RequestOptions) =>
-    api.profilerGet<NpuModuleMem>('npu-module-mem', { ...a(t), device_id: t.deviceId, max_points: maxPoints }, o),
+    pget<NpuModuleMem>('npu-module-mem', { ...a(t), device_id: t.deviceId, max_points: maxPoints }, o),
   clusterMatrix: (t: ProfTarget, group: string, op: string, o?: RequestOptions) =>
-    api.profilerGet<ClusterMatrix>('cluster-communication-matrix', { ...a(t), group: group || undefined, op: op || undefined }, o),
+    pget<ClusterMatrix>('cluster-communication-matrix', { ...a(t), group: group || undefined, op: op || undefined }, o),
 }

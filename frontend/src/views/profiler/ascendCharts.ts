@@ -3,6 +3,7 @@ import type { EChartsOption } from '@/charts/echarts'
 import { chartPalette, type ChartPalette } from '@/lib/palette'
 import { theme } from '@/state'
 import { t } from '@/i18n'
+import { usAxisFormatter } from '@/lib/axisFormat'
 import { fmtUs } from './profilerApi'
 import { PHASES, type Heatmap, type LinkBandwidth, type MemLine, type Phase } from './ascendModel'
 
@@ -43,6 +44,7 @@ export function phaseBarsOption(
   const p = chartPalette()
   const colors = phaseColors()
   const danger = dangerColor()
+  const top = Math.max(0, ...values.map((v) => PHASES.reduce((n, ph) => n + (v[ph] || 0), 0)))
   return {
     backgroundColor: 'transparent',
     textStyle: { color: p.text },
@@ -59,7 +61,7 @@ export function phaseBarsOption(
     },
     yAxis: {
       type: 'value',
-      axisLabel: { color: p.subtext, formatter: (v: number) => fmtUs(v) },
+      axisLabel: { color: p.subtext, formatter: usAxisFormatter(top) },
       splitLine: { lineStyle: { color: p.split } },
     },
     series: PHASES.map((phase, k) => ({
@@ -110,7 +112,7 @@ export function diffBarsOption(rows: { op_type: string; diff_us: number; total_u
     grid: { left: 12, right: 24, top: 8, bottom: 8, containLabel: true },
     xAxis: {
       type: 'value',
-      axisLabel: { color: p.subtext, formatter: (v: number) => fmtUs(v) },
+      axisLabel: { color: p.subtext, formatter: usAxisFormatter(Math.max(0, ...rows.map((r) => Math.abs(r.diff_us)))), hideOverlap: true },
       splitLine: { lineStyle: { color: p.split } },
     },
     yAxis: {
@@ -246,6 +248,7 @@ export function memoryOption(lines: MemLine[]): EChartsOption {
   const p = chartPalette()
   const components = [...new Set(lines.map((l) => l.component))]
   const color = (c: string) => p.series[components.indexOf(c) % p.series.length]
+  const lastUs = Math.max(0, ...lines.map((l) => (l.points.length ? l.points[l.points.length - 1][0] : 0)))
   return {
     backgroundColor: 'transparent',
     textStyle: { color: p.text },
@@ -254,7 +257,7 @@ export function memoryOption(lines: MemLine[]): EChartsOption {
     grid: { left: 12, right: 24, top: 36, bottom: 56, containLabel: true },
     xAxis: {
       type: 'value',
-      axisLabel: { color: p.subtext, formatter: (v: number) => fmtUs(v) },
+      axisLabel: { color: p.subtext, formatter: usAxisFormatter(lastUs), hideOverlap: true },
       splitLine: { lineStyle: { color: p.split } },
       axisLine: { lineStyle: { color: p.axis } },
     },

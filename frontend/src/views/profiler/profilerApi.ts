@@ -1,7 +1,40 @@
 // Typed helpers over the generic `api.profilerGet/profilerPost` (docs/profiler.md, API.md §10).
 // Addressing: style A = `train_id` + `profile` (the profiler sub-dir), style B = `dir` (the job; the
 // server picks its last `profiler*` dir). Our additive endpoints accept both.
-import { api, type RequestOptions } from '@/api/client'
+import { api, ApiError, type Query, type RequestOptions } from '@/api/client'
+
+/** The server's answer to `missing_ok=true` when the view's file is absent (docs/profiler.md). */
+interface Absent {
+  missing: { error_code: string; error_msg: string }
+}
+function absent(data: unknown): Absent['missing'] | null {
+  const m = data && typeof data === 'object' && !Array.isArray(data) ? (data as Partial<Absent>).missing : undefined
+  return m && typeof m.error_code === 'string' ? m : null
+}
+
+/** An expected absence (a file this rank has not written): answered 200 `{missing}` thanks to `missing_ok`, so the
+ * browser logs no failed request; thrown as this error, which `isMissing` tells from a real failure. */
+export class MissingDataError extends ApiError {
+  constructor(m: Absent['missing']) {
+    super('http', m.error_msg, 200, m.error_code)
+    this.name = 'MissingDataError'
+  }
+}
+
+async function unwrap<T>(answer: Promise<unknown>): Promise<T> {
+  const data = await answer
+  const m = absent(data)
+  if (m) throw new MissingDataError(m)
+  return data as T
+}
+
+/** GET / POST profile/<path>, asking the server to answer an absent file without an HTTP error. */
+export function pget<T>(path: string, q: Query, o?: RequestOptions): Promise<T> {
+  return unwrap<T>(api.profilerGet(path, { ...q, missing_ok: true }, o))
+}
+export function ppost<T>(path: string, q: Query, body: unknown, o?: RequestOptions): Promise<T> {
+  return unwrap<T>(api.profilerPost(path, { ...q, missing_ok: true }, body, o))
+}
 
 export interface ProfilerDirInfo {
   profile: string
@@ -9,6 +42,8 @@ export interface ProfilerDirInfo {
   device_list: string[]
   device_type: string
   profiler_mode: string
+  /** who wrote it: `mindspore`, `pytorch` (torch_npu), or null when the files do not say */
+  framework?: 'mindspore' | 'pytorch' | null
 }
 
 export interface ProfilerDirs {
@@ -44,7 +79,8 @@ export interface Overview {
   steps: StepInfo[]
   top_op_types: TopOpType[]
   memory: { peak_allocated_bytes?: number; peak_reserved_bytes?: number; peak_active_bytes?: number } | null
-  hints: { code: string; message: string }[]
+  /** `args`: the values the sentence names (profilerLabels.hintText words it in the UI's language) */
+  hints: { code: string; message: string; args?: Record<string, unknown> }[]
 }
 
 export interface OpsSearchBody {
@@ -59,6 +95,8 @@ export interface OpsTable {
   col_name: string[]
   object: (string | number | null)[][]
   size: number
+  /** Ascend kernel tables: the profile's start (the rank's first kernel), µs since the epoch */
+  time_origin_us?: number | null
 }
 
 export interface MemoryUsage {
@@ -81,6 +119,8 @@ export interface TimelineSummary {
   num_of_events?: number
   first_ts_us?: number
   last_ts_us?: number
+  /** timed events per process (ms2 layout) */
+  processes?: { pid: number | string; name: string | null; events: number }[]
 }
 
 export interface TraceEvent {
@@ -99,6 +139,8 @@ export interface TimelineWindow {
   end_us?: number
   min_dur_us?: number
   max_events?: number
+  /** comma-separated process ids whose events to keep */
+  pids?: string
 }
 
 /** Where a profiler lives: the job and (style A) the profiler sub-dir name. */
@@ -119,32 +161,32 @@ function a(t: ProfTarget) {
 }
 
 export const prof = {
-  dirs: (trainId: string, o?: RequestOptions) => api.profilerGet<ProfilerDirs>('dirs', { train_id: trainId }, o),
+  dirs: (trainId: string, o?: RequestOptions) => pget<ProfilerDirs>('dirs', { train_id: trainId }, o),
 
   devices: (t: ProfTarget, o?: RequestOptions) =>
-    api.profilerGet<{ device_list: string[]; profiler_mode?: string }>('devices', a(t), o),
+    pget<{ device_list: string[]; profiler_mode?: string }>('devices', a(t), o),
 
   overview: (t: ProfTarget, o?: RequestOptions) =>
-    api.profilerGet<Overview>('overview', { ...a(t), device_id: t.deviceId }, o),
+    pget<Overview>('overview', { ...a(t), device_id: t.deviceId }, o),
 
   opsSearch: (t: ProfTarget, body: OpsSearchBody, o?: RequestOptions) =>
-    api.profilerPost<OpsTable>('ops/search', a(t), body, o),
+    ppost<OpsTable>('ops/search', a(t), body, o),
 
   memoryUsage: (t: ProfTarget, maxPoints = 2000, o?: RequestOptions) =>
-    api.profilerGet<MemoryUsage>('memory-usage', { ...a(t), device_id: t.deviceId, max_points: maxPoints }, o),
+    pget<MemoryUsage>('memory-usage', { ...a(t), device_id: t.deviceId, max_points: maxPoints }, o),
 
   /** Style B only on the server: the job's last `profiler*` dir. */
   timelineSummary: (t: ProfTarget, o?: RequestOptions) =>
-    api.profilerGet<TimelineSummary>('timeline-summary', { dir: t.trainId, device_id: t.deviceId, ...gpu(t) }, o),
+    pget<TimelineSummary>('timeline-summary', { dir: t.trainId, device_id: t.deviceId, ...gpu(t) }, o),
 
   timeline: (t: ProfTarget, w: TimelineWindow, o?: RequestOptions) =>
-    api.profilerGet<TraceEvent[]>('timeline', { dir: t.trainId, device_id: t.deviceId, ...gpu(t), ...w }, o),
+    pget<TraceEvent[]>('timeline', { dir: t.trainId, device_id: t.deviceId, ...gpu(t), ...w }, o),
 
   trainingTraceGraph: (t: ProfTarget, o?: RequestOptions) =>
-    api.profilerGet<Record<string, unknown>>('training-trace/graph', { dir: t.trainId, device_id: t.deviceId, type: 0 }, o),
+    pget<Record<string, unknown>>('training-trace/graph', { dir: t.trainId, device_id: t.deviceId, type: 0 }, o),
 
   pipelineOps: (t: ProfTarget, o?: RequestOptions) =>
-    api.profilerPost<OpsTable>(
+    ppost<OpsTable>(
       'minddata-pipeline/op-queue',
       a(t),
       {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { LaneBook, toBars } from './timelineModel'
+import { LaneBook, stackRows, toBars } from './timelineModel'
 import { isNpuProcess } from './ascendModel'
 import type { TraceEvent } from './profilerApi'
 
@@ -31,5 +31,41 @@ describe('timeline lanes', () => {
       ['MatMul', 0, 10, 13],
       ['hcom_allReduce', 1, 20, 27],
     ])
+  })
+})
+
+describe('stacking by depth', () => {
+  const x = (name: string, ts: number, dur: number, tid = 9): TraceEvent => ({ name, ph: 'X', pid: 1, tid, ts, dur })
+  it('puts nested calls below their parent and siblings side by side', () => {
+    const nested = [
+      { name: 'process_name', ph: 'M', pid: 1, tid: 0, args: { name: 'Python' } },
+      x('step', 0, 100),
+      x('forward', 10, 40),
+      x('matmul', 12, 5),
+      x('add', 20, 5),
+      x('backward', 50, 40), // starts where forward ends: same row
+      x('grad', 55, 10),
+      x('other thread', 0, 100, 10),
+    ] as TraceEvent[]
+    const book = new LaneBook()
+    book.absorb(nested)
+    const bars = toBars(nested, book, 0)
+    const rows = stackRows(bars, book.lanes.length)
+    const row = Object.fromEntries(bars.map((b) => [b.ev.name, b.row]))
+    expect(row).toEqual({ step: 0, forward: 1, matmul: 2, add: 2, backward: 1, grad: 2, 'other thread': 0 })
+    expect(rows).toEqual([3, 1])
+  })
+  it('never lets two bars of a row overlap, with the fewest rows', () => {
+    const spans: [number, number][] = [[0, 10], [5, 15], [8, 9], [10, 20], [12, 13], [14, 30], [16, 17]]
+    const evs = spans.map(([s, e], i) => x(`e${i}`, s, e - s))
+    const book = new LaneBook()
+    book.absorb(evs)
+    const bars = toBars(evs, book, 0)
+    const [rows] = stackRows(bars, 1)
+    for (const a of bars) for (const b of bars) {
+      if (a !== b && a.row === b.row) expect(a.end <= b.start || b.end <= a.start).toBe(true)
+    }
+    // the most spans open at once: 3 (at 8: [0,10], [5,15], [8,9])
+    expect(rows).toBe(3)
   })
 })

@@ -16,6 +16,8 @@ export interface Bar {
   start: number
   end: number
   lane: number
+  /** the bar's row inside its lane (stackRows): nested or overlapping events get rows below */
+  row: number
   ev: TraceEvent
 }
 
@@ -109,9 +111,33 @@ export function toBars(events: TraceEvent[], book: LaneBook, t0: number): Bar[] 
     const lane = book.laneOf(e)
     if (lane < 0) continue
     const start = e.ts - t0
-    out.push({ start, end: start + (e.dur ?? 0), lane, ev: e })
+    out.push({ start, end: start + (e.dur ?? 0), lane, row: 0, ev: e })
   }
   return out
+}
+
+/** Events touching within this many µs do not overlap (rounding of the trace's ns timestamps). */
+export const TOUCH_US = 1e-6
+
+/**
+ * Stacks the bars of each lane into rows so that no two bars of a row overlap: by start (the longer first on a
+ * tie), each bar takes the first row whose last bar has ended. A call nested in another lands below it (its parent
+ * still holds the rows above), so the rows of a lane are its call depth; for intervals this first-fit uses the
+ * fewest rows possible (the most events open at once). Sets `bar.row`; returns the rows of each lane (at least 1).
+ */
+export function stackRows(bars: Bar[], laneCount: number): number[] {
+  const order = bars.map((_, i) => i).sort((a, b) => bars[a].start - bars[b].start || (bars[b].end - bars[b].start) - (bars[a].end - bars[a].start))
+  const ends: number[][] = Array.from({ length: laneCount }, () => [])
+  for (const i of order) {
+    const b = bars[i]
+    const rows = ends[b.lane]
+    if (!rows) continue
+    let r = rows.findIndex((end) => end <= b.start + TOUCH_US)
+    if (r < 0) r = rows.push(b.end) - 1
+    else rows[r] = b.end
+    b.row = r
+  }
+  return ends.map((rows) => Math.max(1, rows.length))
 }
 
 /** A stable colour per event name. */

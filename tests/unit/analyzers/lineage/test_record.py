@@ -25,16 +25,37 @@ def test_train_file_then_eval_file_merge() -> None:
     assert "summary_dir" not in lineage and "dataset_graph" not in lineage
 
 
-def test_new_training_session_starts_afresh() -> None:
+def test_a_restarted_run_keeps_every_session_later_wins_per_field() -> None:
+    """Issue 21: MindSpore writes one `*_lineage` file per training session; a restart's file must not drop
+    what the first session recorded (dataset graph, user-defined values, metrics it did not re-record)."""
     files = [
-        parse_events("a.summary.1.0_lineage", [train_event(0.01), user_event(old=1)]),
-        parse_events("a.summary.2.0_lineage", [eval_event({"acc": 0.1})]),
-        parse_events("a.summary.3.0_lineage", [train_event(0.5)]),
+        parse_events("a.summary.1.0_lineage", [graph_event(16), user_event(seed=7, team="demo"), train_event(0.01)]),
+        parse_events("a.summary.2.0_lineage", [eval_event({"acc": 0.1, "top5": 0.4})]),
+        parse_events("a.summary.3.0_lineage", [train_event(0.5, loss=0.25), user_event(seed=8),
+                                               eval_event({"acc": 0.9})]),
     ]
     run = merge("./r", 0.0, files)
     assert run is not None
-    assert run.values["learning_rate"] == 0.5
-    assert run.metric == {} and run.user_defined == {}
+    assert run.values["learning_rate"] == 0.5 and run.values["loss"] == 0.25  # the restart's values win
+    assert run.values["batch_size"] == 8 and run.values["network"] == "Net"
+    assert run.metric == {"acc": 0.9, "top5": 0.4}  # per metric: the newest value, none dropped
+    assert run.user_defined == {"seed": 8, "team": "demo"}
+    assert run.dataset_graph["batch_size"] == 16  # only session 1 recorded the dataset graph
+    assert run.order_key[0] == 3
+
+
+def test_a_later_dataset_graph_replaces_the_earlier_one() -> None:
+    files = [parse_events("a.summary.1.0_lineage", [graph_event(16), train_event()]),
+             parse_events("a.summary.2.0_lineage", [graph_event(32), train_event()])]
+    run = merge("./r", 0.0, files)
+    assert run is not None and run.dataset_graph["batch_size"] == 32
+
+
+def test_user_defined_info_in_a_file_of_its_own_is_kept_when_the_run_has_lineage() -> None:
+    files = [parse_events("a.summary.1.0_lineage", [user_event(seed=3)]),
+             parse_events("a.summary.2.0_lineage", [train_event()])]
+    run = merge("./r", 0.0, files)
+    assert run is not None and run.user_defined == {"seed": 3}
 
 
 def test_eval_without_metric_keeps_previous_metric() -> None:
