@@ -8,7 +8,7 @@
   duration, wait, block dim, shapes, dtypes, formats, step, stream and task ids).
 * `aicpu_*` are the rows whose core is `AI_CPU`; `aicore_*` are all the others.
 
-kernel_details.csv is read into numpy columns (column_query.py), so a million rows cost tens of MB.
+kernel_details.csv is read into numpy columns (csv_columns.py, column_query.py), so a million rows cost tens of MB.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from mindinsight_clone.analyzers.profiler import ascend_csv
+from mindinsight_clone.analyzers.profiler import ascend_csv, csv_columns
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
 from mindinsight_clone.analyzers.profiler.column_query import AnswerColumn, ColumnTable, query
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
@@ -31,7 +31,6 @@ KERNEL_DETAILS = "kernel_details.csv"
 OP_STATISTIC = "op_statistic.csv"
 AI_CPU = "AI_CPU"
 HCCL = "HCCL"
-BATCH_ROWS = 50_000  # rows of raw cells held at once (~60 short strings each)
 
 # stored column -> (CSV header, kind)
 _KERNEL_STRINGS = {
@@ -116,82 +115,19 @@ def is_ascend(device: DeviceFiles | None) -> bool:
     return device is not None and device.is_ascend
 
 
-class _Interner:
-    def __init__(self) -> None:
-        self.ids: dict[str, int] = {}
-
-    def ids_of(self, values: Any) -> np.ndarray:
-        """Dense ids of `values` (new values get the next ids, in order of first appearance)."""
-        ids = self.ids
-        for value in dict.fromkeys(values):  # distinct values, C speed
-            if value not in ids:
-                ids[value] = len(ids)
-        get = ids.__getitem__
-        return np.fromiter(map(get, values), dtype=np.int32, count=len(values))
-
-
-def _numbers(cells: tuple[str, ...], report: ascend_csv.ReadReport, column: str) -> np.ndarray:
-    """float64 column; empty / `N/A` cells are NaN, other non-numeric cells too (counted in the report)."""
-    try:
-        return np.array(cells, dtype=np.float64)  # numpy parses the strings (whitespace and tabs allowed)
-    except ValueError:
-        pass
-    missing = ascend_csv.MISSING_CELLS
-    try:
-        return np.array(["nan" if c.strip() in missing else c for c in cells], dtype=np.float64)
-    except ValueError:
-        out = np.full(len(cells), np.nan)
-        bad = 0
-        for i, cell in enumerate(cells):
-            try:
-                value = ascend_csv.number(cell)
-            except ValueError:
-                bad += 1
-                continue
-            out[i] = np.nan if value is None else value
-        if bad:
-            report.note(f"{bad} non-numeric cell(s) in {column!r} read as absent")
-        return out
-
-
-def load_kernels(path: Location, rank: str = "?") -> KernelTable:
+def load_kernels(path: Location, rank: str = "?", engine: csv_columns.Engine = "arrow") -> KernelTable:
     """kernel_details.csv -> columns. Rows without a numeric start or duration are skipped (and reported)."""
     csv_file = ascend_csv.open_csv(path, ascend_csv.label(KERNEL_DETAILS, rank), _KERNEL_REQUIRED)
     report = csv_file.report
-    strings = {k: _Interner() for k in _KERNEL_STRINGS}
-    parts: dict[str, list[np.ndarray]] = {k: [] for k in (*_KERNEL_STRINGS, *_KERNEL_NUMBERS)}
-    num_keys = [k for k, h in _KERNEL_NUMBERS.items() if csv_file.has(h)]
-    str_keys = [k for k, h in _KERNEL_STRINGS.items() if csv_file.has(h)]
-    wanted = [csv_file.index[_KERNEL_NUMBERS[k]] for k in num_keys] + [csv_file.index[_KERNEL_STRINGS[k]]
-                                                                     for k in str_keys]
-
-    for batch in csv_file.batches(BATCH_ROWS, wanted):
-        columns = list(zip(*batch, strict=True))
-        nums = {k: _numbers(columns[i], report, _KERNEL_NUMBERS[k]) for i, k in enumerate(num_keys)}
-        good = ~np.isnan(nums["start"]) & ~np.isnan(nums["duration"])
-        everything = bool(good.all())
-        if not everything:
-            report.skip("no numeric start time or duration", int((~good).sum()))
-        for key in _KERNEL_NUMBERS:
-            values = nums.get(key, np.full(len(batch), np.nan))
-            parts[key].append(values if everything else values[good])
-        keep = None if everything else np.flatnonzero(good).tolist()
-        for key in _KERNEL_STRINGS:
-            if key in str_keys:
-                texts: Any = columns[len(num_keys) + str_keys.index(key)]
-                if keep is not None:
-                    texts = [texts[j] for j in keep]
-            else:
-                texts = [""] * int(good.sum())
-            parts[key].append(strings[key].ids_of(texts))
-    numbers = {k: np.concatenate(parts[k]) if parts[k] else np.empty(0) for k in _KERNEL_NUMBERS}
-    ids = {k: np.concatenate(parts[k]) if parts[k] else np.empty(0, dtype=np.int32) for k in _KERNEL_STRINGS}
-    length = int(numbers["start"].shape[0])
+    table = csv_columns.read_columns(csv_file, _KERNEL_NUMBERS, _KERNEL_STRINGS, engine)
+    good = ~np.isnan(table.numbers["start"]) & ~np.isnan(table.numbers["duration"])
+    if not good.all():
+        report.skip("no numeric start time or duration", int((~good).sum()))
+        table = table.take(good)
+    numbers = table.numbers
     numbers["end"] = numbers["start"] + numbers["duration"]
-    numbers["serial"] = np.arange(1, length + 1, dtype=np.float64)
+    numbers["serial"] = np.arange(1, table.length + 1, dtype=np.float64)
     report.log()
-    texts_of = {k: tuple(t.strip() for t in v.ids) for k, v in strings.items()}
-    table = ColumnTable(numbers, ids, texts_of, length)
     return KernelTable(table, tuple(report.problems()))
 
 

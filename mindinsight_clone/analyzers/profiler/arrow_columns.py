@@ -1,0 +1,77 @@
+"""Arrow arrays (what pyarrow's CSV reader, DuckDB and Parquet hand over) to the numpy columns the profiler views
+query (column_query.ColumnTable, trace_events.TraceColumns), batch by batch.
+
+Strings become dense int32 ids into a tuple of distinct values (`Interner`): each batch is dictionary-encoded by
+Arrow (C++), and only its distinct values meet Python, so a million rows of a few thousand names cost a few dict
+lookups per distinct value, not per row. Numbers become float64 with NaN for absent cells.
+
+Arrow buffers handed over by DuckDB stay alive as long as any array of their batch does, so everything kept is
+copied out of the batch (`floats`), never viewed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")  # as the csv path reads files: bad bytes replaced
+    return str(value)
+
+
+class Interner:
+    """Dense ids for the values of Arrow batches, in order of first appearance. `key` maps a batch's distinct value
+    (str, bytes or None for an absent cell) to what is stored; values with equal keys share an id."""
+
+    def __init__(self, key: Callable[[Any], Hashable] = _text) -> None:
+        self.ids: dict[Hashable, int] = {}
+        self._key = key
+
+    @property
+    def values(self) -> tuple[Any, ...]:
+        return tuple(self.ids)
+
+    def ids_of(self, array: pa.Array | pa.ChunkedArray) -> np.ndarray:
+        """int32 ids of `array`'s values (a plain or dictionary array; nulls go through `key(None)`)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        if isinstance(array, pa.ChunkedArray):
+            parts = [self.ids_of(chunk) for chunk in array.chunks]
+            return np.concatenate(parts) if parts else np.empty(0, dtype=np.int32)
+        encoded = array if pa.types.is_dictionary(array.type) else pc.dictionary_encode(array)
+        distinct = encoded.dictionary.to_pylist()
+        ids, key = self.ids, self._key
+        remap = np.fromiter((ids.setdefault(key(v), len(ids)) for v in (*distinct, None)), dtype=np.int32,
+                            count=len(distinct) + 1)
+        indices = encoded.indices
+        if indices.null_count:
+            indices = pc.fill_null(indices, len(distinct))  # the extra last slot: key(None)
+        return remap[indices.to_numpy(zero_copy_only=False)]
+
+
+def stripped(value: Any) -> str:
+    """The interning key of CSV cells: text without surrounding whitespace (the profiler's trailing tabs)."""
+    return _text(value).strip()
+
+
+def floats(array: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """float64 copy of a numeric Arrow array, NaN where null."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks() if array.num_chunks != 1 else array.chunk(0)
+    if not pa.types.is_float64(array.type):
+        array = pc.cast(array, pa.float64())
+    out = array.to_numpy(zero_copy_only=False)
+    return np.array(out, dtype=np.float64, copy=True)  # never a view into the batch (it would pin all of it)
