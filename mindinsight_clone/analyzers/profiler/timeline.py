@@ -19,7 +19,8 @@ import orjson
 
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
-from mindinsight_clone.analyzers.profiler.trace_events import TraceColumns, load_trace
+from mindinsight_clone.analyzers.profiler.trace_engine import load_trace
+from mindinsight_clone.analyzers.profiler.trace_events import TraceColumns, blobs_at
 from mindinsight_clone.ingest import storage
 from mindinsight_clone.ingest.storage import Location
 
@@ -76,19 +77,28 @@ def summary(trace: TraceColumns) -> dict[str, Any]:
     scope_pid = _pid_named(trace, "Scope Layer")
     scope_threads = 0
     if scope_pid is not None:
-        scope_threads = int(np.unique(trace.tid[complete & (trace.pid == scope_pid)]).size)
+        scope_threads = _distinct(trace.tid[complete & (trace.pid == scope_pid)])
     op_events = complete if scope_pid is None else complete & (trace.pid != scope_pid)
+    pids, tids = trace.pid[op_events].astype(np.int64), trace.tid[op_events]
     return {
         "max_scope_name_num": scope_threads,
-        "num_of_ops": int(np.unique(trace.name[op_events]).size),
+        "num_of_ops": _distinct(trace.name[op_events]),
         "op_exe_times": int(op_events.sum()),
-        "num_of_streams": int(np.unique(np.stack([trace.pid[op_events], trace.tid[op_events]]), axis=1).shape[1])
-        if op_events.any() else 0,
+        "num_of_streams": _distinct(pids * (int(tids.max()) + 1) + tids) if pids.size else 0,
         "total_time": round((last - first) / 1000.0, 4),
         "num_of_events": len(trace),
         "first_ts_us": round(first, 3),
         "last_ts_us": round(last, 3),
     }
+
+
+def _distinct(ids: np.ndarray) -> int:
+    """Distinct values of non-negative int ids: a bincount when they are dense enough, else a sort."""
+    if not ids.size:
+        return 0
+    if int(ids.max()) < max(1 << 22, ids.size):
+        return int(np.count_nonzero(np.bincount(ids)))
+    return int(np.unique(ids).size)
 
 
 def _pid_named(trace: TraceColumns, name: str) -> int | None:
@@ -126,8 +136,9 @@ def select(trace: TraceColumns, window: Window) -> np.ndarray:
 def events(trace: TraceColumns, indices: np.ndarray) -> list[dict[str, Any]]:
     """Chrome trace event dicts for `indices` (only what a response needs is materialised)."""
     out: list[dict[str, Any]] = []
-    strings, values, blobs = trace.strings, trace.values, trace.blobs
-    for i in indices.tolist():
+    strings, values = trace.strings, trace.values
+    args, extras = blobs_at(trace.blobs, trace.args[indices]), blobs_at(trace.blobs, trace.extra[indices])
+    for n, i in enumerate(indices.tolist()):
         event: dict[str, Any] = {"ph": strings[trace.ph[i]], "name": strings[trace.name[i]],
                                  "pid": values[trace.pid[i]], "tid": values[trace.tid[i]]}
         ts, dur = trace.ts[i], trace.dur[i]
@@ -138,10 +149,11 @@ def events(trace: TraceColumns, indices: np.ndarray) -> list[dict[str, Any]]:
         cat = strings[trace.cat[i]]
         if cat or event["ph"] == "X":
             event["cat"] = cat
-        if trace.args[i] >= 0:
-            event["args"] = orjson.Fragment(blobs[trace.args[i]])
-        if trace.extra[i] >= 0:
-            event.update(orjson.loads(blobs[trace.extra[i]]))
+        blob, extra = args[n], extras[n]
+        if blob is not None:
+            event["args"] = orjson.Fragment(blob)
+        if extra is not None:
+            event.update(orjson.loads(extra))
         out.append(event)
     return out
 

@@ -1,0 +1,260 @@
+"""Load `trace_view.json` (a JSON array of Chrome trace events, hundreds of MB) into `TraceColumns` with DuckDB.
+
+Engine: DuckDB's `read_json(format='array')` parses the array with the GIL released and hands the events over in
+Arrow batches of `BATCH_ROWS` rows, fetched by a second thread while this one dictionary-encodes the previous batch
+(arrow_columns.Interner) and copies it into numpy columns: the file is never held whole, nor a dict per event.
+Measured against the orjson streaming reader (trace_events.py) and polars on a 451 MB trace (docs/profiler.md,
+"Engine"); pyarrow reads only newline-delimited JSON.
+
+The keys read are ph/name/cat/pid/tid/ts/dur/args, the flow keys `id`/`bp`, and any other top-level key seen in the
+file's first MB; keys other than the core ones are kept per event as one JSON object (`extra`), as the streaming
+reader keeps them (a key that first appears after the first MB is not read: docs/profiler.md). The file is read
+through the storage seam: DuckDB reads from an fsspec file system whose one file is a `storage.open_binary` handle
+(a local file, or range reads of a remote object).
+
+What DuckDB refuses (a truncated or damaged array, an object document `{"traceEvents": [...]}`, an element that is
+not an object) is read by the streaming reader, which keeps every complete event and says what was lost.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import threading
+import uuid
+from collections.abc import Generator
+from typing import Any, Literal
+
+import numpy as np
+import orjson
+from fsspec.spec import AbstractFileSystem
+
+from mindinsight_clone.analyzers.profiler import trace_events
+from mindinsight_clone.analyzers.profiler.arrow_columns import Interner, floats
+from mindinsight_clone.analyzers.profiler.trace_events import BlobArray, TraceColumns
+from mindinsight_clone.ingest import storage
+from mindinsight_clone.ingest.storage import Location
+
+log = logging.getLogger(__name__)
+Engine = Literal["duckdb", "python"]
+BATCH_ROWS = 1 << 16  # events per Arrow batch (~10 MB of DuckDB vectors in flight)
+SAMPLE_BYTES = 1 << 20  # the events of the file's first MB are sampled for keys beyond the core ones
+THREADS = max(1, min(4, os.cpu_count() or 1))
+MEMORY_LIMIT = "512MB"  # DuckDB's own buffers (the batches handed over are counted apart)
+CORE = ("ph", "name", "cat", "pid", "tid", "ts", "dur", "args")
+# keys besides the core ones always read: flow events (`ph` s/t/f) carry them, anywhere in the file. Every key
+# declared costs DuckDB a lookup per event (the 16 other keys of the Trace Event Format would double the read time),
+# so the others are read when the file's first SAMPLE_BYTES hold them.
+FLOW_KEYS = ("id", "bp")
+_TEXT = {"ph": "VARCHAR", "name": "VARCHAR", "cat": "VARCHAR", "ts": "VARCHAR", "dur": "VARCHAR"}
+
+
+def load_trace(path: Location, engine: Engine = "duckdb") -> TraceColumns:
+    """trace_view.json -> columns (duckdb), or the streaming orjson reader for what DuckDB cannot read."""
+    if engine == "duckdb":
+        try:
+            return _load_duckdb(path)
+        except Exception as err:  # duckdb raises its own error classes for anything it cannot read
+            if isinstance(err, MemoryError):
+                raise
+            log.info("%s: read with the streaming reader (%s)", storage.describe(path),
+                     str(err).splitlines()[0][:200] if str(err) else type(err).__name__)
+    return trace_events.load_trace(path)
+
+
+class SeamFileSystem(AbstractFileSystem):  # type: ignore[misc]
+    """The files of one load as an fsspec file system for DuckDB: `seam://<token>` opens `storage.open_binary`."""
+
+    protocol = "seam"
+    cachable = False
+
+    def __init__(self, location: Location, token: str) -> None:
+        super().__init__()
+        self.location, self.token = location, token
+        self._size = storage.stat(location).size
+
+    def _check(self, path: str) -> None:
+        if self._strip_protocol(path).strip("/") != self.token:
+            raise FileNotFoundError(path)
+
+    def info(self, path: str, **kwargs: Any) -> dict[str, Any]:
+        self._check(path)
+        return {"name": self.token, "size": self._size, "type": "file"}
+
+    def ls(self, path: str, detail: bool = True, **kwargs: Any) -> list[Any]:
+        info = self.info(path)
+        return [info] if detail else [info["name"]]
+
+    def _open(self, path: str, mode: str = "rb", **kwargs: Any) -> Any:
+        self._check(path)
+        return storage.open_binary(self.location, trace_events.CHUNK_BYTES)
+
+
+def _keys(path: Location) -> list[str]:
+    """Top-level keys other than the core ones seen in the events of the file's first SAMPLE_BYTES (parsed with the
+    streaming reader's slicer: cheap, and it works where DuckDB's own sampling would buffer a one-line file)."""
+    seen: dict[str, None] = {}
+    slices = trace_events.iter_file_slices(path, [], SAMPLE_BYTES)
+    try:
+        for event in next(slices, []):
+            if isinstance(event, dict):
+                seen.update(dict.fromkeys(event))
+    finally:
+        slices.close()
+    return list(dict.fromkeys([*FLOW_KEYS, *(k for k in seen if k not in CORE)]))
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _query(source: str, extra_keys: list[str], strict: bool) -> str:
+    """strict: ts/dur read as DOUBLE by the JSON reader (numbers and numeric strings; anything else fails the whole
+    read); else as text cast leniently (non-numeric: absent), which costs about a fifth more."""
+    columns = {k: _TEXT.get(k, "JSON") for k in (*CORE, *extra_keys)}
+    if strict:
+        columns.update(ts="DOUBLE", dur="DOUBLE")
+        times = "ts, dur"
+    else:
+        times = ", ".join(f"TRY_CAST(trim({k}, ' \t\r\n') AS DOUBLE) AS {k}" for k in ("ts", "dur"))
+    spec = "{" + ", ".join(f"{_literal(k)}: '{t}'" for k, t in columns.items()) + "}"
+    if extra_keys:
+        pairs = ", ".join(f"{_literal(k)}, {_quote(k)}" for k in extra_keys)
+        absent = " AND ".join(f"{_quote(k)} IS NULL" for k in extra_keys)
+        extra = f"CASE WHEN {absent} THEN NULL ELSE json_merge_patch('{{}}', json_object({pairs})) END"
+    else:
+        extra = "NULL"
+    # every name and literal above is quoted; `source` is our own seam:// token, never request input
+    return (f"SELECT ph, name, cat, pid, tid, {times}, args, {extra} AS extra "  # noqa: S608
+            f"FROM read_json('{source}', format='array', columns={spec})")
+
+
+def _value_key(text: Any) -> Any:
+    """pid/tid: the JSON value (ints and strings; 1, 1.0 and true share an id, as in the streaming reader)."""
+    if text is None:
+        return 0
+    value = orjson.loads(text)
+    try:
+        hash(value)
+    except TypeError:
+        return repr(value)
+    return value
+
+
+class _Blobs:
+    """args / extra JSON texts: dictionary-encoded per batch in Arrow, the batches' dictionaries appended (no
+    Python object per blob; a blob repeated across batches is stored once per batch)."""
+
+    def __init__(self) -> None:
+        self.parts: list[Any] = []
+        self.count = 0
+
+    def ids_of(self, column: Any) -> np.ndarray:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        if isinstance(column, pa.ChunkedArray):
+            column = column.combine_chunks()
+        if isinstance(column.type, pa.ExtensionType):  # DuckDB's JSON type arrives as an extension of string
+            column = column.storage
+        encoded = pc.dictionary_encode(column)
+        ids = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False).astype(np.int32)
+        ids[ids >= 0] += self.count
+        self.parts.append(encoded.dictionary.cast(pa.binary()))
+        self.count += len(encoded.dictionary)
+        return ids
+
+    def array(self) -> BlobArray:
+        import pyarrow as pa
+
+        return BlobArray(pa.concat_arrays(self.parts) if self.parts else pa.array([], type=pa.binary()))
+
+
+def _prefetched(reader: Any, depth: int = 2) -> Generator[Any, None, None]:
+    """The batches of `reader`, fetched by another thread while this one converts the previous ones (DuckDB runs
+    with the GIL released, so the parse and the conversion overlap)."""
+    import queue
+
+    batches: queue.Queue[Any] = queue.Queue(maxsize=depth)
+    done = object()
+    stop = threading.Event()
+
+    def fetch() -> None:
+        try:
+            for batch in reader:
+                while not stop.is_set():
+                    try:
+                        batches.put(batch, timeout=0.1)
+                        break
+                    except queue.Full:
+                        continue
+                if stop.is_set():
+                    return
+            batches.put(done)
+        except BaseException as err:  # handed to the consumer
+            batches.put(err)
+
+    thread = threading.Thread(target=fetch, name="trace-fetch", daemon=True)
+    thread.start()
+    try:
+        while (item := batches.get()) is not done:
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        thread.join()
+
+
+_lock = threading.Lock()
+
+
+def _connect(location: Location) -> tuple[Any, str]:
+    import duckdb
+
+    con = duckdb.connect(config={"threads": THREADS, "memory_limit": MEMORY_LIMIT})
+    token = uuid.uuid4().hex
+    with _lock:  # fsspec's registry of instances is process-wide
+        con.register_filesystem(SeamFileSystem(location, token))
+    return con, f"seam://{token}"
+
+
+def _load_duckdb(path: Location) -> TraceColumns:
+    keys = _keys(path)
+    try:
+        return _read(path, keys, strict=True)
+    except Exception as err:
+        if "transform error" not in str(err):  # not a ts/dur that the strict read could not cast
+            raise
+    return _read(path, keys, strict=False)
+
+
+def _read(path: Location, keys: list[str], strict: bool) -> TraceColumns:
+    con, source = _connect(path)
+    try:
+        reader = con.sql(_query(source, keys, strict)).to_arrow_reader(BATCH_ROWS)
+        strings, values, blobs = Interner(), Interner(_value_key), _Blobs()
+        parts: dict[str, list[np.ndarray]] = {k: [] for k in (*CORE, "extra")}
+        with contextlib.closing(_prefetched(reader)) as batches:
+            for batch in batches:
+                for key in ("ph", "name", "cat"):
+                    parts[key].append(strings.ids_of(batch.column(key)))
+                for key in ("pid", "tid"):
+                    parts[key].append(values.ids_of(batch.column(key)))
+                for key in ("args", "extra"):
+                    parts[key].append(blobs.ids_of(batch.column(key)))
+                parts["ts"].append(floats(batch.column("ts")))
+                parts["dur"].append(floats(batch.column("dur")))
+    finally:
+        con.close()
+    merged = {k: (np.concatenate(v) if v else np.empty(0, dtype=np.float64 if k in ("ts", "dur") else np.int32))
+              for k, v in parts.items()}
+    return TraceColumns(ph=merged["ph"], name=merged["name"], cat=merged["cat"], pid=merged["pid"],
+                        tid=merged["tid"], ts=merged["ts"], dur=merged["dur"], args=merged["args"],
+                        extra=merged["extra"], strings=strings.values, values=values.values,
+                        blobs=blobs.array(), problems=())
