@@ -32,6 +32,7 @@ from mindinsight_clone.analyzers.profiler.layout import (
     find_profiler_dirs,
     scan_profiler_dir,
 )
+from mindinsight_clone.analyzers.profiler.table_store import TableStore
 from mindinsight_clone.errors import ParamValueError, ProfilerFileNotFoundError, ProfilerParamValueError
 from mindinsight_clone.ingest.storage import Location
 from mindinsight_clone.ingest.train_id import normalize_train_id, resolve_train_dir
@@ -43,7 +44,13 @@ CACHE_KEY = "profiler_file_cache"
 
 
 def _cache() -> ParsedFileCache:
-    cache: ParsedFileCache = services().extras.setdefault(CACHE_KEY, ParsedFileCache())
+    """The app's parsed-file cache, with the parse-once table store in the workspace (profiler_cache_mb)."""
+    extras = services().extras
+    cache: ParsedFileCache | None = extras.get(CACHE_KEY)
+    if cache is None:
+        settings = services().settings
+        store = TableStore.in_workspace(settings.workspace, settings.profiler_cache_mb)
+        cache = extras.setdefault(CACHE_KEY, ParsedFileCache(store=store))
     return cache
 
 

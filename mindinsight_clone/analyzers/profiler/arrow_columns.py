@@ -11,8 +11,8 @@ copied out of the batch (`floats`), never viewed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -50,6 +50,8 @@ class Interner:
             return np.concatenate(parts) if parts else np.empty(0, dtype=np.int32)
         encoded = array if pa.types.is_dictionary(array.type) else pc.dictionary_encode(array)
         distinct = encoded.dictionary.to_pylist()
+        if not distinct and not len(array):
+            return np.empty(0, dtype=np.int32)
         ids, key = self.ids, self._key
         remap = np.fromiter((ids.setdefault(key(v), len(ids)) for v in (*distinct, None)), dtype=np.int32,
                             count=len(distinct) + 1)
@@ -75,3 +77,57 @@ def floats(array: pa.Array | pa.ChunkedArray) -> np.ndarray:
         array = pc.cast(array, pa.float64())
     out = array.to_numpy(zero_copy_only=False)
     return np.array(out, dtype=np.float64, copy=True)  # never a view into the batch (it would pin all of it)
+
+
+def dictionary_column(ids: np.ndarray, values: Any, value_type: Any = None) -> pa.Array:
+    """An Arrow dictionary array of int32 `ids` (-1 = null) into `values` (how tables are written to Parquet)."""
+    import pyarrow as pa
+
+    indices = pa.array(ids.astype(np.int32, copy=False), mask=ids < 0) if (ids < 0).any() else pa.array(ids)
+    dictionary = values if isinstance(values, pa.Array) else pa.array(list(values), type=value_type)
+    return pa.DictionaryArray.from_arrays(indices, dictionary)
+
+
+def column_table_to_arrow(table: Any) -> pa.Table:
+    """A ColumnTable as an Arrow table: `n:<column>` float64, `s:<column>` dictionary<int32, string>."""
+    import pyarrow as pa
+
+    arrays = {f"n:{k}": pa.array(v) for k, v in table.numbers.items()}
+    arrays.update({f"s:{k}": dictionary_column(table.ids[k], table.strings[k], pa.string()) for k in table.ids})
+    return pa.table(arrays) if arrays else pa.table({"n:": pa.array([], type=pa.float64())})
+
+
+def column_table_from_batches(batches: Iterable[pa.RecordBatch], num_rows: int, schema: pa.Schema) -> Any:
+    """The inverse of column_table_to_arrow, batch by batch."""
+    from mindinsight_clone.analyzers.profiler.column_query import ColumnTable
+
+    numbers = [n for n in schema.names if n.startswith("n:") and n != "n:"]
+    interners = {n: Interner() for n in schema.names if n.startswith("s:")}
+    columns = batch_columns(batches, num_rows, numbers, interners)
+    return ColumnTable({n[2:]: columns[n] for n in numbers}, {n[2:]: columns[n] for n in interners},
+                       {n[2:]: i.values for n, i in interners.items()}, num_rows)
+
+
+class IdsOf(Protocol):
+    def ids_of(self, array: Any) -> np.ndarray: ...
+
+
+def batch_columns(batches: Iterable[pa.RecordBatch], num_rows: int, numbers: Sequence[str],
+                  ids: Mapping[str, IdsOf]) -> dict[str, np.ndarray]:
+    """numpy columns from Arrow batches, filled into arrays of `num_rows` allocated once (no batch is kept, no
+    concatenation doubles a column): `numbers` as float64, `ids` through each column's interner."""
+    out = {k: np.empty(num_rows, dtype=np.float64) for k in numbers}
+    out.update({k: np.empty(num_rows, dtype=np.int32) for k in ids})
+    pos = 0
+    for batch in batches:
+        end = pos + batch.num_rows
+        if end > num_rows:
+            raise ValueError(f"more rows than the {num_rows} announced")
+        for key in numbers:
+            out[key][pos:end] = floats(batch.column(key))
+        for key, interner in ids.items():
+            out[key][pos:end] = interner.ids_of(batch.column(key))
+        pos = end
+    if pos != num_rows:
+        raise ValueError(f"{pos} rows instead of the {num_rows} announced")
+    return out

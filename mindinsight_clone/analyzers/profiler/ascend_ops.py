@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from mindinsight_clone.analyzers.profiler import ascend_csv, csv_columns
+from mindinsight_clone.analyzers.profiler import arrow_columns, ascend_csv, csv_columns
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
 from mindinsight_clone.analyzers.profiler.column_query import AnswerColumn, ColumnTable, query
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
@@ -110,6 +110,22 @@ class KernelTable:
         return self.table.nbytes
 
 
+class _KernelsCodec:
+    """KernelTable <-> Parquet (table_store.py): the columns, and the problems of the parse."""
+
+    version = "kernels-1"
+
+    def encode(self, value: KernelTable) -> tuple[Any, dict[str, Any]]:
+        return arrow_columns.column_table_to_arrow(value.table), {"problems": list(value.problems)}
+
+    def decode(self, batches: Any, num_rows: int, schema: Any, meta: dict[str, Any]) -> KernelTable:
+        table = arrow_columns.column_table_from_batches(batches, num_rows, schema)
+        return KernelTable(table, tuple(meta.get("problems", ())))
+
+
+KERNELS_CODEC = _KernelsCodec()
+
+
 def is_ascend(device: DeviceFiles | None) -> bool:
     """Whether the device has Ascend (not only host CPU) output: one of the NPU tables exists."""
     return device is not None and device.is_ascend
@@ -133,7 +149,7 @@ def load_kernels(path: Location, rank: str = "?", engine: csv_columns.Engine = "
 
 def kernels_for(device: DeviceFiles, cache: ParsedFileCache | None) -> KernelTable:
     path = ascend_csv.require(device.output_file(KERNEL_DETAILS), KERNEL_DETAILS, device.device_id)
-    return cached(cache, "ascend_kernels", path, lambda p: load_kernels(p, device.device_id))
+    return cached(cache, "ascend_kernels", path, lambda p: load_kernels(p, device.device_id), codec=KERNELS_CODEC)
 
 
 def _core_mask(table: ColumnTable, aicpu: bool) -> np.ndarray:

@@ -5,6 +5,10 @@ Bounded twice: at most `max_entries` files and at most `max_bytes` of parsed dat
 has one, else the file size). The byte bound is the one that matters; the entry bound is high so that a cluster
 view reading a small file of each of hundreds of ranks does not push a big parsed kernel table or trace out.
 Concurrent requests for the same file wait for one parse (per-key lock), while requests for other files go on.
+
+With a `TableStore` (the app gives one in the workspace), kinds that name a codec are also kept on disk as Parquet:
+a miss here reads the Parquet file when one was written for this version of the file (by this process before a
+restart, or by another replica), and parses only when none was (table_store.py).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from mindinsight_clone.analyzers.profiler.table_store import Codec, TableStore
 from mindinsight_clone.ingest import storage
 from mindinsight_clone.ingest.storage import Entry, Location
 
@@ -28,7 +33,9 @@ def _weight(value: Any, fallback: int) -> int:
 
 
 class ParsedFileCache:
-    def __init__(self, max_entries: int = PROFILER_CACHE_ENTRIES, max_bytes: int = PROFILER_CACHE_BYTES) -> None:
+    def __init__(self, max_entries: int = PROFILER_CACHE_ENTRIES, max_bytes: int = PROFILER_CACHE_BYTES,
+                 store: TableStore | None = None) -> None:
+        self.store = store
         self._max = max_entries
         self._max_bytes = max_bytes
         self._items: OrderedDict[tuple[Any, ...], tuple[Any, int]] = OrderedDict()
@@ -37,10 +44,11 @@ class ParsedFileCache:
         self._loading: dict[tuple[Any, ...], threading.Lock] = {}
 
     def get(self, kind: str, path: Location, parse: Callable[[Location], T], weight: int | None = None,
-            entry: Entry | None = None) -> T:
+            entry: Entry | None = None, codec: Codec[T] | None = None) -> T:
         """The parsed value of `path` (parsing it on a miss). `weight` overrides the size counted against the
         byte bound (for small values derived from a big file). `entry` is the file's stat when the caller has
-        it from a listing of this request (saves a stat; remote: a request)."""
+        it from a listing of this request (saves a stat; remote: a request). With a `codec`, the value is also
+        kept in the table store (disk), when this cache has one."""
         try:
             stat = entry if entry is not None else storage.stat(path)
         except OSError:
@@ -57,7 +65,10 @@ class ParsedFileCache:
                     self._items.move_to_end(key)
                     return self._items[key][0]  # type: ignore[no-any-return]
             try:
-                value = parse(path)
+                if codec is not None and self.store is not None:
+                    value = self.store.get(kind, path, stat, codec, parse)
+                else:
+                    value = parse(path)
             finally:
                 with self._lock:
                     self._loading.pop(key, None)
@@ -82,6 +93,7 @@ class ParsedFileCache:
 
 
 def cached(cache: ParsedFileCache | None, kind: str, path: Location, parse: Callable[[Location], T],
-           weight: int | None = None, entry: Entry | None = None) -> T:
-    """Parse through `cache` when one is given (the app injects one), else parse directly."""
-    return cache.get(kind, path, parse, weight, entry) if cache is not None else parse(path)
+           weight: int | None = None, entry: Entry | None = None, codec: Codec[T] | None = None) -> T:
+    """Parse through `cache` when one is given (the app injects one), else parse directly. `codec`: also keep the
+    parsed table on disk (table_store.py), for the big tables whose parse costs seconds."""
+    return cache.get(kind, path, parse, weight, entry, codec) if cache is not None else parse(path)

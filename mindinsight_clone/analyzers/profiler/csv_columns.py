@@ -103,17 +103,21 @@ def _read_arrow(csv_file: ascend_csv.CsvFile, numbers: Mapping[str, str], string
     for key, header in numbers.items():
         if key not in num_cols:
             out_numbers[key] = np.full(length, np.nan)
-        elif lenient:
-            cells = [stripped(c) for c in table.column(num_cols[key]).to_pylist()]
-            out_numbers[key] = lenient_numbers(cells, report, header)
+            continue
+        column, table = table.column(num_cols[key]), table.drop_columns([num_cols[key]])  # freed once converted
+        if lenient:
+            out_numbers[key] = lenient_numbers([stripped(c) for c in column.to_pylist()], report, header)
         else:
-            out_numbers[key] = floats(table.column(num_cols[key]))
+            out_numbers[key] = floats(column)
+        del column
     ids: dict[str, np.ndarray] = {}
     texts: dict[str, tuple[str, ...]] = {}
     for key in strings:
         interner = Interner(stripped)
         if key in str_cols:
-            ids[key] = interner.ids_of(table.column(str_cols[key]))
+            column, table = table.column(str_cols[key]), table.drop_columns([str_cols[key]])
+            ids[key] = interner.ids_of(column)
+            del column
         else:
             ids[key] = np.zeros(length, dtype=np.int32)
             interner.ids.setdefault("", 0)

@@ -19,7 +19,7 @@ import orjson
 
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
-from mindinsight_clone.analyzers.profiler.trace_engine import load_trace
+from mindinsight_clone.analyzers.profiler.trace_engine import TRACE_CODEC, load_trace
 from mindinsight_clone.analyzers.profiler.trace_events import TraceColumns, blobs_at
 from mindinsight_clone.ingest import storage
 from mindinsight_clone.ingest.storage import Location
@@ -45,7 +45,7 @@ def trace_for(device: DeviceFiles | None, cache: ParsedFileCache | None = None,
     if path is None:
         return None
     try:
-        return cached(cache, "trace_view", path, load_trace)
+        return cached(cache, "trace_view", path, load_trace, codec=TRACE_CODEC)
     except (OSError, ValueError) as err:  # orjson.JSONDecodeError is a ValueError
         log.warning("cannot read %s: %s", TRACE_VIEW, err)
         return None

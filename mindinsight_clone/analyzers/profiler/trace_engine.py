@@ -31,7 +31,7 @@ import orjson
 from fsspec.spec import AbstractFileSystem
 
 from mindinsight_clone.analyzers.profiler import trace_events
-from mindinsight_clone.analyzers.profiler.arrow_columns import Interner, floats
+from mindinsight_clone.analyzers.profiler.arrow_columns import IdsOf, Interner, batch_columns, dictionary_column, floats
 from mindinsight_clone.analyzers.profiler.trace_events import BlobArray, TraceColumns
 from mindinsight_clone.ingest import storage
 from mindinsight_clone.ingest.storage import Location
@@ -147,8 +147,8 @@ def _value_key(text: Any) -> Any:
 
 
 class _Blobs:
-    """args / extra JSON texts: dictionary-encoded per batch in Arrow, the batches' dictionaries appended (no
-    Python object per blob; a blob repeated across batches is stored once per batch)."""
+    """args / extra JSON texts: dictionary-encoded per batch in Arrow, the batches' dictionaries appended, and made
+    distinct once at the end (`finish`): no Python object per blob, each distinct blob stored once."""
 
     def __init__(self) -> None:
         self.parts: list[Any] = []
@@ -159,20 +159,31 @@ class _Blobs:
         import pyarrow.compute as pc
 
         if isinstance(column, pa.ChunkedArray):
-            column = column.combine_chunks()
+            parts = [self.ids_of(chunk) for chunk in column.chunks]
+            return np.concatenate(parts) if parts else np.empty(0, dtype=np.int32)
         if isinstance(column.type, pa.ExtensionType):  # DuckDB's JSON type arrives as an extension of string
             column = column.storage
-        encoded = pc.dictionary_encode(column)
+        encoded = column if pa.types.is_dictionary(column.type) else pc.dictionary_encode(column)
         ids = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False).astype(np.int32)
         ids[ids >= 0] += self.count
         self.parts.append(encoded.dictionary.cast(pa.binary()))
         self.count += len(encoded.dictionary)
         return ids
 
-    def array(self) -> BlobArray:
+    def finish(self, *columns: np.ndarray) -> BlobArray:
+        """The distinct blobs; the ids in `columns` (from ids_of) are rewritten to point into them."""
         import pyarrow as pa
+        import pyarrow.compute as pc
 
-        return BlobArray(pa.concat_arrays(self.parts) if self.parts else pa.array([], type=pa.binary()))
+        if not self.parts:
+            return BlobArray(pa.array([], type=pa.binary()))
+        encoded = pc.dictionary_encode(pa.concat_arrays(self.parts))
+        self.parts = []
+        remap = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int32)
+        for ids in columns:
+            present = ids >= 0
+            ids[present] = remap[ids[present]]
+        return BlobArray(encoded.dictionary)
 
 
 def _prefetched(reader: Any, depth: int = 2) -> Generator[Any, None, None]:
@@ -252,9 +263,44 @@ def _read(path: Location, keys: list[str], strict: bool) -> TraceColumns:
                 parts["dur"].append(floats(batch.column("dur")))
     finally:
         con.close()
-    merged = {k: (np.concatenate(v) if v else np.empty(0, dtype=np.float64 if k in ("ts", "dur") else np.int32))
-              for k, v in parts.items()}
+    merged: dict[str, np.ndarray] = {}
+    for key in list(parts):  # one column at a time, its parts freed at once: the peak is one column, not all
+        chunks = parts.pop(key)
+        empty = np.empty(0, np.float64 if key in ("ts", "dur") else np.int32)
+        merged[key] = np.concatenate(chunks) if chunks else empty
+        del chunks
     return TraceColumns(ph=merged["ph"], name=merged["name"], cat=merged["cat"], pid=merged["pid"],
                         tid=merged["tid"], ts=merged["ts"], dur=merged["dur"], args=merged["args"],
                         extra=merged["extra"], strings=strings.values, values=values.values,
-                        blobs=blobs.array(), problems=())
+                        blobs=blobs.finish(merged["args"], merged["extra"]), problems=())
+
+
+class _TraceCodec:
+    """TraceColumns <-> Parquet (table_store.py). ph/name/cat/pid/tid/args/extra are dictionary columns (their ids
+    are rebuilt on reading, so one file's dictionaries may differ from another's), ts/dur float64."""
+
+    version = "trace-1"
+
+    def encode(self, trace: TraceColumns) -> tuple[Any, dict[str, Any]]:
+        import pyarrow as pa
+
+        strings = pa.array(list(trace.strings), type=pa.string())
+        values = pa.array([orjson.dumps(v).decode() for v in trace.values], type=pa.string())
+        blobs = trace.blobs.array if isinstance(trace.blobs, BlobArray) else pa.array(list(trace.blobs), pa.binary())
+        columns = {key: dictionary_column(getattr(trace, key), strings) for key in ("ph", "name", "cat")}
+        columns.update({key: dictionary_column(getattr(trace, key), values) for key in ("pid", "tid")})
+        columns.update({key: dictionary_column(getattr(trace, key), blobs) for key in ("args", "extra")})
+        columns.update(ts=pa.array(trace.ts), dur=pa.array(trace.dur))
+        return pa.table(columns), {"problems": list(trace.problems)}
+
+    def decode(self, batches: Any, num_rows: int, schema: Any, meta: dict[str, Any]) -> TraceColumns:
+        strings, values, blobs = Interner(), Interner(_value_key), _Blobs()
+        interners: dict[str, IdsOf] = {"ph": strings, "name": strings, "cat": strings, "pid": values, "tid": values,
+                                       "args": blobs, "extra": blobs}
+        columns = batch_columns(batches, num_rows, ("ts", "dur"), interners)
+        return TraceColumns(**columns, strings=strings.values, values=values.values,
+                            blobs=blobs.finish(columns["args"], columns["extra"]),
+                            problems=tuple(meta.get("problems", ())))
+
+
+TRACE_CODEC = _TraceCodec()
