@@ -18,6 +18,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from mindinsight_clone.analyzers.profiler.arrow_columns import release_unused_memory
 from mindinsight_clone.analyzers.profiler.table_store import Codec, TableStore
 from mindinsight_clone.ingest import storage
 from mindinsight_clone.ingest.storage import Entry, Location
@@ -69,6 +70,8 @@ class ParsedFileCache:
                     value = self.store.get(kind, path, stat, codec, parse)
                 else:
                     value = parse(path)
+                if codec is not None:  # a big table: what its parse freed goes back to the OS now
+                    release_unused_memory()
             finally:
                 with self._lock:
                     self._loading.pop(key, None)

@@ -9,9 +9,10 @@ million rows) instead of parsing `kernel_details.csv` / `trace_view.json` again 
 * **Bounded** by `profiler_cache_mb` (config.py): after each write the least recently used files (by mtime, which a
   hit refreshes) are deleted until the rest fit; each drop is logged. A table larger than the whole budget is not
   kept. 0 keeps nothing.
-* **Atomic**: a file is written under a temporary name in the same directory and renamed into place, so a reader
-  (this process or another replica) sees a whole file or none. Builders of one key in several processes take an
-  exclusive lock (`fcntl.flock`) on a lock file beside it: the first parses, the others wait and read its result.
+* **Atomic**: a file is written (by a background thread, after the request that parsed it has its answer) under a
+  temporary name in the same directory and renamed into place, so a reader (this process or another replica) sees
+  a whole file or none. Builders of one key in several processes take an exclusive lock (`fcntl.flock`) on a lock
+  file beside it, held until the file is in place: the first parses, the others wait and read its result.
 * **Corrupt** files (truncated, bit flips: Parquet page checksums are written and verified, or written for another
   source) are deleted, logged and rebuilt.
 
@@ -29,11 +30,12 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from mindinsight_clone.analyzers.profiler.arrow_columns import release_unused_memory
 from mindinsight_clone.ingest import storage
 from mindinsight_clone.ingest.storage import Entry, Location
 
@@ -111,13 +113,17 @@ class TableStore:
         self.stats = StoreStats()
         self._disabled = max_bytes <= 0
         self._evict_lock = threading.Lock()
+        self._pending: set[threading.Thread] = set()
+        self._pending_lock = threading.Lock()
 
     @classmethod
     def in_workspace(cls, workspace: str, max_mb: int) -> TableStore:
         return cls(Path(workspace) / "cache" / "profiler", max_mb * MB)
 
     def get(self, kind: str, path: Location, stat: Entry, codec: Codec[T], parse: Callable[[Location], T]) -> T:
-        """The value of `path` from its Parquet file, else parsed (and written for the next time)."""
+        """The value of `path` from its Parquet file, else parsed; a parsed value is written for the next time by a
+        background thread (the request that parsed it answers at once), which holds the file's lock until the
+        file is in place, so another replica waits for it rather than parsing too."""
         if self._disabled:
             return parse(path)
         key = _Key(kind, codec.version, storage.describe(path), stat.size, stat.mtime, tuple(stat.identity))
@@ -125,14 +131,38 @@ class TableStore:
         found = self._read(target, key, codec)
         if found is not None:
             return found[0]
-        with self._exclusive(target):  # another process may be writing it: wait, then read its result
+        lock = self._lock(target)  # another process may be writing it: wait, then read its result
+        try:
             found = self._read(target, key, codec)
             if found is not None:
                 return found[0]
             self.stats.add("builds")
             value = parse(path)
-            self._write(target, key, codec, value)
+        except BaseException:
+            _unlock(lock)
+            raise
+        writer = threading.Thread(target=self._write_and_unlock, args=(target, key, codec, value, lock),
+                                  name="profiler-table-store", daemon=True)
+        with self._pending_lock:
+            self._pending.add(writer)
+        writer.start()
         return value
+
+    def flush(self, timeout: float = 60.0) -> None:
+        """Wait for the writes under way (tests; an orderly stop)."""
+        with self._pending_lock:
+            pending = list(self._pending)
+        for thread in pending:
+            thread.join(timeout)
+
+    def _write_and_unlock(self, target: Path, key: _Key, codec: Codec[T], value: T, lock: Any) -> None:
+        try:
+            self._write(target, key, codec, value)
+        finally:
+            _unlock(lock)
+            with self._pending_lock:
+                self._pending.discard(threading.current_thread())
+            release_unused_memory()
 
     # ------------------------------------------------------------------------------------------ reading
     def _read(self, target: Path, key: _Key, codec: Codec[T]) -> tuple[T] | None:
@@ -166,6 +196,8 @@ class TableStore:
     def _write(self, target: Path, key: _Key, codec: Codec[T], value: T) -> None:
         import pyarrow.parquet as pq
 
+        if self._disabled:
+            return
         temp = target.with_name(f".{target.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
         try:
             table, meta = codec.encode(value)
@@ -227,24 +259,25 @@ class TableStore:
             self.stats.add("evictions")
             log.info("profiler cache: dropped %s (%.1f MB): %s", path.name, size / MB, why)
 
-    @contextlib.contextmanager
-    def _exclusive(self, target: Path) -> Iterator[None]:
-        """An exclusive lock on `target`'s lock file across processes (threads of one process are already serialised
-        per file by ParsedFileCache)."""
+    def _lock(self, target: Path) -> Any:
+        """An exclusive lock on `target`'s lock file across processes (threads of one process are already
+        serialised per file by ParsedFileCache); None when the store cannot be written (then it is turned off)."""
         try:
             self.root.mkdir(parents=True, exist_ok=True)
-            handle = open(target.with_name(target.name + ".lock"), "a+b")  # noqa: SIM115 - held across the yield
+            handle = open(target.with_name(target.name + ".lock"), "a+b")  # noqa: SIM115 - closed by _unlock
         except OSError as err:
             log.warning("profiler cache: %s is not writable (%s); parsed tables are not kept", self.root, err)
             self._disabled = True
-            yield
-            return
-        try:
-            if fcntl is not None:
+            return None
+        if fcntl is not None:
+            with contextlib.suppress(OSError):  # a file system without locks: other replicas may parse it too
                 fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-            yield
-        finally:
-            handle.close()  # releases the lock
+        return handle
+
+
+def _unlock(handle: Any) -> None:
+    if handle is not None:
+        handle.close()  # releases the flock
 
 
 def _scan(root: Path) -> list[os.DirEntry[str]]:

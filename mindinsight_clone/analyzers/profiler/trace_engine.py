@@ -1,19 +1,21 @@
 """Load `trace_view.json` (a JSON array of Chrome trace events, hundreds of MB) into `TraceColumns` with DuckDB.
 
-Engine: DuckDB's `read_json(format='array')` parses the array with the GIL released and hands the events over in
-Arrow batches of `BATCH_ROWS` rows, fetched by a second thread while this one dictionary-encodes the previous batch
-(arrow_columns.Interner) and copies it into numpy columns: the file is never held whole, nor a dict per event.
+Engine: DuckDB's `read_json(format='array')` parses the array with the GIL released (the file cut into `THREADS`
+parts read in parallel, json_parts.py) and hands the events over in Arrow batches of `BATCH_ROWS` rows, fetched by
+a second thread while this one dictionary-encodes the previous batch (arrow_columns.Interner) and copies it into
+numpy columns: the file is never held whole, nor a dict per event.
 Measured against the orjson streaming reader (trace_events.py) and polars on a 451 MB trace (docs/profiler.md,
 "Engine"); pyarrow reads only newline-delimited JSON.
 
 The keys read are ph/name/cat/pid/tid/ts/dur/args, the flow keys `id`/`bp`, and any other top-level key seen in the
 file's first MB; keys other than the core ones are kept per event as one JSON object (`extra`), as the streaming
 reader keeps them (a key that first appears after the first MB is not read: docs/profiler.md). The file is read
-through the storage seam: DuckDB reads from an fsspec file system whose one file is a `storage.open_binary` handle
-(a local file, or range reads of a remote object).
+through the storage seam: DuckDB's files are parts of `storage.open_binary` handles (a local file, or range reads of
+a remote object).
 
-What DuckDB refuses (a truncated or damaged array, an object document `{"traceEvents": [...]}`, an element that is
-not an object) is read by the streaming reader, which keeps every complete event and says what was lost.
+What DuckDB refuses (a damaged array, an object document `{"traceEvents": [...]}`, an element that is not an
+object) and a file that does not end with the array's `]` (DuckDB would silently drop a cut last event) are read by
+the streaming reader, which keeps every complete event and says what was lost.
 """
 
 from __future__ import annotations
@@ -28,9 +30,8 @@ from typing import Any, Literal
 
 import numpy as np
 import orjson
-from fsspec.spec import AbstractFileSystem
 
-from mindinsight_clone.analyzers.profiler import trace_events
+from mindinsight_clone.analyzers.profiler import json_parts, trace_events
 from mindinsight_clone.analyzers.profiler.arrow_columns import IdsOf, Interner, batch_columns, dictionary_column, floats
 from mindinsight_clone.analyzers.profiler.trace_events import BlobArray, TraceColumns
 from mindinsight_clone.ingest import storage
@@ -63,34 +64,6 @@ def load_trace(path: Location, engine: Engine = "duckdb") -> TraceColumns:
     return trace_events.load_trace(path)
 
 
-class SeamFileSystem(AbstractFileSystem):  # type: ignore[misc]
-    """The files of one load as an fsspec file system for DuckDB: `seam://<token>` opens `storage.open_binary`."""
-
-    protocol = "seam"
-    cachable = False
-
-    def __init__(self, location: Location, token: str) -> None:
-        super().__init__()
-        self.location, self.token = location, token
-        self._size = storage.stat(location).size
-
-    def _check(self, path: str) -> None:
-        if self._strip_protocol(path).strip("/") != self.token:
-            raise FileNotFoundError(path)
-
-    def info(self, path: str, **kwargs: Any) -> dict[str, Any]:
-        self._check(path)
-        return {"name": self.token, "size": self._size, "type": "file"}
-
-    def ls(self, path: str, detail: bool = True, **kwargs: Any) -> list[Any]:
-        info = self.info(path)
-        return [info] if detail else [info["name"]]
-
-    def _open(self, path: str, mode: str = "rb", **kwargs: Any) -> Any:
-        self._check(path)
-        return storage.open_binary(self.location, trace_events.CHUNK_BYTES)
-
-
 def _keys(path: Location) -> list[str]:
     """Top-level keys other than the core ones seen in the events of the file's first SAMPLE_BYTES (parsed with the
     streaming reader's slicer: cheap, and it works where DuckDB's own sampling would buffer a one-line file)."""
@@ -114,11 +87,12 @@ def _literal(text: str) -> str:
 
 
 def _query(source: str, extra_keys: list[str], strict: bool) -> str:
-    """strict: ts/dur read as DOUBLE by the JSON reader (numbers and numeric strings; anything else fails the whole
-    read); else as text cast leniently (non-numeric: absent), which costs about a fifth more."""
+    """strict: ts/dur read as DOUBLE and pid/tid as BIGINT by the JSON reader (numbers and numeric strings: what the
+    profilers write; anything else fails the whole read); else ts/dur as text cast leniently (non-numeric: absent)
+    and pid/tid as JSON values (ints or strings), which costs about a fifth more."""
     columns = {k: _TEXT.get(k, "JSON") for k in (*CORE, *extra_keys)}
     if strict:
-        columns.update(ts="DOUBLE", dur="DOUBLE")
+        columns.update(ts="DOUBLE", dur="DOUBLE", pid="BIGINT", tid="BIGINT")
         times = "ts, dur"
     else:
         times = ", ".join(f"TRY_CAST(trim({k}, ' \t\r\n') AS DOUBLE) AS {k}" for k in ("ts", "dur"))
@@ -131,13 +105,16 @@ def _query(source: str, extra_keys: list[str], strict: bool) -> str:
         extra = "NULL"
     # every name and literal above is quoted; `source` is our own seam:// token, never request input
     return (f"SELECT ph, name, cat, pid, tid, {times}, args, {extra} AS extra "  # noqa: S608
-            f"FROM read_json('{source}', format='array', columns={spec})")
+            f"FROM read_json({source}, format='array', columns={spec})")
 
 
 def _value_key(text: Any) -> Any:
-    """pid/tid: the JSON value (ints and strings; 1, 1.0 and true share an id, as in the streaming reader)."""
+    """pid/tid: an int (strict read), or the JSON value (ints and strings; 1, 1.0 and true share an id, as in the
+    streaming reader)."""
     if text is None:
         return 0
+    if isinstance(text, int):
+        return text
     value = orjson.loads(text)
     try:
         hash(value)
@@ -225,28 +202,30 @@ def _prefetched(reader: Any, depth: int = 2) -> Generator[Any, None, None]:
 _lock = threading.Lock()
 
 
-def _connect(location: Location) -> tuple[Any, str]:
+def _connect(location: Location, parts: list[json_parts.Part]) -> tuple[Any, str]:
+    """A DuckDB connection that reads the parts of `location` (json_parts.py); the SQL list of their URLs."""
     import duckdb
 
     con = duckdb.connect(config={"threads": THREADS, "memory_limit": MEMORY_LIMIT})
-    token = uuid.uuid4().hex
+    filesystem = json_parts.PartsFileSystem(location, uuid.uuid4().hex, parts)
     with _lock:  # fsspec's registry of instances is process-wide
-        con.register_filesystem(SeamFileSystem(location, token))
-    return con, f"seam://{token}"
+        con.register_filesystem(filesystem)
+    return con, "[" + ", ".join(_literal(url) for url in filesystem.urls) + "]"
 
 
 def _load_duckdb(path: Location) -> TraceColumns:
+    parts = json_parts.split(path, THREADS)  # ValueError for a cut array (DuckDB would drop its last event silently)
     keys = _keys(path)
     try:
-        return _read(path, keys, strict=True)
+        return _read(path, parts, keys, strict=True)
     except Exception as err:
         if "transform error" not in str(err):  # not a ts/dur that the strict read could not cast
             raise
-    return _read(path, keys, strict=False)
+    return _read(path, parts, keys, strict=False)
 
 
-def _read(path: Location, keys: list[str], strict: bool) -> TraceColumns:
-    con, source = _connect(path)
+def _read(path: Location, pieces: list[json_parts.Part], keys: list[str], strict: bool) -> TraceColumns:
+    con, source = _connect(path, pieces)
     try:
         reader = con.sql(_query(source, keys, strict)).to_arrow_reader(BATCH_ROWS)
         strings, values, blobs = Interner(), Interner(_value_key), _Blobs()
