@@ -99,9 +99,12 @@ class KernelTable:
         """The AI_CPU rows (aicpu) or all the others, made once per loaded file."""
         if aicpu not in self.subsets:
             mask = _core_mask(self.table, aicpu)
-            sub = self.table if mask.all() else self.table.take(mask)
-            if aicpu:
+            table = self.table
+            sub = ColumnTable(dict(table.numbers), table.ids, table.strings, table.length) if mask.all() \
+                else table.take(mask)
+            if aicpu:  # aicpu_detail's serial number and end time (only there: a million rows cost 16 MB)
                 sub.numbers["serial"] = np.arange(1, sub.length + 1, dtype=np.float64)
+                sub.numbers["end"] = sub.numbers["start"] + sub.numbers["duration"]
             self.subsets[aicpu] = sub
         return self.subsets[aicpu]
 
@@ -113,7 +116,7 @@ class KernelTable:
 class _KernelsCodec:
     """KernelTable <-> Parquet (table_store.py): the columns, and the problems of the parse."""
 
-    version = "kernels-1"
+    version = "kernels-2"
 
     def encode(self, value: KernelTable) -> tuple[Any, dict[str, Any]]:
         return arrow_columns.column_table_to_arrow(value.table), {"problems": list(value.problems)}
@@ -140,9 +143,6 @@ def load_kernels(path: Location, rank: str = "?", engine: csv_columns.Engine = "
     if not good.all():
         report.skip("no numeric start time or duration", int((~good).sum()))
         table = table.take(good)
-    numbers = table.numbers
-    numbers["end"] = numbers["start"] + numbers["duration"]
-    numbers["serial"] = np.arange(1, table.length + 1, dtype=np.float64)
     report.log()
     return KernelTable(table, tuple(report.problems()))
 

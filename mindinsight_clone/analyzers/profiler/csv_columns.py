@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 import numpy as np
 
 from mindinsight_clone.analyzers.profiler import ascend_csv
-from mindinsight_clone.analyzers.profiler.arrow_columns import Interner, floats, stripped
+from mindinsight_clone.analyzers.profiler.arrow_columns import Interner, floats, release_unused_memory, stripped
 from mindinsight_clone.analyzers.profiler.column_query import ColumnTable
 from mindinsight_clone.ingest import storage
 
@@ -31,6 +32,7 @@ Engine = Literal["arrow", "python"]
 BLOCK_BYTES = 1 << 20  # pyarrow's block per thread; a row must fit in one
 MAX_BLOCK_BYTES = 1 << 27  # a cell up to ~64 MB is read (the csv path's field_size_limit); bigger: csv path
 PYTHON_BATCH_ROWS = 50_000
+TRIM_EVERY = 64  # blocks between two returns of freed memory
 _SHORT = "fewer cells than the header (truncated file?)"
 
 
@@ -52,8 +54,9 @@ def read_columns(csv_file: ascend_csv.CsvFile, numbers: Mapping[str, str], strin
     return _read_python(csv_file, numbers, strings)
 
 
-def lenient_numbers(cells: Sequence[Any], report: ascend_csv.ReadReport, column: str) -> np.ndarray:
-    """float64 column from text cells; empty / `N/A` cells are NaN, other non-numeric cells too (counted)."""
+def lenient_numbers(cells: Sequence[Any], bad: Counter[str], column: str) -> np.ndarray:
+    """float64 column from text cells; empty / `N/A` cells are NaN, other non-numeric cells too (counted in
+    `bad[column]`)."""
     try:
         return np.array(cells, dtype=np.float64)  # numpy parses the strings (whitespace and tabs allowed)
     except ValueError:
@@ -63,16 +66,16 @@ def lenient_numbers(cells: Sequence[Any], report: ascend_csv.ReadReport, column:
         return np.array(["nan" if c.strip() in missing else c for c in cells], dtype=np.float64)
     except ValueError:
         out = np.full(len(cells), np.nan)
-        bad = 0
+        count = 0
         for i, cell in enumerate(cells):
             try:
                 value = ascend_csv.number(cell)
             except ValueError:
-                bad += 1
+                count += 1
                 continue
             out[i] = np.nan if value is None else value
-        if bad:
-            report.note(f"{bad} non-numeric cell(s) in {column!r} read as absent")
+        if count:
+            bad[column] += count
         return out
 
 
@@ -80,13 +83,13 @@ def lenient_numbers(cells: Sequence[Any], report: ascend_csv.ReadReport, column:
 def _read_arrow(csv_file: ascend_csv.CsvFile, numbers: Mapping[str, str], strings: Mapping[str, str]) -> ColumnTable:
     import pyarrow as pa
 
-    report = csv_file.report
     num_cols = {k: f"c{csv_file.index[h]}" for k, h in numbers.items() if csv_file.has(h)}
     str_cols = {k: f"c{csv_file.index[h]}" for k, h in strings.items() if csv_file.has(h)}
     block, lenient = BLOCK_BYTES, False
     while True:
+        report = ascend_csv.ReadReport(csv_file.report.label)  # a retry starts with a clean report
         try:
-            table, short = _arrow_table(csv_file, num_cols, str_cols, block, lenient)
+            table = _stream(csv_file, num_cols, str_cols, block, lenient, report, numbers)
             break
         except pa.ArrowInvalid as err:
             text = str(err)
@@ -96,39 +99,21 @@ def _read_arrow(csv_file: ascend_csv.CsvFile, numbers: Mapping[str, str], string
                 block *= 4  # a row larger than the block
             else:
                 raise _Fallback(text.splitlines()[0][:200]) from None
-    if short:
-        report.skip(_SHORT, short)
-    length = table.num_rows
-    out_numbers: dict[str, np.ndarray] = {}
-    for key, header in numbers.items():
-        if key not in num_cols:
-            out_numbers[key] = np.full(length, np.nan)
-            continue
-        column, table = table.column(num_cols[key]), table.drop_columns([num_cols[key]])  # freed once converted
-        if lenient:
-            out_numbers[key] = lenient_numbers([stripped(c) for c in column.to_pylist()], report, header)
-        else:
-            out_numbers[key] = floats(column)
-        del column
-    ids: dict[str, np.ndarray] = {}
-    texts: dict[str, tuple[str, ...]] = {}
-    for key in strings:
-        interner = Interner(stripped)
-        if key in str_cols:
-            column, table = table.column(str_cols[key]), table.drop_columns([str_cols[key]])
-            ids[key] = interner.ids_of(column)
-            del column
-        else:
-            ids[key] = np.zeros(length, dtype=np.int32)
-            interner.ids.setdefault("", 0)
-        texts[key] = interner.values if length else ()
-    return ColumnTable(out_numbers, ids, texts, length)
+    csv_file.report.skipped.update(report.skipped)
+    csv_file.report.notes.extend(report.notes)
+    for key in strings:  # a column the file lacks: every cell ""
+        if key not in table.ids:
+            table.ids[key] = np.zeros(table.length, dtype=np.int32)
+            table.strings[key] = ("",) if table.length else ()
+    return table
 
 
-def _arrow_table(csv_file: ascend_csv.CsvFile, num_cols: Mapping[str, str], str_cols: Mapping[str, str],
-                 block: int, lenient: bool) -> tuple[Any, int]:
-    """The wanted columns (numbers float64, or text when `lenient`; strings dictionary-encoded bytes) and the
-    number of short rows skipped. Raises _Fallback for rows the csv module would read differently."""
+def _stream(csv_file: ascend_csv.CsvFile, num_cols: Mapping[str, str], str_cols: Mapping[str, str], block: int,
+            lenient: bool, report: ascend_csv.ReadReport, headers: Mapping[str, str]) -> ColumnTable:
+    """The wanted columns, batch by batch from pyarrow's streaming CSV reader (a block of rows at a time: the
+    file's wanted columns are never held as Arrow arrays whole). Numbers float64 (text when `lenient`), strings
+    dictionary-encoded bytes; rows with fewer cells than the header counted in `report`. Raises _Fallback for
+    rows the csv module would read differently, pa.ArrowInvalid for the caller's retries."""
     import pyarrow as pa
     import pyarrow.csv as pa_csv
 
@@ -153,14 +138,42 @@ def _arrow_table(csv_file: ascend_csv.CsvFile, num_cols: Mapping[str, str], str_
     parse = pa_csv.ParseOptions(invalid_row_handler=invalid)
     convert = pa_csv.ConvertOptions(include_columns=list(types), column_types=types, check_utf8=False,
                                     null_values=sorted(ascend_csv.MISSING_CELLS), strings_can_be_null=False)
+    interners = {k: Interner(stripped) for k in str_cols}
+    parts: dict[str, list[np.ndarray]] = {k: [] for k in (*num_cols, *str_cols)}
+    bad: Counter[str] = Counter()  # non-numeric cells per number column
+    length = 0
     try:
         with storage.open_binary(csv_file.path, ascend_csv.ROWS_BLOCK_BYTES) as handle:
-            table = pa_csv.read_csv(handle, read_options=read, parse_options=parse, convert_options=convert)
+            for n, batch in enumerate(pa_csv.open_csv(handle, read_options=read, parse_options=parse,
+                                                      convert_options=convert)):
+                if n % TRIM_EVERY == TRIM_EVERY - 1:
+                    release_unused_memory()  # the parse's freed blocks back to the OS as it goes: a lower peak
+                length += batch.num_rows
+                for key, column in num_cols.items():
+                    values = batch.column(column)
+                    parts[key].append(lenient_numbers([stripped(c) for c in values.to_pylist()], bad, key)
+                                      if lenient else floats(values))
+                for key, column in str_cols.items():
+                    parts[key].append(interners[key].ids_of(batch.column(column)))
     except OSError as err:
         raise _Fallback(ascend_csv.reason(err)) from None
     if odd:
         raise _Fallback(f"{len(odd)} row(s) the csv module reads differently, e.g. {odd[0]!r}")
-    return table, len(short)
+    if short:
+        report.skip(_SHORT, len(short))
+    out_numbers = {k: _joined(parts.pop(k), np.float64) if k in num_cols else np.full(length, np.nan)
+                   for k in headers}
+    for key, count in bad.items():
+        report.note(f"{count} non-numeric cell(s) in {headers[key]!r} read as absent")
+    ids = {k: _joined(parts.pop(k), np.int32) for k in str_cols}
+    texts = {k: interners[k].values if length else () for k in str_cols}
+    return ColumnTable(out_numbers, ids, texts, length)
+
+
+def _joined(chunks: list[np.ndarray], dtype: Any) -> np.ndarray:
+    out = np.concatenate(chunks) if chunks else np.empty(0, dtype=dtype)
+    chunks.clear()
+    return out
 
 
 # ------------------------------------------------------------------------------------------------ csv module path
@@ -183,17 +196,20 @@ def _read_python(csv_file: ascend_csv.CsvFile, numbers: Mapping[str, str], strin
     str_keys = [k for k, h in strings.items() if csv_file.has(h)]
     wanted = [csv_file.index[numbers[k]] for k in num_keys] + [csv_file.index[strings[k]] for k in str_keys]
     interners = {k: _TextInterner() for k in strings}
+    bad: Counter[str] = Counter()
     parts: dict[str, list[np.ndarray]] = {k: [] for k in (*numbers, *strings)}
     length = 0
     for batch in (csv_file.batches(PYTHON_BATCH_ROWS, wanted) if wanted else ()):
         columns = list(zip(*batch, strict=True))
         length += len(batch)
         for i, key in enumerate(num_keys):
-            parts[key].append(lenient_numbers(columns[i], report, numbers[key]))
+            parts[key].append(lenient_numbers(columns[i], bad, key))
         for i, key in enumerate(str_keys):
             parts[key].append(interners[key].ids_of(columns[len(num_keys) + i]))
     out_numbers = {k: np.concatenate(parts[k]) if k in num_keys and parts[k] else np.full(length, np.nan)
                    for k in numbers}
+    for key, count in bad.items():
+        report.note(f"{count} non-numeric cell(s) in {numbers[key]!r} read as absent")
     ids: dict[str, np.ndarray] = {}
     texts: dict[str, tuple[str, ...]] = {}
     for key in strings:

@@ -22,6 +22,7 @@ Codecs (`Codec`) turn a parsed value into an Arrow table plus JSON metadata and 
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import hashlib
 import json
@@ -115,6 +116,7 @@ class TableStore:
         self._evict_lock = threading.Lock()
         self._pending: set[threading.Thread] = set()
         self._pending_lock = threading.Lock()
+        self._exit_hook = False
 
     @classmethod
     def in_workspace(cls, workspace: str, max_mb: int) -> TableStore:
@@ -144,6 +146,9 @@ class TableStore:
         writer = threading.Thread(target=self._write_and_unlock, args=(target, key, codec, value, lock),
                                   name="profiler-table-store", daemon=True)
         with self._pending_lock:
+            if not self._exit_hook:  # a stopping server finishes its writes (a restart then finds them)
+                atexit.register(self.flush)
+                self._exit_hook = True
             self._pending.add(writer)
         writer.start()
         return value

@@ -27,6 +27,7 @@ from mindinsight_clone.ingest.storage import Location
 log = logging.getLogger(__name__)
 TRACE_VIEW = "trace_view.json"
 MAX_EVENTS_LIMIT = 5_000_000
+SUMMARY_BLOCK = 1 << 18  # events per step of the summary
 
 
 @dataclass(frozen=True)
@@ -67,38 +68,43 @@ def _timed(trace: TraceColumns) -> np.ndarray:
 
 
 def summary(trace: TraceColumns) -> dict[str, Any]:
-    """MindInsight's timeline-summary fields, computed from the trace, plus the trace's time span."""
-    timed = _timed(trace)
-    complete = timed & (trace.ph == trace.string_id("X"))
-    ts = trace.ts[timed]
-    ends = ts + np.nan_to_num(trace.dur[timed])
-    first = float(ts.min()) if ts.size else 0.0
-    last = float(ends.max()) if ends.size else 0.0
+    """MindInsight's timeline-summary fields, computed from the trace, plus the trace's time span. Computed a block of
+    SUMMARY_BLOCK events at a time, so the temporaries stay small beside a trace of millions of events."""
+    meta, complete_id = trace.string_id("M"), trace.string_id("X")
     scope_pid = _pid_named(trace, "Scope Layer")
-    scope_threads = 0
-    if scope_pid is not None:
-        scope_threads = _distinct(trace.tid[complete & (trace.pid == scope_pid)])
-    op_events = complete if scope_pid is None else complete & (trace.pid != scope_pid)
-    pids, tids = trace.pid[op_events].astype(np.int64), trace.tid[op_events]
+    first, last = np.inf, -np.inf
+    names = np.zeros(max(1, len(trace.strings)), dtype=bool)
+    scope_tids = np.zeros(max(1, len(trace.values)), dtype=bool)
+    streams: set[int] = set()
+    op_count = 0
+    width = max(1, len(trace.values))
+    for start in range(0, len(trace), SUMMARY_BLOCK):
+        block = slice(start, start + SUMMARY_BLOCK)
+        ts, ph, pid, tid = trace.ts[block], trace.ph[block], trace.pid[block], trace.tid[block]
+        timed = (ph != meta) & ~np.isnan(ts)
+        if timed.any():
+            first = min(first, float(ts[timed].min()))
+            last = max(last, float((ts[timed] + np.nan_to_num(trace.dur[block][timed])).max()))
+        ops = timed & (ph == complete_id)
+        if scope_pid is not None:
+            in_scope = pid == scope_pid
+            scope_tids[tid[ops & in_scope]] = True
+            ops &= ~in_scope
+        op_count += int(ops.sum())
+        names[trace.name[block][ops]] = True
+        streams.update(np.unique(pid[ops].astype(np.int64) * width + tid[ops]).tolist())
+    if not np.isfinite(first):
+        first = last = 0.0
     return {
-        "max_scope_name_num": scope_threads,
-        "num_of_ops": _distinct(trace.name[op_events]),
-        "op_exe_times": int(op_events.sum()),
-        "num_of_streams": _distinct(pids * (int(tids.max()) + 1) + tids) if pids.size else 0,
+        "max_scope_name_num": int(scope_tids.sum()) if scope_pid is not None else 0,
+        "num_of_ops": int(names.sum()),
+        "op_exe_times": op_count,
+        "num_of_streams": len(streams),
         "total_time": round((last - first) / 1000.0, 4),
         "num_of_events": len(trace),
         "first_ts_us": round(first, 3),
         "last_ts_us": round(last, 3),
     }
-
-
-def _distinct(ids: np.ndarray) -> int:
-    """Distinct values of non-negative int ids: a bincount when they are dense enough, else a sort."""
-    if not ids.size:
-        return 0
-    if int(ids.max()) < max(1 << 22, ids.size):
-        return int(np.count_nonzero(np.bincount(ids)))
-    return int(np.unique(ids).size)
 
 
 def _pid_named(trace: TraceColumns, name: str) -> int | None:

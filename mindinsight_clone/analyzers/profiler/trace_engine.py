@@ -32,7 +32,14 @@ import numpy as np
 import orjson
 
 from mindinsight_clone.analyzers.profiler import json_parts, trace_events
-from mindinsight_clone.analyzers.profiler.arrow_columns import IdsOf, Interner, batch_columns, dictionary_column, floats
+from mindinsight_clone.analyzers.profiler.arrow_columns import (
+    IdsOf,
+    Interner,
+    batch_columns,
+    dictionary_column,
+    floats,
+    release_unused_memory,
+)
 from mindinsight_clone.analyzers.profiler.trace_events import BlobArray, TraceColumns
 from mindinsight_clone.ingest import storage
 from mindinsight_clone.ingest.storage import Location
@@ -40,8 +47,10 @@ from mindinsight_clone.ingest.storage import Location
 log = logging.getLogger(__name__)
 Engine = Literal["duckdb", "python"]
 BATCH_ROWS = 1 << 16  # events per Arrow batch (~10 MB of DuckDB vectors in flight)
+TRIM_EVERY = 8  # batches between two returns of freed memory
 SAMPLE_BYTES = 1 << 20  # the events of the file's first MB are sampled for keys beyond the core ones
 THREADS = max(1, min(4, os.cpu_count() or 1))
+MAX_EVENT_BYTES = 1 << 22  # DuckDB buffers twice this per part read; a bigger event: the streaming reader
 MEMORY_LIMIT = "512MB"  # DuckDB's own buffers (the batches handed over are counted apart)
 CORE = ("ph", "name", "cat", "pid", "tid", "ts", "dur", "args")
 # keys besides the core ones always read: flow events (`ph` s/t/f) carry them, anywhere in the file. Every key
@@ -105,7 +114,7 @@ def _query(source: str, extra_keys: list[str], strict: bool) -> str:
         extra = "NULL"
     # every name and literal above is quoted; `source` is our own seam:// token, never request input
     return (f"SELECT ph, name, cat, pid, tid, {times}, args, {extra} AS extra "  # noqa: S608
-            f"FROM read_json({source}, format='array', columns={spec})")
+            f"FROM read_json({source}, format='array', columns={spec}, maximum_object_size={MAX_EVENT_BYTES})")
 
 
 def _value_key(text: Any) -> Any:
@@ -231,7 +240,9 @@ def _read(path: Location, pieces: list[json_parts.Part], keys: list[str], strict
         strings, values, blobs = Interner(), Interner(_value_key), _Blobs()
         parts: dict[str, list[np.ndarray]] = {k: [] for k in (*CORE, "extra")}
         with contextlib.closing(_prefetched(reader)) as batches:
-            for batch in batches:
+            for n, batch in enumerate(batches):
+                if n % TRIM_EVERY == TRIM_EVERY - 1:
+                    release_unused_memory()  # freed batches back to the OS as the read goes: a lower peak
                 for key in ("ph", "name", "cat"):
                     parts[key].append(strings.ids_of(batch.column(key)))
                 for key in ("pid", "tid"):
