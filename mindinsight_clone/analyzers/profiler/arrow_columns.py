@@ -156,3 +156,34 @@ def preload_engines() -> None:
     import pyarrow.compute
     import pyarrow.csv
     import pyarrow.parquet  # noqa: F401
+
+
+class GrowingColumns:
+    """numpy columns filled batch by batch into arrays allocated for an estimated row count (grown by a quarter when
+    the estimate was short), instead of a list of small arrays per column joined at the end: no join doubling a
+    column, and no heap strewn with thousands of small blocks (which kept a few hundred MB from going back to the
+    OS after a 450 MB trace)."""
+
+    def __init__(self, dtypes: Mapping[str, Any], capacity: int) -> None:
+        self.length = 0
+        self.columns = {k: np.empty(max(1, capacity), dtype=t) for k, t in dtypes.items()}
+
+    def add(self, values: Mapping[str, np.ndarray]) -> None:
+        n = len(next(iter(values.values())))
+        end = self.length + n
+        capacity = len(next(iter(self.columns.values())))
+        if end > capacity:
+            grown = max(end, capacity + capacity // 4)
+            for column in self.columns.values():
+                column.resize(grown, refcheck=False)  # realloc: in place when it can be
+        for key, array in values.items():
+            self.columns[key][self.length:end] = array
+        self.length = end
+
+    def finish(self) -> dict[str, np.ndarray]:
+        out = {}
+        for key in list(self.columns):
+            column = self.columns.pop(key)
+            column.resize(self.length, refcheck=False)  # shrinks in place
+            out[key] = column
+        return out

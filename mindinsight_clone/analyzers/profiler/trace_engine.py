@@ -33,6 +33,7 @@ import orjson
 
 from mindinsight_clone.analyzers.profiler import json_parts, trace_events
 from mindinsight_clone.analyzers.profiler.arrow_columns import (
+    GrowingColumns,
     IdsOf,
     Interner,
     batch_columns,
@@ -73,18 +74,23 @@ def load_trace(path: Location, engine: Engine = "duckdb") -> TraceColumns:
     return trace_events.load_trace(path)
 
 
-def _keys(path: Location) -> list[str]:
+def _sample(path: Location, parts: list[json_parts.Part]) -> tuple[list[str], int]:
     """Top-level keys other than the core ones seen in the events of the file's first SAMPLE_BYTES (parsed with the
-    streaming reader's slicer: cheap, and it works where DuckDB's own sampling would buffer a one-line file)."""
+    streaming reader's slicer: cheap, and it works where DuckDB's own sampling would buffer a one-line file), and
+    the file's event count estimated from the sample's bytes per event."""
     seen: dict[str, None] = {}
     slices = trace_events.iter_file_slices(path, [], SAMPLE_BYTES)
     try:
-        for event in next(slices, []):
-            if isinstance(event, dict):
-                seen.update(dict.fromkeys(event))
+        events = next(slices, [])
     finally:
         slices.close()
-    return list(dict.fromkeys([*FLOW_KEYS, *(k for k in seen if k not in CORE)]))
+    for event in events:
+        if isinstance(event, dict):
+            seen.update(dict.fromkeys(event))
+    body = sum(p.end - p.start for p in parts)
+    sampled = min(body, len(orjson.dumps(events)))
+    estimate = int(body * len(events) / sampled * 1.02) + 1024 if sampled else 1024
+    return list(dict.fromkeys([*FLOW_KEYS, *(k for k in seen if k not in CORE)])), estimate
 
 
 def _quote(name: str) -> str:
@@ -224,41 +230,34 @@ def _connect(location: Location, parts: list[json_parts.Part]) -> tuple[Any, str
 
 def _load_duckdb(path: Location) -> TraceColumns:
     parts = json_parts.split(path, THREADS)  # ValueError for a cut array (DuckDB would drop its last event silently)
-    keys = _keys(path)
+    keys, estimate = _sample(path, parts)
     try:
-        return _read(path, parts, keys, strict=True)
+        return _read(path, parts, keys, estimate, strict=True)
     except Exception as err:
         if "transform error" not in str(err):  # not a ts/dur that the strict read could not cast
             raise
-    return _read(path, parts, keys, strict=False)
+    return _read(path, parts, keys, estimate, strict=False)
 
 
-def _read(path: Location, pieces: list[json_parts.Part], keys: list[str], strict: bool) -> TraceColumns:
+def _read(path: Location, pieces: list[json_parts.Part], keys: list[str], estimate: int, strict: bool) -> TraceColumns:
     con, source = _connect(path, pieces)
+    dtypes = {k: np.float64 if k in ("ts", "dur") else np.int32 for k in (*CORE, "extra")}
     try:
         reader = con.sql(_query(source, keys, strict)).to_arrow_reader(BATCH_ROWS)
         strings, values, blobs = Interner(), Interner(_value_key), _Blobs()
-        parts: dict[str, list[np.ndarray]] = {k: [] for k in (*CORE, "extra")}
+        columns = GrowingColumns(dtypes, estimate)
         with contextlib.closing(_prefetched(reader)) as batches:
             for n, batch in enumerate(batches):
                 if n % TRIM_EVERY == TRIM_EVERY - 1:
                     release_unused_memory()  # freed batches back to the OS as the read goes: a lower peak
-                for key in ("ph", "name", "cat"):
-                    parts[key].append(strings.ids_of(batch.column(key)))
-                for key in ("pid", "tid"):
-                    parts[key].append(values.ids_of(batch.column(key)))
-                for key in ("args", "extra"):
-                    parts[key].append(blobs.ids_of(batch.column(key)))
-                parts["ts"].append(floats(batch.column("ts")))
-                parts["dur"].append(floats(batch.column("dur")))
+                found = {key: strings.ids_of(batch.column(key)) for key in ("ph", "name", "cat")}
+                found.update({key: values.ids_of(batch.column(key)) for key in ("pid", "tid")})
+                found.update({key: blobs.ids_of(batch.column(key)) for key in ("args", "extra")})
+                found.update(ts=floats(batch.column("ts")), dur=floats(batch.column("dur")))
+                columns.add(found)
     finally:
         con.close()
-    merged: dict[str, np.ndarray] = {}
-    for key in list(parts):  # one column at a time, its parts freed at once: the peak is one column, not all
-        chunks = parts.pop(key)
-        empty = np.empty(0, np.float64 if key in ("ts", "dur") else np.int32)
-        merged[key] = np.concatenate(chunks) if chunks else empty
-        del chunks
+    merged = columns.finish()
     return TraceColumns(ph=merged["ph"], name=merged["name"], cat=merged["cat"], pid=merged["pid"],
                         tid=merged["tid"], ts=merged["ts"], dur=merged["dur"], args=merged["args"],
                         extra=merged["extra"], strings=strings.values, values=values.values,

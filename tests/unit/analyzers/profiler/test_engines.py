@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 import pytest
 
-from mindinsight_clone.analyzers.profiler import ascend_ops, timeline, trace_engine, trace_events
+from mindinsight_clone.analyzers.profiler import ascend_ops, json_parts, timeline, trace_engine, trace_events
 from mindinsight_clone.analyzers.profiler.column_query import query
 from tests.conftest import SHARED, require_shared
 
@@ -165,3 +165,51 @@ def test_damaged_and_unusual_traces(tmp_path: Path, caplog: pytest.LogCaptureFix
         assert trace.problems and "truncated" in trace.problems[0]
     if case == "plain":  # a key seen in the first MB (cname) is kept with its event, as the flow keys are
         assert sum(e.get("cname") == "good" for e in events_of(trace)) == 30
+
+
+@pytest.mark.parametrize("separator", [",", ", ", ",\n  "])
+def test_traces_cut_into_parts_read_in_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             caplog: pytest.LogCaptureFixture, separator: str) -> None:
+    """json_parts cuts only at real event boundaries (names and args holding `},{` are not cut), DuckDB reads the
+    parts in parallel, and the events come out in the file's order."""
+    monkeypatch.setattr(json_parts, "MIN_PART_BYTES", 0)
+    monkeypatch.setattr(trace_engine, "THREADS", 3)
+    events = [{"ph": "X", "name": "a},{b" * (i % 3), "pid": 1, "tid": i % 4, "ts": i * 2.5, "dur": 1,
+               "args": {"s": '},{"x": 1}', "i": i}} for i in range(6000)]
+    path = tmp_path / "trace_view.json"
+    path.write_text(" [ " + separator.join(json.dumps(e) for e in events) + " ]\n")
+    parts = json_parts.split(path, 3)
+    assert len(parts) == 3
+    pieces = [json.loads(json_parts.PartsFileSystem(path, "t", parts)._open(url).read())
+              for url in json_parts.PartsFileSystem(path, "t", parts).urls]
+    assert [e for piece in pieces for e in piece] == events
+    trace = same_trace(path, caplog)
+    assert [e["args"]["i"] for e in events_of(trace)] == list(range(6000))
+
+
+@pytest.mark.parametrize("data", [b"[", b'{"traceEvents": []}', b"", b"[{}, 5"])
+def test_what_json_parts_refuses(tmp_path: Path, data: bytes) -> None:
+    path = tmp_path / "trace_view.json"
+    path.write_bytes(data)
+    with pytest.raises(ValueError):
+        json_parts.split(path, 2)
+
+
+def test_timeline_summary_against_the_raw_events() -> None:
+    """Every summary field computed here from the raw JSON of each fixture trace, independently of the columns."""
+    for path in TRACE_FILES:
+        require_shared(path)
+        events = json.loads(path.read_text())
+        scope = {e["pid"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"
+                 and (e.get("args") or {}).get("name") == "Scope Layer"}
+        timed = [e for e in events if e.get("ph") != "M" and "ts" in e]
+        ops = [e for e in timed if e.get("ph") == "X" and e["pid"] not in scope]
+        first = min(float(e["ts"]) for e in timed)
+        last = max(float(e["ts"]) + float(e.get("dur", 0)) for e in timed)
+        expected = {"max_scope_name_num": len({e["tid"] for e in timed if e.get("ph") == "X" and e["pid"] in scope}),
+                    "num_of_ops": len({e["name"] for e in ops}), "op_exe_times": len(ops),
+                    "num_of_streams": len({(e["pid"], e["tid"]) for e in ops}),
+                    "total_time": round((last - first) / 1000, 4), "num_of_events": len(events),
+                    "first_ts_us": round(first, 3), "last_ts_us": round(last, 3)}
+        got = timeline.summary(trace_engine.load_trace(path))
+        assert got == pytest.approx(expected), path
