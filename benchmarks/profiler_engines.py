@@ -121,6 +121,48 @@ def trace(candidate: str, path: Path, work: Path) -> Any:
     return duckdb.connect(config={"threads": 2}).execute(TRACE_SQL.format(path=f"'{path}'")).fetchall()
 
 
+WARM = [  # (label, ops/search condition, the same question in SQL over the kernel columns)
+    ("page 1 sorted by duration", PAGE,
+     "SELECT *, count(*) OVER () FROM k ORDER BY duration DESC LIMIT 20"),
+    ("search 'conv', sorted by name, page 3", {"filter_condition": {"op_name": {"partial_match_str_in": ["conv"]}},
+                                               "sort_condition": {"name": "op_name", "type": "ascending"},
+                                               "group_condition": {"limit": 20, "offset": 2}},
+     "SELECT *, count(*) OVER () FROM k WHERE contains(lower(name), 'conv') ORDER BY name LIMIT 20 OFFSET 40"),
+    ("type not in [MatMul], page 100 by start", {"filter_condition": {"op_type": {"not_in": ["MatMul"]}},
+                                                 "sort_condition": {"name": "start_time_us", "type": "ascending"},
+                                                 "group_condition": {"limit": 20, "offset": 100}},
+     "SELECT *, count(*) OVER () FROM k WHERE type <> 'MatMul' ORDER BY start LIMIT 20 OFFSET 2000"),
+]
+
+
+def warm(path: Path, work: Path) -> dict[str, Any]:
+    """Warm queries on the loaded kernel table: numpy columns (column_query, what the views use) against DuckDB
+    querying the same columns (an in-memory table made from the kept Parquet file)."""
+    import duckdb
+
+    from mindinsight_clone.analyzers.profiler import ascend_ops
+    from mindinsight_clone.analyzers.profiler.column_query import query
+
+    table = _kept("ascend_kernels", path, work, ascend_ops.KERNELS_CODEC, lambda p: ascend_ops.load_kernels(p, "0"))
+    kept = next((work / "store").glob("*.parquet"))
+    con = duckdb.connect(config={"threads": 2})
+    con.execute(f"CREATE TABLE k AS SELECT * FROM read_parquet('{kept}')")
+    for column in con.execute("DESCRIBE k").fetchall():  # `n:duration` -> duration
+        con.execute(f'ALTER TABLE k RENAME "{column[0]}" TO "{column[0].split(":", 1)[-1]}"')
+    out: dict[str, Any] = {}
+    for label, condition, sql in WARM:
+        numpy_s, duck_s = [], []
+        for _ in range(5):
+            t0 = time.perf_counter()
+            query(table.subset(False), ascend_ops.AICORE_DETAIL, condition)
+            numpy_s.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            con.execute(sql).fetchall()
+            duck_s.append(time.perf_counter() - t0)
+        out[label] = (statistics.median(numpy_s), statistics.median(duck_s))
+    return out
+
+
 def _kept(kind: str, path: Path, work: Path, codec: Any, parse: Any) -> Any:
     """The value read back by the store; the file is written (untimed) by `--prepare` beforehand."""
     from mindinsight_clone.analyzers.profiler.table_store import MB, TableStore
@@ -136,6 +178,8 @@ def child(what: str, candidate: str, path: Path, work: Path) -> dict[str, Any]:
     from mindinsight_clone.analyzers.profiler.arrow_columns import preload_engines
 
     preload_engines()  # a server has them imported; the floor imports duckdb before its clock too
+    if what == "warm":
+        return warm(path, work)
     if candidate.startswith("polars"):
         try:
             import polars  # noqa: F401
@@ -195,6 +239,11 @@ def main() -> int:
                 print(f"| {candidate} | {statistics.median(r['wall'] for r in good):.2f} | "
                       f"{statistics.median(r['cpu'] for r in good):.2f} | {max(r['rss'] for r in good):.0f} |",
                       flush=True)
+        result = _run("warm", "-", _rank0_file(base_dir, "kernel_details.csv"), work / "warm")  # its own store
+        print("\n| warm query, kernel table (1 process, median of 5) | numpy columns (ours) (s) | DuckDB table (s) |")
+        print("|---|---|---|")
+        for label, (ours, duck) in result.items():
+            print(f"| {label} | {ours:.3f} | {duck:.3f} |")
     print(f"\nload average now {common.load_average()}")
     return 0
 

@@ -172,6 +172,8 @@ def test_profiler_engines_smoke(tmp_path: Path) -> None:
         wall, cpu, rss = table_row(out, label)
         assert number(wall) > 0 and number(cpu) > 0 and number(rss) > 0, label
     assert out.count("| Parquet kept by the store (ours, restart) |") == 2
+    ours, duck = table_row(out, "page 1 sorted by duration")  # warm queries: numpy columns vs a DuckDB table
+    assert number(ours) >= 0 and number(duck) >= 0
 
 
 def test_issue13_corpora_smoke(tmp_path: Path) -> None:
