@@ -9,6 +9,9 @@ Concurrent requests for the same file wait for one parse (per-key lock), while r
 With a `TableStore` (the app gives one in the workspace), kinds that name a codec are also kept on disk as Parquet:
 a miss here reads the Parquet file when one was written for this version of the file (by this process before a
 restart, or by another replica), and parses only when none was (table_store.py).
+
+Files of BIG_FILE_BYTES and more are parsed one at a time per process (each costs a few hundred MB at its peak);
+requests for anything else go on meanwhile.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from mindinsight_clone.ingest.storage import Entry, Location
 T = TypeVar("T")
 PROFILER_CACHE_BYTES = 2 << 30
 PROFILER_CACHE_ENTRIES = 4096
+BIG_FILE_BYTES = 64 << 20  # files at least this big are parsed one at a time (per process)
+_big_parse = threading.BoundedSemaphore(1)  # a few hundred MB at the peak each: two at once would double it
 
 
 def _weight(value: Any, fallback: int) -> int:
@@ -65,6 +70,8 @@ class ParsedFileCache:
                 if key in self._items:
                     self._items.move_to_end(key)
                     return self._items[key][0]  # type: ignore[no-any-return]
+            if stat.size >= BIG_FILE_BYTES:
+                parse = _one_at_a_time(parse)
             try:
                 if codec is not None and self.store is not None:
                     value = self.store.get(kind, path, stat, codec, parse)
@@ -93,6 +100,15 @@ class ParsedFileCache:
         with self._lock:
             self._items.clear()
             self._bytes = 0
+
+
+def _one_at_a_time(parse: Callable[[Location], T]) -> Callable[[Location], T]:
+    """`parse` holding the process's big-parse slot: the peak memory of one big parse, whatever the requests. Other
+    requests (cached tables, small files, other views) go on meanwhile; another big file waits for the slot."""
+    def bounded(path: Location) -> T:
+        with _big_parse:
+            return parse(path)
+    return bounded
 
 
 def cached(cache: ParsedFileCache | None, kind: str, path: Location, parse: Callable[[Location], T],
