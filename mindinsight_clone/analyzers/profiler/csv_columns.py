@@ -23,7 +23,13 @@ from typing import Any, Literal
 import numpy as np
 
 from mindinsight_clone.analyzers.profiler import ascend_csv
-from mindinsight_clone.analyzers.profiler.arrow_columns import Interner, floats, release_unused_memory, stripped
+from mindinsight_clone.analyzers.profiler.arrow_columns import (
+    Interner,
+    compact,
+    floats,
+    release_unused_memory,
+    stripped,
+)
 from mindinsight_clone.analyzers.profiler.column_query import ColumnTable
 from mindinsight_clone.ingest import storage
 
@@ -103,7 +109,7 @@ def _read_arrow(csv_file: ascend_csv.CsvFile, numbers: Mapping[str, str], string
     csv_file.report.notes.extend(report.notes)
     for key in strings:  # a column the file lacks: every cell ""
         if key not in table.ids:
-            table.ids[key] = np.zeros(table.length, dtype=np.int32)
+            table.ids[key] = np.zeros(table.length, dtype=np.int8)
             table.strings[key] = ("",) if table.length else ()
     return table
 
@@ -165,7 +171,7 @@ def _stream(csv_file: ascend_csv.CsvFile, num_cols: Mapping[str, str], str_cols:
                    for k in headers}
     for key, count in bad.items():
         report.note(f"{count} non-numeric cell(s) in {headers[key]!r} read as absent")
-    ids = {k: _joined(parts.pop(k), np.int32) for k in str_cols}
+    ids = {k: compact(_joined(parts.pop(k), np.int32), len(interners[k].ids)) for k in str_cols}
     texts = {k: interners[k].values if length else () for k in str_cols}
     return ColumnTable(out_numbers, ids, texts, length)
 
@@ -223,6 +229,6 @@ def _read_python(csv_file: ascend_csv.CsvFile, numbers: Mapping[str, str], strin
         merged: dict[str, int] = {}
         remap = np.fromiter((merged.setdefault(t.strip(), len(merged)) for t in raw), dtype=np.int32,
                             count=len(raw))
-        ids[key] = remap[ids[key]] if remap.size else ids[key]
+        ids[key] = compact(remap[ids[key]] if remap.size else ids[key], len(merged))
         texts[key] = tuple(merged)
     return ColumnTable(out_numbers, ids, texts, length)

@@ -37,6 +37,7 @@ from mindinsight_clone.analyzers.profiler.arrow_columns import (
     IdsOf,
     Interner,
     batch_columns,
+    compact,
     dictionary_column,
     floats,
     release_unused_memory,
@@ -257,11 +258,20 @@ def _read(path: Location, pieces: list[json_parts.Part], keys: list[str], estima
                 columns.add(found)
     finally:
         con.close()
-    merged = columns.finish()
+    merged = _compacted(columns.finish(), strings, values)
     return TraceColumns(ph=merged["ph"], name=merged["name"], cat=merged["cat"], pid=merged["pid"],
                         tid=merged["tid"], ts=merged["ts"], dur=merged["dur"], args=merged["args"],
                         extra=merged["extra"], strings=strings.values, values=values.values,
                         blobs=blobs.finish(merged["args"], merged["extra"]), problems=())
+
+
+def _compacted(columns: dict[str, np.ndarray], strings: Interner, values: Interner) -> dict[str, np.ndarray]:
+    """ph/name/cat and pid/tid ids in the smallest dtype (args/extra stay int32: -1 and maybe millions of blobs)."""
+    for key in ("ph", "name", "cat"):
+        columns[key] = compact(columns[key], len(strings.ids))
+    for key in ("pid", "tid"):
+        columns[key] = compact(columns[key], len(values.ids))
+    return columns
 
 
 class _TraceCodec:
@@ -286,7 +296,7 @@ class _TraceCodec:
         strings, values, blobs = Interner(), Interner(_value_key), _Blobs()
         interners: dict[str, IdsOf] = {"ph": strings, "name": strings, "cat": strings, "pid": values, "tid": values,
                                        "args": blobs, "extra": blobs}
-        columns = batch_columns(batches, num_rows, ("ts", "dur"), interners)
+        columns = _compacted(batch_columns(batches, num_rows, ("ts", "dur"), interners), strings, values)
         return TraceColumns(**columns, strings=strings.values, values=values.values,
                             blobs=blobs.finish(columns["args"], columns["extra"]),
                             problems=tuple(meta.get("problems", ())))

@@ -37,10 +37,10 @@ _MAX_UNCUT_BLOCKS = 8  # a block that cannot be cut after this many reads is a c
 
 @dataclass(frozen=True)
 class TraceColumns:
-    ph: np.ndarray  # int32 ids into `strings`
-    name: np.ndarray  # int32 ids into `strings`
-    cat: np.ndarray  # int32 ids into `strings`
-    pid: np.ndarray  # int32 ids into `values` (pid/tid may be ints or strings)
+    ph: np.ndarray  # integer ids (int8..int32) into `strings`
+    name: np.ndarray  # integer ids into `strings`
+    cat: np.ndarray  # integer ids into `strings`
+    pid: np.ndarray  # integer ids into `values` (pid/tid may be ints or strings)
     tid: np.ndarray
     ts: np.ndarray  # float64 µs, NaN when absent
     dur: np.ndarray  # float64 µs, NaN when absent
