@@ -90,7 +90,8 @@ def _sample(path: Location, parts: list[json_parts.Part]) -> tuple[list[str], in
             seen.update(dict.fromkeys(event))
     body = sum(p.end - p.start for p in parts)
     sampled = min(body, len(orjson.dumps(events)))
-    estimate = int(body * len(events) / sampled * 1.02) + 1024 if sampled else 1024
+    # generous: the file's head holds the bigger metadata events, and pages of an array never filled cost nothing
+    estimate = int(body * len(events) / sampled * 1.6) + 1024 if sampled else 1024
     return list(dict.fromkeys([*FLOW_KEYS, *(k for k in seen if k not in CORE)])), estimate
 
 
