@@ -4,6 +4,7 @@
                                                    # then a 1,024-rank job for the cluster page; medians of 3
     python benchmarks/ascend.py --smoke            # 4 ranks; 20,000 rows, 5 MB; 16-rank cluster; once (CI)
     python benchmarks/ascend.py --ranks 16 --kernel-rows 200000 --trace-mb 100 --cluster-ranks 256 --repeat 1
+    python benchmarks/ascend.py --repeat 1 --code /tmp/main-src  # the same, served by another checkout (before)
 
 The job is made from ../shared/fixtures/ascend (torch_npu_level1, ranks 0/1 alternately), or, when ../shared is
 absent, from the repo's synthetic job (mindinsight_clone/summary/ascend_profile.py). Every rank gets its own
@@ -251,15 +252,21 @@ def _fill(value: Any, rank: int) -> Any:
 class Server:
     """Our server (`mindinsight-clone start`, gunicorn) on a free port, with a given workspace."""
 
+    code: Path | None = None  # another checkout's package to serve (`--code`), else this one's
+
     def __init__(self, base_dir: Path, workspace: Path) -> None:
         self.port = common.free_port()
         self.base = f"http://{common.LOOPBACK}:{self.port}"
         self.workspace = workspace
         self.cli = [sys.executable, "-m", "mindinsight_clone"]
         self.env = {k: v for k, v in os.environ.items() if not k.startswith("MINDINSIGHT_")}
+        self.cwd = REPO
+        if Server.code is not None:
+            self.env["PYTHONPATH"] = str(Server.code)
+            self.cwd = Server.code
         started = subprocess.run([*self.cli, "start", "--port", str(self.port), "--summary-base-dir", str(base_dir),
                                   "--workspace", str(workspace), "--timeout", "900"], capture_output=True, text=True,
-                                 timeout=120, check=False, env=self.env, cwd=REPO)
+                                 timeout=120, check=False, env=self.env, cwd=self.cwd)
         if started.returncode != 0:
             raise SystemExit(started.stdout + started.stderr)
         root = common.listener_root(self.port)
@@ -268,7 +275,7 @@ class Server:
 
     def stop(self) -> None:
         subprocess.run([*self.cli, "stop", "--port", str(self.port), "--workspace", str(self.workspace)],
-                       capture_output=True, timeout=60, check=False, env=self.env, cwd=REPO)
+                       capture_output=True, timeout=60, check=False, env=self.env, cwd=self.cwd)
 
     def ask(self, path: str, body: Any = None, rank: int = 0) -> tuple[float, int, int]:
         return _request(self.base, API + _fill(path, rank), _fill(body, rank))
@@ -466,7 +473,10 @@ def main() -> int:
                                                              "cluster, once")
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "mindinsight-clone-bench",
                         help="where the jobs are generated (reused when complete)")
+    parser.add_argument("--code", type=Path, default=None,
+                        help="serve another checkout's mindinsight_clone (e.g. `git archive main` unpacked): before/after")
     args = parser.parse_args()
+    Server.code = args.code.resolve() if args.code else None
     if args.smoke:
         args.ranks, args.kernel_rows, args.trace_mb, args.cluster_ranks, args.repeat = 4, 20_000, 5.0, 16, 1
     print(f"machine: {common.machine_info()}")

@@ -6,7 +6,6 @@ Checks run in MindInsight's order so that the same bad request gets the same err
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 import orjson
@@ -26,7 +25,6 @@ from mindinsight_clone.analyzers.profiler import (
     step_trace_time,
     timeline,
 )
-from mindinsight_clone.analyzers.profiler.arrow_columns import preload_engines
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import (
     DeviceFiles,
@@ -53,7 +51,6 @@ def _cache() -> ParsedFileCache:
         settings = services().settings
         store = TableStore.in_workspace(settings.workspace, settings.profiler_cache_mb)
         cache = extras.setdefault(CACHE_KEY, ParsedFileCache(store=store))
-        threading.Thread(target=preload_engines, name="profiler-engines", daemon=True).start()
     return cache
 
 

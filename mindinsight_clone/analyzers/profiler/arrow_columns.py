@@ -158,9 +158,10 @@ def release_unused_memory() -> None:
 
 
 def preload_engines() -> None:
-    """Import the engines (pyarrow's CSV/compute/Parquet modules, DuckDB: ~0.3 s of CPU) ahead of the first big
-    parse; the app calls this in a background thread on its first profiler request, so servers that never show a
-    profile never load them."""
+    """Import the engines (pyarrow's CSV/compute/Parquet modules, DuckDB: ~0.3 s of CPU) ahead of a measurement.
+    The app does not: the first big parse imports what it needs (a background import on the first profiler request
+    slowed that request, e.g. the cluster page, by as much), and a server that never shows a profile never loads
+    them."""
     import duckdb  # noqa: F401
     import pyarrow.compute
     import pyarrow.csv
