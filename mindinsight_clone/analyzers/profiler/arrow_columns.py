@@ -170,9 +170,8 @@ def preload_engines() -> None:
 
 class GrowingColumns:
     """numpy columns filled batch by batch into arrays allocated for an estimated row count (grown by half when the
-    estimate was short; an estimate too high costs nothing: pages never written are never resident), instead of a list of small arrays per column joined at the end: no join doubling a
-    column, and no heap strewn with thousands of small blocks (which kept a few hundred MB from going back to the
-    OS after a 450 MB trace)."""
+    estimate was short; an estimate too high costs nothing: pages never written are never resident), instead of a
+    list of small arrays per column joined at the end: no join doubling a column, no heap strewn with small blocks."""
 
     def __init__(self, dtypes: Mapping[str, Any], capacity: int) -> None:
         self.length = 0
