@@ -284,7 +284,10 @@ class Server:
 class Prober:
     """While running, other connections ask PROBES in turn and record each answer's latency and status."""
 
-    def __init__(self, server: Server, clients: int = 2) -> None:
+    clients = 2  # `--probe-clients`
+
+    def __init__(self, server: Server, clients: int | None = None) -> None:
+        clients = Prober.clients if clients is None else clients
         self.server, self.latencies, self.errors = server, [], 0
         self._stop = threading.Event()
         self._threads = [threading.Thread(target=self._run, args=(i,), daemon=True) for i in range(clients)]
@@ -473,10 +476,13 @@ def main() -> int:
                                                              "cluster, once")
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "mindinsight-clone-bench",
                         help="where the jobs are generated (reused when complete)")
+    parser.add_argument("--probe-clients", type=int, default=2,
+                        help="connections asking other pages while rank 0 loads (0: none)")
     parser.add_argument("--code", type=Path, default=None,
                         help="serve another checkout's mindinsight_clone (e.g. `git archive main` unpacked): before/after")
     args = parser.parse_args()
     Server.code = args.code.resolve() if args.code else None
+    Prober.clients = args.probe_clients
     if args.smoke:
         args.ranks, args.kernel_rows, args.trace_mb, args.cluster_ranks, args.repeat = 4, 20_000, 5.0, 16, 1
     print(f"machine: {common.machine_info()}")

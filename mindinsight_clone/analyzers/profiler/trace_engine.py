@@ -14,8 +14,8 @@ through the storage seam: DuckDB's files are parts of `storage.open_binary` hand
 a remote object).
 
 What DuckDB refuses (a damaged array, an object document `{"traceEvents": [...]}`, an element that is not an
-object) and a file that does not end with the array's `]` (DuckDB would silently drop a cut last event) are read by
-the streaming reader, which keeps every complete event and says what was lost.
+object, an event over MAX_EVENT_BYTES) and a file that does not end with the array's `]` (DuckDB would silently
+drop a cut last event) are read by the streaming reader, which keeps every complete event and says what was lost.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ BATCH_ROWS = 1 << 16  # events per Arrow batch (~10 MB of DuckDB vectors in flig
 TRIM_EVERY = 8  # batches between two returns of freed memory
 SAMPLE_BYTES = 1 << 20  # the events of the file's first MB are sampled for keys beyond the core ones
 THREADS = max(1, min(4, os.cpu_count() or 1))
-MAX_EVENT_BYTES = 1 << 22  # DuckDB buffers twice this per part read; a bigger event: the streaming reader
+MAX_EVENT_BYTES = 1 << 22  # DuckDB's maximum_object_size: a bigger event goes to the streaming reader
 MEMORY_LIMIT = "512MB"  # DuckDB's own buffers (the batches handed over are counted apart)
 CORE = ("ph", "name", "cat", "pid", "tid", "ts", "dur", "args")
 # keys besides the core ones always read: flow events (`ph` s/t/f) carry them, anywhere in the file. Every key
