@@ -269,7 +269,7 @@ class TableStore:
         """An exclusive lock on `target`'s lock file across processes (threads of one process are already
         serialised per file by ParsedFileCache); None when the store cannot be written (then it is turned off)."""
         try:
-            self.root.mkdir(parents=True, exist_ok=True)
+            self.root.mkdir(parents=True, exist_ok=True, mode=0o700)  # as the workspace's log/ and run/
             handle = open(target.with_name(target.name + ".lock"), "a+b")  # noqa: SIM115 - closed by _unlock
         except OSError as err:
             log.warning("profiler cache: %s is not writable (%s); parsed tables are not kept", self.root, err)
