@@ -47,6 +47,7 @@ from mindinsight_clone.analyzers.profiler.layout import (
     find_profiler_dirs,
     scan_profiler_dir,
 )
+from mindinsight_clone.analyzers.profiler.table_store import TableStore
 from mindinsight_clone.errors import ParamValueError, ProfilerFileNotFoundError, ProfilerParamValueError
 from mindinsight_clone.ingest.storage import Location
 from mindinsight_clone.ingest.train_id import normalize_train_id, resolve_train_dir
@@ -72,11 +73,13 @@ def _absent(err: ProfilerFileNotFoundError) -> tuple[Response, int]:
 
 
 def _cache() -> ParsedFileCache:
+    """The app's parsed-file cache, with the parse-once table store in the workspace (profiler_cache_mb)."""
     extras = services().extras
     cache: ParsedFileCache | None = extras.get(CACHE_KEY)
     if cache is None:
         settings = services().settings
-        cache = ParsedFileCache()
+        store = TableStore.in_workspace(settings.workspace, settings.profiler_cache_mb)
+        cache = ParsedFileCache(store=store)
         cache.spool = DbSpool(Path(settings.workspace) / "cache" / "profiler-db", settings.profiler_db_spool_mb << 20)
         cache = extras.setdefault(CACHE_KEY, cache)
     return cache

@@ -39,6 +39,7 @@ from mindinsight_clone.analyzers.profiler.ascend_db import (
 )
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
+from mindinsight_clone.analyzers.profiler.trace_engine import TRACE_CODEC
 from mindinsight_clone.analyzers.profiler.trace_events import TraceColumns
 
 # (pid, process name, sort index, label)
@@ -301,4 +302,4 @@ def load_trace(ref: DbRef, cache: ParsedFileCache | None) -> TraceColumns:
 def trace(device: DeviceFiles, cache: ParsedFileCache | None) -> TraceColumns:
     """The rank's timeline from its database export, parsed once per file."""
     ref = profiler_db(device)
-    return cached(cache, "ascend_db_trace", ref.path, lambda _p: load_trace(ref, cache))
+    return cached(cache, "ascend_db_trace", ref.path, lambda _p: load_trace(ref, cache), codec=TRACE_CODEC)

@@ -8,7 +8,7 @@
   duration, wait, block dim, shapes, dtypes, formats, step, stream and task ids).
 * `aicpu_*` are the rows whose core is `AI_CPU`; `aicore_*` are all the others.
 
-kernel_details.csv is read into numpy columns (column_query.py), so a million rows cost tens of MB.
+kernel_details.csv is read into numpy columns (csv_columns.py, column_query.py), so a million rows cost tens of MB.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from mindinsight_clone.analyzers.profiler import ascend_csv, ascend_db, ascend_db_kernels
+from mindinsight_clone.analyzers.profiler import arrow_columns, ascend_csv, ascend_db, ascend_db_kernels, csv_columns
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
 from mindinsight_clone.analyzers.profiler.column_query import AnswerColumn, ColumnTable, query
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
@@ -31,7 +31,6 @@ KERNEL_DETAILS = "kernel_details.csv"
 OP_STATISTIC = "op_statistic.csv"
 AI_CPU = "AI_CPU"
 HCCL = "HCCL"
-BATCH_ROWS = 50_000  # rows of raw cells held at once (~60 short strings each)
 
 # stored column -> (CSV header, kind)
 _KERNEL_STRINGS = {
@@ -100,15 +99,34 @@ class KernelTable:
         """The AI_CPU rows (aicpu) or all the others, made once per loaded file."""
         if aicpu not in self.subsets:
             mask = _core_mask(self.table, aicpu)
-            sub = self.table if mask.all() else self.table.take(mask)
-            if aicpu:
+            table = self.table
+            sub = ColumnTable(dict(table.numbers), table.ids, table.strings, table.length) if mask.all() \
+                else table.take(mask)
+            if aicpu:  # aicpu_detail's serial number and end time (only there: a million rows cost 16 MB)
                 sub.numbers["serial"] = np.arange(1, sub.length + 1, dtype=np.float64)
+                sub.numbers["end"] = sub.numbers["start"] + sub.numbers["duration"]
             self.subsets[aicpu] = sub
         return self.subsets[aicpu]
 
     @property
     def nbytes(self) -> int:
         return self.table.nbytes
+
+
+class _KernelsCodec:
+    """KernelTable <-> Parquet (table_store.py): the columns, and the problems of the parse."""
+
+    version = "kernels-2"
+
+    def encode(self, value: KernelTable) -> tuple[Any, dict[str, Any]]:
+        return arrow_columns.column_table_to_arrow(value.table), {"problems": list(value.problems)}
+
+    def decode(self, batches: Any, num_rows: int, schema: Any, meta: dict[str, Any]) -> KernelTable:
+        table = arrow_columns.column_table_from_batches(batches, num_rows, schema)
+        return KernelTable(table, tuple(meta.get("problems", ())))
+
+
+KERNELS_CODEC = _KernelsCodec()
 
 
 def has_kernels(device: DeviceFiles) -> bool:
@@ -134,82 +152,16 @@ def is_ascend(device: DeviceFiles | None) -> bool:
     return device is not None and device.is_ascend
 
 
-class _Interner:
-    def __init__(self) -> None:
-        self.ids: dict[str, int] = {}
-
-    def ids_of(self, values: Any) -> np.ndarray:
-        """Dense ids of `values` (new values get the next ids, in order of first appearance)."""
-        ids = self.ids
-        for value in dict.fromkeys(values):  # distinct values, C speed
-            if value not in ids:
-                ids[value] = len(ids)
-        get = ids.__getitem__
-        return np.fromiter(map(get, values), dtype=np.int32, count=len(values))
-
-
-def _numbers(cells: tuple[str, ...], report: ascend_csv.ReadReport, column: str) -> np.ndarray:
-    """float64 column; empty / `N/A` cells are NaN, other non-numeric cells too (counted in the report)."""
-    try:
-        return np.array(cells, dtype=np.float64)  # numpy parses the strings (whitespace and tabs allowed)
-    except ValueError:
-        pass
-    missing = ascend_csv.MISSING_CELLS
-    try:
-        return np.array(["nan" if c.strip() in missing else c for c in cells], dtype=np.float64)
-    except ValueError:
-        out = np.full(len(cells), np.nan)
-        bad = 0
-        for i, cell in enumerate(cells):
-            try:
-                value = ascend_csv.number(cell)
-            except ValueError:
-                bad += 1
-                continue
-            out[i] = np.nan if value is None else value
-        if bad:
-            report.note(f"{bad} non-numeric cell(s) in {column!r} read as absent")
-        return out
-
-
-def load_kernels(path: Location, rank: str = "?") -> KernelTable:
+def load_kernels(path: Location, rank: str = "?", engine: csv_columns.Engine = "arrow") -> KernelTable:
     """kernel_details.csv -> columns. Rows without a numeric start or duration are skipped (and reported)."""
     csv_file = ascend_csv.open_csv(path, ascend_csv.label(KERNEL_DETAILS, rank), _KERNEL_REQUIRED)
     report = csv_file.report
-    strings = {k: _Interner() for k in _KERNEL_STRINGS}
-    parts: dict[str, list[np.ndarray]] = {k: [] for k in (*_KERNEL_STRINGS, *_KERNEL_NUMBERS)}
-    num_keys = [k for k, h in _KERNEL_NUMBERS.items() if csv_file.has(h)]
-    str_keys = [k for k, h in _KERNEL_STRINGS.items() if csv_file.has(h)]
-    wanted = [csv_file.index[_KERNEL_NUMBERS[k]] for k in num_keys] + [csv_file.index[_KERNEL_STRINGS[k]]
-                                                                     for k in str_keys]
-
-    for batch in csv_file.batches(BATCH_ROWS, wanted):
-        columns = list(zip(*batch, strict=True))
-        nums = {k: _numbers(columns[i], report, _KERNEL_NUMBERS[k]) for i, k in enumerate(num_keys)}
-        good = ~np.isnan(nums["start"]) & ~np.isnan(nums["duration"])
-        everything = bool(good.all())
-        if not everything:
-            report.skip("no numeric start time or duration", int((~good).sum()))
-        for key in _KERNEL_NUMBERS:
-            values = nums.get(key, np.full(len(batch), np.nan))
-            parts[key].append(values if everything else values[good])
-        keep = None if everything else np.flatnonzero(good).tolist()
-        for key in _KERNEL_STRINGS:
-            if key in str_keys:
-                texts: Any = columns[len(num_keys) + str_keys.index(key)]
-                if keep is not None:
-                    texts = [texts[j] for j in keep]
-            else:
-                texts = [""] * int(good.sum())
-            parts[key].append(strings[key].ids_of(texts))
-    numbers = {k: np.concatenate(parts[k]) if parts[k] else np.empty(0) for k in _KERNEL_NUMBERS}
-    ids = {k: np.concatenate(parts[k]) if parts[k] else np.empty(0, dtype=np.int32) for k in _KERNEL_STRINGS}
-    length = int(numbers["start"].shape[0])
-    numbers["end"] = numbers["start"] + numbers["duration"]
-    numbers["serial"] = np.arange(1, length + 1, dtype=np.float64)
+    table = csv_columns.read_columns(csv_file, _KERNEL_NUMBERS, _KERNEL_STRINGS, engine)
+    good = ~np.isnan(table.numbers["start"]) & ~np.isnan(table.numbers["duration"])
+    if not good.all():
+        report.skip("no numeric start time or duration", int((~good).sum()))
+        table = table.take(good)
     report.log()
-    texts_of = {k: tuple(t.strip() for t in v.ids) for k, v in strings.items()}
-    table = ColumnTable(numbers, ids, texts_of, length)
     return KernelTable(table, tuple(report.problems()))
 
 
@@ -217,7 +169,7 @@ def kernels_for(device: DeviceFiles, cache: ParsedFileCache | None) -> KernelTab
     if device.export == "db":
         return _db_kernels(device, cache)
     path = ascend_csv.require(device.output_file(KERNEL_DETAILS), KERNEL_DETAILS, device.device_id)
-    return cached(cache, "ascend_kernels", path, lambda p: load_kernels(p, device.device_id))
+    return cached(cache, "ascend_kernels", path, lambda p: load_kernels(p, device.device_id), codec=KERNELS_CODEC)
 
 
 def _db_kernels(device: DeviceFiles, cache: ParsedFileCache | None) -> KernelTable:
@@ -227,7 +179,7 @@ def _db_kernels(device: DeviceFiles, cache: ParsedFileCache | None) -> KernelTab
         table, problems = ascend_db_kernels.load_kernels(ref, cache)
         return KernelTable(table, problems)
 
-    return cached(cache, "ascend_db_kernels", ref.path, parse)
+    return cached(cache, "ascend_db_kernels", ref.path, parse, codec=KERNELS_CODEC)
 
 
 def _core_mask(table: ColumnTable, aicpu: bool) -> np.ndarray:

@@ -5,6 +5,13 @@ Bounded twice: at most `max_entries` files and at most `max_bytes` of parsed dat
 has one, else the file size). The byte bound is the one that matters; the entry bound is high so that a cluster
 view reading a small file of each of hundreds of ranks does not push a big parsed kernel table or trace out.
 Concurrent requests for the same file wait for one parse (per-key lock), while requests for other files go on.
+
+With a `TableStore` (the app gives one in the workspace), kinds that name a codec are also kept on disk as Parquet:
+a miss here reads the Parquet file when one was written for this version of the file (by this process before a
+restart, or by another replica), and parses only when none was (table_store.py).
+
+Files of BIG_FILE_BYTES and more are parsed one at a time per process (each costs a few hundred MB at its peak);
+requests for anything else go on meanwhile.
 """
 
 from __future__ import annotations
@@ -14,6 +21,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from mindinsight_clone.analyzers.profiler.arrow_columns import release_unused_memory
+from mindinsight_clone.analyzers.profiler.table_store import Codec, TableStore
 from mindinsight_clone.ingest import storage
 from mindinsight_clone.ingest.storage import Entry, Location
 
@@ -23,6 +32,8 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 PROFILER_CACHE_BYTES = 2 << 30
 PROFILER_CACHE_ENTRIES = 4096
+BIG_FILE_BYTES = 64 << 20  # files at least this big are parsed one at a time (per process)
+_big_parse = threading.BoundedSemaphore(1)  # a few hundred MB at the peak each: two at once would double it
 
 
 def _weight(value: Any, fallback: int) -> int:
@@ -31,7 +42,9 @@ def _weight(value: Any, fallback: int) -> int:
 
 
 class ParsedFileCache:
-    def __init__(self, max_entries: int = PROFILER_CACHE_ENTRIES, max_bytes: int = PROFILER_CACHE_BYTES) -> None:
+    def __init__(self, max_entries: int = PROFILER_CACHE_ENTRIES, max_bytes: int = PROFILER_CACHE_BYTES,
+                 store: TableStore | None = None) -> None:
+        self.store = store
         self._max = max_entries
         self._max_bytes = max_bytes
         self._items: OrderedDict[tuple[Any, ...], tuple[Any, int]] = OrderedDict()
@@ -41,10 +54,11 @@ class ParsedFileCache:
         self.spool: DbSpool | None = None  # where remote database exports are copied to be read (the app sets it)
 
     def get(self, kind: str, path: Location, parse: Callable[[Location], T], weight: int | None = None,
-            entry: Entry | None = None) -> T:
+            entry: Entry | None = None, codec: Codec[T] | None = None) -> T:
         """The parsed value of `path` (parsing it on a miss). `weight` overrides the size counted against the
         byte bound (for small values derived from a big file). `entry` is the file's stat when the caller has
-        it from a listing of this request (saves a stat; remote: a request)."""
+        it from a listing of this request (saves a stat; remote: a request). With a `codec`, the value is also
+        kept in the table store (disk), when this cache has one."""
         try:
             stat = entry if entry is not None else storage.stat(path)
         except OSError:
@@ -60,8 +74,15 @@ class ParsedFileCache:
                 if key in self._items:
                     self._items.move_to_end(key)
                     return self._items[key][0]  # type: ignore[no-any-return]
+            if stat.size >= BIG_FILE_BYTES:
+                parse = _one_at_a_time(parse)
             try:
-                value = parse(path)
+                if codec is not None and self.store is not None:
+                    value = self.store.get(kind, path, stat, codec, parse)
+                else:
+                    value = parse(path)
+                if codec is not None:  # a big table: what its parse freed goes back to the OS now
+                    release_unused_memory()
             finally:
                 with self._lock:
                     self._loading.pop(key, None)
@@ -85,7 +106,17 @@ class ParsedFileCache:
             self._bytes = 0
 
 
+def _one_at_a_time(parse: Callable[[Location], T]) -> Callable[[Location], T]:
+    """`parse` holding the process's big-parse slot: the peak memory of one big parse, whatever the requests. Other
+    requests (cached tables, small files, other views) go on meanwhile; another big file waits for the slot."""
+    def bounded(path: Location) -> T:
+        with _big_parse:
+            return parse(path)
+    return bounded
+
+
 def cached(cache: ParsedFileCache | None, kind: str, path: Location, parse: Callable[[Location], T],
-           weight: int | None = None, entry: Entry | None = None) -> T:
-    """Parse through `cache` when one is given (the app injects one), else parse directly."""
-    return cache.get(kind, path, parse, weight, entry) if cache is not None else parse(path)
+           weight: int | None = None, entry: Entry | None = None, codec: Codec[T] | None = None) -> T:
+    """Parse through `cache` when one is given (the app injects one), else parse directly. `codec`: also keep the
+    parsed table on disk (table_store.py), for the big tables whose parse costs seconds."""
+    return cache.get(kind, path, parse, weight, entry, codec) if cache is not None else parse(path)

@@ -1,7 +1,8 @@
 """MindInsight's filter / sort / page semantics (tables.py) over numpy columns, for tables of millions of rows.
 
-A `ColumnTable` keeps numbers as float64 (NaN = absent) and strings as int32 ids into a tuple of distinct values,
-so a kernel_details.csv of a million rows costs tens of MB; only the rows of the asked page become Python lists.
+A `ColumnTable` keeps numbers as float64 (NaN = absent) and strings as integer ids (any signed dtype, int8..int32)
+into a tuple of distinct values, so a kernel_details.csv of a million rows costs tens of MB; only the rows of the
+asked page become Python lists.
 Answer columns map to stored columns through `AnswerColumn` (a few answer columns are derived: a unit change,
 a copy, a constant), and the results equal tables.query on the materialised rows:
 
@@ -37,7 +38,7 @@ class AnswerColumn:
 @dataclass(frozen=True)
 class ColumnTable:
     numbers: dict[str, np.ndarray]  # float64
-    ids: dict[str, np.ndarray]  # int32 ids into `strings[column]`
+    ids: dict[str, np.ndarray]  # integer ids (int8/int16/int32) into `strings[column]`
     strings: dict[str, tuple[str, ...]]
     length: int
 

@@ -18,12 +18,14 @@ import orjson
 from mindinsight_clone.analyzers.profiler import ascend_db_trace
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
-from mindinsight_clone.analyzers.profiler.trace_events import TraceColumns, load_trace
+from mindinsight_clone.analyzers.profiler.trace_engine import TRACE_CODEC, load_trace
+from mindinsight_clone.analyzers.profiler.trace_events import TraceColumns, blobs_at
 from mindinsight_clone.ingest.storage import Location
 
 log = logging.getLogger(__name__)
 TRACE_VIEW = "trace_view.json"
 MAX_EVENTS_LIMIT = 5_000_000
+SUMMARY_BLOCK = 1 << 18  # events per step of the summary
 
 
 @dataclass(frozen=True)
@@ -46,7 +48,7 @@ def trace_for(device: DeviceFiles | None, cache: ParsedFileCache | None = None,
     if path is None:
         return None
     try:
-        return cached(cache, "trace_view", path, load_trace)
+        return cached(cache, "trace_view", path, load_trace, codec=TRACE_CODEC)
     except (OSError, ValueError) as err:  # orjson.JSONDecodeError is a ValueError
         log.warning("cannot read %s: %s", TRACE_VIEW, err)
         return None
@@ -58,24 +60,38 @@ def _timed(trace: TraceColumns) -> np.ndarray:
 
 
 def summary(trace: TraceColumns) -> dict[str, Any]:
-    """MindInsight's timeline-summary fields, computed from the trace, plus the trace's time span."""
-    timed = _timed(trace)
-    complete = timed & (trace.ph == trace.string_id("X"))
-    ts = trace.ts[timed]
-    ends = ts + np.nan_to_num(trace.dur[timed])
-    first = float(ts.min()) if ts.size else 0.0
-    last = float(ends.max()) if ends.size else 0.0
+    """MindInsight's timeline-summary fields, computed from the trace, plus the trace's time span. Computed a block of
+    SUMMARY_BLOCK events at a time, so the temporaries stay small beside a trace of millions of events."""
+    meta, complete_id = trace.string_id("M"), trace.string_id("X")
     scope_pid = _pid_named(trace, "Scope Layer")
-    scope_threads = 0
-    if scope_pid is not None:
-        scope_threads = int(np.unique(trace.tid[complete & (trace.pid == scope_pid)]).size)
-    op_events = complete if scope_pid is None else complete & (trace.pid != scope_pid)
+    first, last = np.inf, -np.inf
+    names = np.zeros(max(1, len(trace.strings)), dtype=bool)
+    scope_tids = np.zeros(max(1, len(trace.values)), dtype=bool)
+    streams: set[int] = set()
+    op_count = 0
+    width = max(1, len(trace.values))
+    for start in range(0, len(trace), SUMMARY_BLOCK):
+        block = slice(start, start + SUMMARY_BLOCK)
+        ts, ph, pid, tid = trace.ts[block], trace.ph[block], trace.pid[block], trace.tid[block]
+        timed = (ph != meta) & ~np.isnan(ts)
+        if timed.any():
+            first = min(first, float(ts[timed].min()))
+            last = max(last, float((ts[timed] + np.nan_to_num(trace.dur[block][timed])).max()))
+        ops = timed & (ph == complete_id)
+        if scope_pid is not None:
+            in_scope = pid == scope_pid
+            scope_tids[tid[ops & in_scope]] = True
+            ops &= ~in_scope
+        op_count += int(ops.sum())
+        names[trace.name[block][ops]] = True
+        streams.update(np.unique(pid[ops].astype(np.int64) * width + tid[ops]).tolist())
+    if not np.isfinite(first):
+        first = last = 0.0
     return {
-        "max_scope_name_num": scope_threads,
-        "num_of_ops": int(np.unique(trace.name[op_events]).size),
-        "op_exe_times": int(op_events.sum()),
-        "num_of_streams": int(np.unique(np.stack([trace.pid[op_events], trace.tid[op_events]]), axis=1).shape[1])
-        if op_events.any() else 0,
+        "max_scope_name_num": int(scope_tids.sum()) if scope_pid is not None else 0,
+        "num_of_ops": int(names.sum()),
+        "op_exe_times": op_count,
+        "num_of_streams": len(streams),
         "total_time": round((last - first) / 1000.0, 4),
         "num_of_events": len(trace),
         "first_ts_us": round(first, 3),
@@ -138,8 +154,9 @@ def select(trace: TraceColumns, window: Window) -> np.ndarray:
 def events(trace: TraceColumns, indices: np.ndarray) -> list[dict[str, Any]]:
     """Chrome trace event dicts for `indices` (only what a response needs is materialised)."""
     out: list[dict[str, Any]] = []
-    strings, values, blobs = trace.strings, trace.values, trace.blobs
-    for i in indices.tolist():
+    strings, values = trace.strings, trace.values
+    args, extras = blobs_at(trace.blobs, trace.args[indices]), blobs_at(trace.blobs, trace.extra[indices])
+    for n, i in enumerate(indices.tolist()):
         event: dict[str, Any] = {"ph": strings[trace.ph[i]], "name": strings[trace.name[i]],
                                  "pid": values[trace.pid[i]], "tid": values[trace.tid[i]]}
         ts, dur = trace.ts[i], trace.dur[i]
@@ -150,10 +167,11 @@ def events(trace: TraceColumns, indices: np.ndarray) -> list[dict[str, Any]]:
         cat = strings[trace.cat[i]]
         if cat or event["ph"] == "X":
             event["cat"] = cat
-        if trace.args[i] >= 0:
-            event["args"] = orjson.Fragment(blobs[trace.args[i]])
-        if trace.extra[i] >= 0:
-            event.update(orjson.loads(blobs[trace.extra[i]]))
+        blob, extra = args[n], extras[n]
+        if blob is not None:
+            event["args"] = orjson.Fragment(blob)
+        if extra is not None:
+            event.update(orjson.loads(extra))
         out.append(event)
     return out
 

@@ -13,15 +13,18 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 import orjson
 
 from mindinsight_clone.ingest import storage
 from mindinsight_clone.ingest.storage import Location
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 log = logging.getLogger(__name__)
 CHUNK_BYTES = 8 << 20
@@ -34,10 +37,10 @@ _MAX_UNCUT_BLOCKS = 8  # a block that cannot be cut after this many reads is a c
 
 @dataclass(frozen=True)
 class TraceColumns:
-    ph: np.ndarray  # int32 ids into `strings`
-    name: np.ndarray  # int32 ids into `strings`
-    cat: np.ndarray  # int32 ids into `strings`
-    pid: np.ndarray  # int32 ids into `values` (pid/tid may be ints or strings)
+    ph: np.ndarray  # integer ids (int8..int32) into `strings`
+    name: np.ndarray  # integer ids into `strings`
+    cat: np.ndarray  # integer ids into `strings`
+    pid: np.ndarray  # integer ids into `values` (pid/tid may be ints or strings)
     tid: np.ndarray
     ts: np.ndarray  # float64 µs, NaN when absent
     dur: np.ndarray  # float64 µs, NaN when absent
@@ -45,7 +48,7 @@ class TraceColumns:
     extra: np.ndarray  # int32 ids into `blobs` (other keys), -1 when none
     strings: tuple[str, ...]
     values: tuple[Any, ...]
-    blobs: tuple[bytes, ...]
+    blobs: Sequence[bytes]  # a tuple, or a BlobArray (one Arrow buffer, no Python object per blob)
     problems: tuple[str, ...] = ()
 
     def __len__(self) -> int:
@@ -54,13 +57,55 @@ class TraceColumns:
     @property
     def nbytes(self) -> int:
         arrays = (self.ph, self.name, self.cat, self.pid, self.tid, self.ts, self.dur, self.args, self.extra)
-        return sum(a.nbytes for a in arrays) + sum(len(b) for b in self.blobs)
+        blobs = self.blobs.nbytes if isinstance(self.blobs, BlobArray) else sum(len(b) for b in self.blobs)
+        return sum(a.nbytes for a in arrays) + blobs
 
     def string_id(self, text: str) -> int:
         try:
             return self.strings.index(text)
         except ValueError:
             return -1
+
+
+class BlobArray(Sequence[bytes]):
+    """JSON blobs (event args) in one Arrow binary array: a million distinct args cost their bytes and offsets,
+    not a million Python objects."""
+
+    def __init__(self, array: pa.Array) -> None:
+        self.array = array
+
+    def __len__(self) -> int:
+        return len(self.array)
+
+    @overload
+    def __getitem__(self, index: int) -> bytes: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[bytes]: ...
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return BlobArray(self.array[index])
+        if index < 0:
+            index += len(self.array)
+        return self.array[index].as_py()
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.array.nbytes)
+
+    def take(self, ids: np.ndarray) -> list[bytes]:
+        import pyarrow as pa
+
+        return self.array.take(pa.array(ids, type=pa.int32())).to_pylist()  # type: ignore[no-any-return]
+
+
+def blobs_at(blobs: Sequence[bytes], ids: np.ndarray) -> list[bytes | None]:
+    """The blobs of `ids` (None where -1), in one call for a BlobArray."""
+    present = ids >= 0
+    found = blobs.take(ids[present]) if isinstance(blobs, BlobArray) else [blobs[i] for i in ids[present].tolist()]
+    out: list[bytes | None] = [None] * len(ids)
+    for slot, blob in zip(np.flatnonzero(present).tolist(), found, strict=True):
+        out[slot] = blob
+    return out
 
 
 class _Interner:
@@ -182,7 +227,7 @@ def _cut(buf: bytes, start: int, tries: int = _TRIES) -> tuple[int, list[Any]] |
     return None
 
 
-def iter_file_slices(path: Location, problems: list[str], chunk: int = CHUNK_BYTES) -> Iterator[list[Any]]:
+def iter_file_slices(path: Location, problems: list[str], chunk: int = CHUNK_BYTES) -> Generator[list[Any], None, None]:
     """Yield lists of events from a JSON array file, reading `chunk` bytes at a time (see the module doc).
 
     An object document (`{"traceEvents": [...]}`) is parsed whole. A truncated array yields its complete events

@@ -7,6 +7,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 
 
@@ -87,3 +89,36 @@ def test_many_small_files_do_not_evict_a_big_one(tmp_path: Path) -> None:
     cache.get("derived", big, lambda p: {"summary": 1}, weight=10)  # not the big file's size
     cache.get("big", big, parse_big)
     assert calls == ["f0.csv"]
+
+
+def test_big_files_are_parsed_one_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two big files asked at once are parsed one after the other (bounded peak memory); small ones side by side."""
+    from mindinsight_clone.analyzers.profiler import cache as cache_module
+
+    monkeypatch.setattr(cache_module, "BIG_FILE_BYTES", 100)
+    big = [tmp_path / f"big{i}.json" for i in range(2)]
+    small = [tmp_path / f"small{i}.json" for i in range(2)]
+    for path in big:
+        path.write_bytes(b"x" * 200)
+    for path in small:
+        path.write_bytes(b"x")
+    running, most = [0], {}
+    lock = threading.Lock()
+
+    def parse(path: Path) -> str:
+        with lock:
+            running[0] += 1
+            most[path.name[:3]] = max(most.get(path.name[:3], 0), running[0])
+        time.sleep(0.3)
+        with lock:
+            running[0] -= 1
+        return path.name
+
+    for group in (big, small):
+        cache = ParsedFileCache()
+        threads = [threading.Thread(target=cache.get, args=("k", path, parse)) for path in group]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=10)
+    assert most == {"big": 1, "sma": 2}
