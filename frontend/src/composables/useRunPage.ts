@@ -2,12 +2,12 @@
 // the URL state every one of them has (train_id, tag, filter), the run (useRun) and the
 // tags of one plugin, filtered by the tag selection.
 import { computed } from 'vue'
-import type { PluginName } from '@/api/client'
+import type { PluginName, TbKind } from '@/api/client'
 import { filterTags } from '@/lib/tagFilter'
 import { codecs, useQueryState } from './useQueryState'
 import { useRun } from './useRun'
 
-export function useRunPage(plugin: PluginName | null) {
+export function useRunPage(plugin: PluginName | TbKind | null) {
   const query = useQueryState()
   const { param } = query
   const trainId = param('train_id', codecs.string(''))
