@@ -16,6 +16,7 @@ import pytest
 
 from tests.conftest import REPO, SHARED, free_port, run_cli
 from tests.e2e.test_core_pages import chart, goto, option, q, wait_chart
+from tests.e2e.test_ui_access import _non_ascii_icon_buttons, _unnamed_controls
 
 TB = SHARED / "fixtures" / "tensorboard"
 RUN_A, RUN_B = "./mindspeed_llama2_7b_run_a", "./mindspeed_llama2_7b_run_b"
@@ -299,3 +300,40 @@ def test_pages_in_chinese_and_dark(page: Any, tb_server: str, screenshot: Any) -
     page.get_by_test_id("lang-en").click()
     page.get_by_test_id("theme-select").select_option("light")
 
+
+
+def test_every_control_has_a_name_and_the_pages_are_keyboard_reachable(page: Any, tb_server: str) -> None:
+    """The accessibility walk of test_ui_access.py over the new pages (Chromium's own accessibility tree)."""
+    cdp = page.context.new_cdp_session(page)
+    walk = [
+        (q("/text", train_id=MF), "[data-testid=text-config-tree]"),
+        (q("/config-diff", run=[RUN_A, RUN_B]), "[data-testid=diff-table]"),
+        (q("/pr-curves", train_id="./kind_pr_curve"), "[data-testid=pr-step-slider]"),
+        (q("/audio", train_id="./kind_audio"), "[data-testid=audio-player]"),
+        (q("/projector", train_id="./kind_embedding"), "[data-chart-id=projector][data-rendered=true]"),
+        (q("/custom-scalars", train_id="./kind_custom_scalars"), "[data-testid=custom-chart]"),
+        (q("/mesh", train_id="./kind_mesh"), "[data-testid=mesh-card]"),
+        (q("/scalars", train_id=RUN_A), "[data-testid=x-axis-samples]"),
+        (q("/train-dashboard", train_id="./kind_pr_curve"), "[data-testid=dashboard-card-pr-curve]"),
+    ]
+    unnamed: dict[str, list[str]] = {}
+    glyphs: dict[str, list[str]] = {}
+    total = 0
+    for route, ready in walk:
+        goto(page, tb_server, route)
+        page.wait_for_selector(ready)
+        page.wait_for_timeout(200)
+        count, bad = _unnamed_controls(page, cdp)
+        total += count
+        if bad:
+            unnamed[route] = bad
+        if odd := sorted(set(_non_ascii_icon_buttons(page))):
+            glyphs[route] = odd
+    assert total > 20
+    assert not unnamed, unnamed
+    assert not glyphs, glyphs
+    # the run tabs reach the new pages from the keyboard
+    goto(page, tb_server, q("/train-dashboard", train_id="./kind_pr_curve"))
+    page.get_by_test_id("run-tab-pr-curves").focus()
+    page.keyboard.press("Enter")
+    page.get_by_test_id("pr-curves-page").wait_for()

@@ -616,6 +616,7 @@ export const en = {
   'diff.fromSummary': 'Pick 2 to 5 runs with the boxes, then compare their configurations',
   'diff.openN': 'Config diff ({n})',
   'diff.pickRun': 'Pick {id} for the config diff',
+  'lineage.importanceOfMindspore': 'Parameter importance here is over the MindSpore runs; pick “TensorBoard hparams” for the sessions’.',
 }
 
 export type MessageKey = keyof typeof en

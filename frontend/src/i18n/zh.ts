@@ -617,4 +617,5 @@ export const zh: Partial<Record<MessageKey, string>> = {
   'diff.fromSummary': '用复选框选择 2 到 5 个运行，然后比较其配置',
   'diff.openN': '配置对比（{n}）',
   'diff.pickRun': '选择 {id} 进行配置对比',
+  'lineage.importanceOfMindspore': '此处的参数重要性基于 MindSpore 运行；选择“TensorBoard 超参数”查看会话的重要性。',
 }
