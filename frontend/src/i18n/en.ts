@@ -617,6 +617,7 @@ export const en = {
   'diff.openN': 'Config diff ({n})',
   'diff.pickRun': 'Pick {id} for the config diff',
   'lineage.importanceOfMindspore': 'Parameter importance here is over the MindSpore runs; pick “TensorBoard hparams” for the sessions’.',
+  'projector.searchHint': 'Points whose metadata contains this text are ringed; Enter selects the first one.',
 }
 
 export type MessageKey = keyof typeof en

@@ -618,4 +618,5 @@ export const zh: Partial<Record<MessageKey, string>> = {
   'diff.openN': '配置对比（{n}）',
   'diff.pickRun': '选择 {id} 进行配置对比',
   'lineage.importanceOfMindspore': '此处的参数重要性基于 MindSpore 运行；选择“TensorBoard 超参数”查看会话的重要性。',
+  'projector.searchHint': '元数据包含此文本的点会被圈出；按 Enter 选中第一个。',
 }
