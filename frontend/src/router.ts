@@ -37,6 +37,34 @@ const routes: RouteRecordRaw[] = [
     component: () => import('./views/landscape/LandscapeView.vue'),
     meta: { nav: 'summary', run: true },
   },
+  // TensorBoard kinds (issue 20): one page per kind of a run, and the config diff of several runs.
+  { path: '/text', name: 'text', component: () => import('./views/text/TextView.vue'), meta: { nav: 'summary', run: true } },
+  {
+    path: '/pr-curves',
+    name: 'pr-curves',
+    component: () => import('./views/pr-curves/PrCurvesView.vue'),
+    meta: { nav: 'summary', run: true },
+  },
+  { path: '/audio', name: 'audio', component: () => import('./views/audio/AudioView.vue'), meta: { nav: 'summary', run: true } },
+  {
+    path: '/projector',
+    name: 'projector',
+    component: () => import('./views/projector/ProjectorView.vue'),
+    meta: { nav: 'summary', run: true },
+  },
+  {
+    path: '/custom-scalars',
+    name: 'custom-scalars',
+    component: () => import('./views/custom-scalars/CustomScalarsView.vue'),
+    meta: { nav: 'summary', run: true },
+  },
+  { path: '/mesh', name: 'mesh', component: () => import('./views/mesh/MeshView.vue'), meta: { nav: 'summary', run: true } },
+  {
+    path: '/config-diff',
+    name: 'config-diff',
+    component: () => import('./views/config-diff/ConfigDiffView.vue'),
+    meta: { nav: 'compare' },
+  },
   { path: '/compare-plate', name: 'compare', component: () => import('./views/compare/CompareView.vue'), meta: { nav: 'compare' } },
   // Pages added by others later: placeholders that slot in at the same routes.
   { path: '/graph', name: 'graph', component: () => import('./views/graph/GraphView.vue'), meta: { nav: 'summary', run: true } },

@@ -16,6 +16,7 @@ from mindinsight_clone.store.run_cache import RunCache
 NAME = "text"
 SAMPLE_SETTING = "text_samples"
 SUFFIX = "/text_summary"  # what tensorboardX and torch add to the tag given to add_text
+LATEST_PREVIEW_CHARS = 20_000  # per value in `text/latest` (the Text page's one request); `text` has it whole
 
 
 def texts(cache: RunCache, tag: str) -> dict[str, Any]:
@@ -26,6 +27,30 @@ def texts(cache: RunCache, tag: str) -> dict[str, Any]:
         if s.value.truncated:
             item["truncated"] = True
             item["length"] = s.value.length
+        out.append(item)
+    return {"texts": out}
+
+
+def latest(cache: RunCache) -> dict[str, Any]:
+    """`text/latest`: the newest text of every text tag of a run, in tag order, for a page that shows them all at
+    once (Megatron writes one tag per argument: ~150-400 requests otherwise). A value longer than
+    LATEST_PREVIEW_CHARS is cut in this answer only (`preview: true`, `length`); `text?tag=` serves it whole."""
+    out = []
+    for tag in sorted(cache.tags(NAME)):
+        samples = cache.samples(NAME, tag)
+        if not samples:
+            continue
+        newest = samples[-1]
+        value = newest.value.text
+        item: dict[str, Any] = {"tag": tag, "step": newest.step, "wall_time": newest.wall_time, "value": value,
+                                "steps": len(samples)}
+        if newest.value.truncated:
+            item["truncated"] = True
+        if len(value) > LATEST_PREVIEW_CHARS:
+            item["value"] = value[:LATEST_PREVIEW_CHARS]
+            item["preview"] = True
+        if newest.value.truncated or item.get("preview"):
+            item["length"] = newest.value.length  # characters as written
         out.append(item)
     return {"texts": out}
 

@@ -31,6 +31,12 @@ def text_route() -> Any:
     return text.texts(cache, tag)
 
 
+@bp.get(f"{P}/text/latest")
+def text_latest_route() -> Any:
+    _, cache = _cached(params.required("train_id"))
+    return text.latest(cache)
+
+
 @bp.post(f"{P}/text/compare")
 def text_compare() -> Any:
     body = params.json_body(default=None)

@@ -142,6 +142,14 @@ def test_ui_load_smoke() -> None:
     assert "300 tags, page of 12" in out and "compare 5 x" in out and "first chart" in out, out
 
 
+def test_projector_ui_smoke() -> None:
+    _require_chromium()
+    out = run("projector_ui.py", "--smoke")
+    for label in ("`embedding` answer", "first paint (PCA of every point, coloured)", "hover -> tooltip",
+                  "wheel zoom -> new window", "tsne in the worker (300 points)"):
+        assert table_row(out, label), label
+
+
 def test_ui_graph_smoke() -> None:
     _require_chromium()
     out = run("ui_graph.py", "--smoke")

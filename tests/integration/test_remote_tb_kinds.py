@@ -27,6 +27,7 @@ from tests.integration.test_tb_kinds_api import (  # noqa: F401  (collected agai
     test_pr_counts_at_a_threshold,
     test_runs_and_plugin_tags_as_tensorboard_lists_them,
     test_samples_twins_named,
+    test_text_latest_is_the_newest_text_of_every_tag,
 )
 from tests.remote_base import s3_app
 from tests.s3_server import S3Server

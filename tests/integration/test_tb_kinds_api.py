@@ -131,6 +131,20 @@ def test_every_text_value_as_written(client: FlaskClient, expected: dict[str, An
             assert not any("truncated" in t for t in texts)
 
 
+def test_text_latest_is_the_newest_text_of_every_tag(client: FlaskClient, expected: dict[str, Any]) -> None:
+    """`text/latest` (the Text page's one request): per text tag its newest value and step, and how many steps."""
+    for run, info in expected["runs"].items():
+        if run.count("/") >= DEPTH or not info.get("text"):
+            continue
+        items = _get(client, f"/text/latest?train_id={_q(_tid(run))}")["texts"]
+        assert [i["tag"] for i in items] == sorted(info["text"]), run
+        for item in items:
+            text = info["text"][item["tag"]]
+            assert (item["step"], item["value"], item["steps"]) == (text["steps"][-1], text["values"][-1],
+                                                                    len(text["steps"])), (run, item["tag"])
+            assert "preview" not in item and "truncated" not in item
+
+
 def test_megatron_diff_is_the_five_arguments(client: FlaskClient, expected: dict[str, Any]) -> None:
     group = expected["groups"]["megatron"]
     diff = group["args_diff"]

@@ -114,6 +114,17 @@ def test_huge_text_is_cut_and_says_so(client: FlaskClient) -> None:
     assert item["value"] == "x" * TEXT_CAP and item["truncated"] is True and item["length"] == 300_000
 
 
+def test_text_latest_cuts_long_values_and_says_so(client: FlaskClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    latest = {i["tag"]: i for i in _get(client, "/text/latest?train_id=./texts")["texts"]}
+    assert latest["huge/text_summary"]["truncated"] is True and latest["huge/text_summary"]["length"] == 300_000
+    assert latest["plain/text_summary"]["value"] == "a <b>markdown</b> note" and "length" not in latest["plain/text_summary"]
+    from mindinsight_clone.plugins import text
+    monkeypatch.setattr(text, "LATEST_PREVIEW_CHARS", 5)  # cut in this answer only: `text?tag=` has it whole
+    item = {i["tag"]: i for i in _get(client, "/text/latest?train_id=./texts")["texts"]}["plain/text_summary"]
+    assert (item["value"], item["preview"], item["length"]) == ("a <b>", True, len("a <b>markdown</b> note"))
+    assert _get(client, "/text/latest?train_id=./nope", 400)["error_code"] == "50545005"
+
+
 def test_malformed_dict_is_compared_whole_with_a_message(client: FlaskClient) -> None:
     body = client.post(f"{API}/text/compare", json={"train_ids": ["./texts", "./texts_b"]}).get_json()
     keys = {k["key"]: k for k in body["keys"]}

@@ -1,6 +1,19 @@
 // The one API client of the SPA. Every REST call the UI makes goes through here.
 // Paths, parameters and shapes follow MindInsight 2.3.1 (shared/reference/mindinsight/API.md).
 import type {
+  AudioMeta,
+  CustomScalarsResponse,
+  EmbeddingData,
+  EmbeddingInfo,
+  HparamsResponse,
+  HparamsSessionsResponse,
+  MeshResponse,
+  PluginsResponse,
+  PrCurve,
+  ScalarsGroupResponse,
+  TextCompareResponse,
+  TextItem,
+  TextLatestItem,
   CacheResult,
   DatasetGraphNode,
   GraphNode,
@@ -10,7 +23,6 @@ import type {
   LandscapeInterval,
   LineageResponse,
   PluginName,
-  PluginTags,
   ScalarPoint,
   ScalarSeries,
   ScalarSummary,
@@ -34,6 +46,10 @@ export const ERR = {
   TENSOR_NOT_IN_CACHE: '50545014',
   TENSOR_TOO_LARGE: '50545016',
   LANDSCAPE_NOT_EXIST: '50545017',
+  /** TensorBoard kinds: no data of that kind for the tag */
+  KIND_NOT_EXIST: '50545020',
+  /** TensorBoard kinds: listed but cannot be served (e.g. a refused projector path) */
+  KIND_NOT_SERVABLE: '50545021',
 } as const
 
 export type ApiErrorKind = 'http' | 'network' | 'parse' | 'aborted'
@@ -158,7 +174,7 @@ export const api = {
     request<CacheResult>('POST', DV + 'train-job-caches', {}, { train_ids: trainIds }, o),
 
   plugins: (trainId: string, manualUpdate = false, o?: RequestOptions) =>
-    request<{ plugins: PluginTags }>(
+    request<PluginsResponse>(
       'GET',
       DV + 'plugins',
       { train_id: trainId, manual_update: manualUpdate ? 'true' : undefined },
@@ -276,6 +292,52 @@ export const api = {
 
   optimizerTargets: (condition: Record<string, unknown> = {}, o?: RequestOptions) =>
     request<Record<string, unknown>>('POST', 'optimizer/targets/search', {}, condition, o),
+
+  // ---------------------------------------------------------------- TensorBoard kinds (docs/api.md, "TensorBoard kinds")
+  text: (trainId: string, tag: string, o?: RequestOptions) =>
+    request<{ texts: TextItem[] }>('GET', DV + 'text', { train_id: trainId, tag }, undefined, o),
+
+  /** The newest text of every text tag of a run (one request for the Text page). */
+  textLatest: (trainId: string, o?: RequestOptions) =>
+    request<{ texts: TextLatestItem[] }>('GET', DV + 'text/latest', { train_id: trainId }, undefined, o),
+
+  /** Config diff: each run's newest texts compared key by key (runs must be in the detail cache). */
+  textCompare: (trainIds: string[], o?: RequestOptions) =>
+    request<TextCompareResponse>('POST', DV + 'text/compare', {}, { train_ids: trainIds }, o),
+
+  prCurves: (trainId: string, tag: string, o?: RequestOptions) =>
+    request<{ curves: PrCurve[] }>('GET', DV + 'pr-curves', { train_id: trainId, tag }, undefined, o),
+
+  hparams: (trainId: string, o?: RequestOptions) =>
+    request<HparamsResponse>('GET', DV + 'hparams', { train_id: trainId }, undefined, o),
+
+  /** Every hparams session of every listed run, also as lineage objects, with their importance. */
+  hparamsSessions: (o?: RequestOptions) =>
+    request<HparamsSessionsResponse>('GET', DV + 'hparams/sessions', {}, undefined, o),
+
+  audioMetadata: (trainId: string, tag: string, o?: RequestOptions) =>
+    request<{ metadatas: AudioMeta[] }>('GET', DV + 'audio/metadata', { train_id: trainId, tag }, undefined, o),
+
+  /** URL of a clip's bytes, for an <audio src>. `wt` is a cache-buster the server ignores. */
+  singleAudioUrl: (trainId: string, tag: string, step: number, wallTime?: number) =>
+    buildUrl(DV + 'audio/single-audio', { train_id: trainId, tag, step, wt: wallTime }),
+
+  embeddings: (trainId: string, o?: RequestOptions) =>
+    request<{ embeddings: EmbeddingInfo[] }>('GET', DV + 'embeddings', { train_id: trainId }, undefined, o),
+
+  embedding: (trainId: string, tag: string, o?: RequestOptions) =>
+    request<EmbeddingData>('GET', DV + 'embedding', { train_id: trainId, tag }, undefined, o),
+
+  embeddingSpriteUrl: (trainId: string, tag: string) => buildUrl(DV + 'embedding/sprite', { train_id: trainId, tag }),
+
+  scalarsGroup: (trainId: string, tag: string, o?: RequestOptions) =>
+    request<ScalarsGroupResponse>('GET', DV + 'scalars-group', { train_id: trainId, tag }, undefined, o),
+
+  customScalars: (trainId: string, o?: RequestOptions) =>
+    request<CustomScalarsResponse>('GET', DV + 'custom-scalars', { train_id: trainId }, undefined, o),
+
+  meshes: (trainId: string, tag: string, o?: RequestOptions) =>
+    request<MeshResponse>('GET', DV + 'meshes', { train_id: trainId, tag }, undefined, o),
 
   // ---------------------------------------------------------------- profiler (generic; the profiler pages add typed helpers)
   profilerGet: <T = unknown>(path: string, q: Query, o?: RequestOptions) =>

@@ -21,7 +21,25 @@ export const PLUGIN_NAMES: PluginName[] = [
   'loss_landscape',
 ]
 
-export type PluginTags = Record<PluginName, string[]>
+/** TensorBoard kinds the server lists in `plugins` only when a run has them (docs/api.md, "TensorBoard kinds"). */
+export type TbKind = 'text' | 'pr_curve' | 'audio' | 'embedding' | 'mesh' | 'custom_scalars' | 'hparams'
+export const TB_KINDS: TbKind[] = ['text', 'pr_curve', 'audio', 'embedding', 'mesh', 'custom_scalars', 'hparams']
+
+export type PluginTags = Record<PluginName, string[]> & Partial<Record<TbKind, string[]>>
+
+/** The additive fields of a `plugins` answer (and of a `train-jobs` item), present only when there are some. */
+export interface RunExtras {
+  /** add_scalars groups: main tag -> its keys (each key's series is the scalar tag `<main>/<key>/scalar`) */
+  scalar_groups?: Record<string, string[]>
+  /** scalar tag -> its `vs samples` twin (same metric, step = consumed samples) */
+  samples_twins?: Record<string, string>
+  /** the add_hparams session runs below this run */
+  hparams_sessions?: string[]
+}
+
+export interface PluginsResponse extends RunExtras {
+  plugins: PluginTags
+}
 
 export type CacheStatus = 'NOT_IN_CACHE' | 'CACHING' | 'CACHED'
 export type LoadStatus = 'loaded' | 'loading' | 'init'
@@ -49,6 +67,11 @@ export interface TrainJob {
   data_version?: string
   /** mindinsight-clone: present only for a `rank_<n>` run with rank siblings (issue 13). */
   group?: RunGroup
+  /** mindinsight-clone: the run's text tags, only when its event files hold text summaries. */
+  text_tags?: string[]
+  scalar_groups?: RunExtras['scalar_groups']
+  samples_twins?: RunExtras['samples_twins']
+  hparams_sessions?: string[]
 }
 
 /** The rank group of a run: `id` is the parent's train_id, `size` the number of listed ranks. */
@@ -260,4 +283,137 @@ export interface LineageResponse {
 export interface ApiErrorBody {
   error_code: string
   error_msg: string
+}
+
+// ---------------------------------------------------------------- TensorBoard kinds (docs/api.md)
+export interface TextItem {
+  step: number
+  wall_time: number
+  value: string
+  /** cut on ingest by --text-max-chars; `length` = characters as written */
+  truncated?: boolean
+  length?: number
+}
+
+export interface TextLatestItem extends TextItem {
+  tag: string
+  /** kept steps of the tag */
+  steps: number
+  /** cut to 20,000 characters in `text/latest` only: `text?tag=` has it whole */
+  preview?: boolean
+}
+
+export interface TextCompareKey {
+  key: string
+  values: Record<string, string | null>
+  differs: boolean
+  /** train_id -> why its value did not parse as a Python literal (compared whole) */
+  errors?: Record<string, string>
+  /** train_ids whose value was cut by --text-max-chars */
+  truncated?: string[]
+}
+
+export interface TextCompareResponse {
+  train_ids: string[]
+  differing: number
+  keys: TextCompareKey[]
+}
+
+export interface PrCurve {
+  step: number
+  wall_time: number
+  thresholds: number[]
+  tp: number[]
+  fp: number[]
+  tn: number[]
+  fn: number[]
+  precision: number[]
+  recall: number[]
+}
+
+export interface HparamsSession {
+  train_id: string
+  hparams: Record<string, number | string | boolean>
+  metrics: Record<string, number>
+  status: string
+  hparam_types?: Record<string, string>
+  group_name?: string
+}
+
+export interface HparamsResponse {
+  sessions: HparamsSession[]
+  hparams: string[]
+  metrics: string[]
+  not_cached?: string[]
+}
+
+export interface HparamsSessionsResponse extends HparamsResponse {
+  object: (LineageObject & { source?: string })[]
+  importance: Record<string, unknown>
+}
+
+export interface AudioMeta {
+  step: number
+  wall_time: number
+  sample_rate: number
+  length_frames: number
+  content_type: string
+  num_channels?: number
+  bytes?: number
+}
+
+export interface EmbeddingInfo {
+  tag: string
+  tensor_name?: string
+  step?: number
+  shape: number[]
+  metadata_columns: string[]
+  sprite?: { single_image_dim: [number, number] } | null
+  /** why this embedding cannot be served (a refused path, an unreadable TSV) */
+  error?: string
+}
+
+export interface EmbeddingData {
+  tag: string
+  shape: number[]
+  /** one row per point; null for NaN / ±Inf */
+  values: (number | null)[][]
+  metadata: { columns: string[]; rows: string[][] }
+  sprite?: { single_image_dim: [number, number] } | null
+  truncated?: { sent_points: number; setting: string }
+  warning?: string
+}
+
+export interface ScalarsGroupResponse {
+  tag: string
+  series: { name: string; tag: string; metadatas: ScalarPoint[] }[]
+}
+
+export interface CustomScalarsChart {
+  title: string
+  multiline?: { tags: string[] }
+  margin?: { series: { value: string; lower: string; upper: string }[] }
+  /** margin charts: the series' tags (`<tag>/scalar`) the run has */
+  matched?: string[]
+}
+
+export interface CustomScalarsResponse {
+  tags: string[]
+  categories: { title: string; closed: boolean; charts: CustomScalarsChart[] }[]
+}
+
+export interface MeshStep {
+  step: number
+  wall_time: number
+  vertices: number[][] | null
+  faces: number[][] | null
+  colors: number[][] | null
+}
+
+export interface MeshResponse {
+  name: string
+  components: { vertices?: string; faces?: string; colors?: string }
+  config: Record<string, unknown> | null
+  config_error?: string
+  meshes: MeshStep[]
 }

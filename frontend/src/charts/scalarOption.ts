@@ -11,8 +11,16 @@ import { clockFormatter } from '@/lib/axisFormat'
 import { textWidth } from '@/lib/wrapText'
 import { edgeAwareLabels } from './axisEdges'
 
-export type XMode = 'step' | 'relative' | 'absolute'
+/** `samples`: the step of a metric's `vs samples` twin (consumed samples), drawn like a step axis. */
+export type XMode = 'step' | 'relative' | 'absolute' | 'samples'
 export const X_MODES: readonly XMode[] = ['step', 'relative', 'absolute']
+/** The Scalars page's modes: the time modes, and `samples` for a run with `vs samples` twins. */
+export const SCALAR_X_MODES: readonly XMode[] = [...X_MODES, 'samples']
+
+/** Whether x is the point's step (step, or the samples count a twin writes as its step). */
+export function stepLike(xMode: XMode): boolean {
+  return xMode === 'step' || xMode === 'samples'
+}
 
 export interface ScalarLine {
   key: string
@@ -127,7 +135,7 @@ export function prepareLines(lines: ScalarLine[], xMode: XMode, smoothing: numbe
     const points = pts.map((p, i) => ({
         step: p.step,
         wall_time: p.wall_time,
-        x: xMode === 'step' ? p.step : xMode === 'relative' ? p.wall_time - t0 : p.wall_time * 1000,
+        x: stepLike(xMode) ? p.step : xMode === 'relative' ? p.wall_time - t0 : p.wall_time * 1000,
         value: p.value,
         smoothed: sm[i],
       }))
@@ -161,8 +169,8 @@ export function placeBand(envelope: ScalarEnvelopeBucket[], points: PreparedPoin
     const s0 = Math.max(first, b.step_start)
     const s1 = Math.min(last, b.step_end)
     if (s1 < s0) continue
-    const x0 = xMode === 'step' ? s0 : stepToX(s0, points)
-    const x1 = xMode === 'step' ? s1 : stepToX(s1, points)
+    const x0 = stepLike(xMode) ? s0 : stepToX(s0, points)
+    const x1 = stepLike(xMode) ? s1 : stepToX(s1, points)
     out.push({ x0, x1, min: b.min, max: b.max })
   }
   return out

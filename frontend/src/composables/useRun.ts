@@ -3,7 +3,7 @@
 // disappears) and its tags (plugins). While the server is still loading the run (CACHING, every tag list
 // empty) it re-asks every second.
 import { computed, onBeforeUnmount, ref, shallowRef, watch, type Ref } from 'vue'
-import { api, ApiError, isAbort, PLUGIN_NAMES, type PluginTags } from '@/api/client'
+import { api, ApiError, isAbort, PLUGIN_NAMES, TB_KINDS, type PluginTags, type RunExtras } from '@/api/client'
 import { t } from '@/i18n'
 import { formatBytes } from '@/lib/format'
 import { onRefresh } from './useRefresh'
@@ -18,13 +18,22 @@ export function emptyPlugins(): PluginTags {
   return Object.fromEntries(PLUGIN_NAMES.map((p) => [p, []])) as unknown as PluginTags
 }
 
+/** Whether a run has anything to show: MindInsight's kinds, the TensorBoard kinds, hparams sessions below it. */
+export function anyData(plugins: PluginTags, extras: RunExtras): boolean {
+  return (
+    PLUGIN_NAMES.some((p) => plugins[p]?.length) || TB_KINDS.some((k) => plugins[k]?.length) || !!extras.hparams_sessions?.length
+  )
+}
+
 export function useRun(trainId: Ref<string>) {
   const status = ref<RunStatus>('idle')
   const { job, check } = useRunPresence(trainId)
   const plugins = shallowRef<PluginTags>(emptyPlugins())
+  /** The additive fields of `plugins`: add_scalars groups, `vs samples` twins, hparams sessions. */
+  const extras = shallowRef<RunExtras>({})
   const error = shallowRef<ApiError | null>(null)
   const damaged = computed(() => job.value !== null && job.value.is_integrity === false)
-  const hasData = computed(() => PLUGIN_NAMES.some((p) => plugins.value[p]?.length))
+  const hasData = computed(() => anyData(plugins.value, extras.value))
   /** "12 MB of 40 MB (30 %)" while the server loads the run (load_progress), else ''. */
   const progress = computed(() => {
     const p = job.value?.load_progress
@@ -86,8 +95,14 @@ export function useRun(trainId: Ref<string>) {
       job.value = found
       const next = tags?.plugins ?? emptyPlugins()
       if (JSON.stringify(next) !== JSON.stringify(plugins.value)) plugins.value = next
+      const nextExtras: RunExtras = {
+        scalar_groups: tags?.scalar_groups,
+        samples_twins: tags?.samples_twins,
+        hparams_sessions: tags?.hparams_sessions,
+      }
+      if (JSON.stringify(nextExtras) !== JSON.stringify(extras.value)) extras.value = nextExtras
       error.value = null
-      const empty = !PLUGIN_NAMES.some((p) => next[p]?.length)
+      const empty = !anyData(next, nextExtras)
       const stillLoading = empty && (!found || found.cache_status !== 'CACHED') && (found?.summary_files ?? 1) > 0
       if (stillLoading && retries < MAX_RETRIES) {
         status.value = 'caching'
@@ -112,6 +127,7 @@ export function useRun(trainId: Ref<string>) {
     loadedVersion = ''
     job.value = null
     plugins.value = emptyPlugins()
+    extras.value = {}
     load()
   })
   onRefresh(() => {
@@ -122,5 +138,5 @@ export function useRun(trainId: Ref<string>) {
     window.clearTimeout(retryTimer)
   })
 
-  return { status, job, plugins, error, damaged, hasData, version, progress, load }
+  return { status, job, plugins, extras, error, damaged, hasData, version, progress, load }
 }

@@ -2,19 +2,29 @@
 // the URL state every one of them has (train_id, tag, filter), the run (useRun) and the
 // tags of one plugin, filtered by the tag selection.
 import { computed } from 'vue'
-import type { PluginName } from '@/api/client'
+import type { PluginName, PluginTags, RunExtras, TbKind } from '@/api/client'
 import { filterTags } from '@/lib/tagFilter'
 import { codecs, useQueryState } from './useQueryState'
 import { useRun } from './useRun'
 
-export function useRunPage(plugin: PluginName | null) {
+/**
+ * `list` turns the plugin's tags into the ones the page lists (the Scalars page folds `vs samples` twins and
+ * add_scalars groups, lib/scalarTags.ts); by default they are listed as the server sends them.
+ */
+export function useRunPage(
+  plugin: PluginName | TbKind | null,
+  list?: (tags: string[], plugins: PluginTags, extras: RunExtras) => string[],
+) {
   const query = useQueryState()
   const { param } = query
   const trainId = param('train_id', codecs.string(''))
   const selected = param('tag', codecs.list())
   const filter = param('filter', codecs.string(''))
   const run = useRun(trainId)
-  const tags = computed(() => (plugin ? (run.plugins.value[plugin] ?? []) : []))
+  const tags = computed(() => {
+    const raw = plugin ? (run.plugins.value[plugin] ?? []) : []
+    return list ? list(raw, run.plugins.value, run.extras.value) : raw
+  })
   /**
    * The tags with a chart: selected (`tag` absent from the URL = all) and matching the filter
    * (as MindInsight's search box, it narrows the charts too), in server order.
