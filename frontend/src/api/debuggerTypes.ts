@@ -211,7 +211,8 @@ export interface ModelGraphResponse {
   parameters: { name: string; shape: number[]; dtype: string }[]
   inputs?: unknown
   outputs?: unknown
-  constants?: number
+  /** The constants' names (MindIR value nodes). */
+  constants?: unknown[] | number
   facts?: Record<string, unknown>
 }
 
