@@ -39,7 +39,8 @@ export interface DumpTensor {
   io: TensorIo
   slot: number
   dtype: string
-  shape: number[]
+  /** null when the file cannot be read (see `error`). */
+  shape: number[] | null
   count: number | null
   min: number | null
   max: number | null

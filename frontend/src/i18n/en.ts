@@ -560,6 +560,7 @@ export const en = {
   'debugger.windowStats': 'Window {dims}: min {min} · max {max} · mean {avg}',
   'debugger.histogramTitle': 'Finite values, iteration {i}',
   'debugger.tensorAbsent': 'This tensor was not dumped in iteration {i}',
+  'debugger.tensorUnreadable': 'This tensor file cannot be read (yet)',
   'debugger.statsOnly': 'Only statistics were dumped',
   'debugger.statsOnlyHint': 'The dump saved statistic.csv rows (saved_data: "statistic") for this tensor, not its values.',
   'debugger.tensorSearch': 'Search op or node name',

@@ -561,6 +561,7 @@ export const zh: Partial<Record<MessageKey, string>> = {
   'debugger.windowStats': '窗口 {dims}：最小值 {min} · 最大值 {max} · 平均值 {avg}',
   'debugger.histogramTitle': '有限值分布，第 {i} 次迭代',
   'debugger.tensorAbsent': '第 {i} 次迭代没有 Dump 该张量',
+  'debugger.tensorUnreadable': '暂时无法读取该张量文件',
   'debugger.statsOnly': '只 Dump 了统计信息',
   'debugger.statsOnlyHint': '该张量只保存了 statistic.csv 中的统计行（saved_data: "statistic"），没有保存数值。',
   'debugger.tensorSearch': '搜索算子或节点名称',
