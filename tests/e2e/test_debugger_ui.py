@@ -132,18 +132,16 @@ def test_open_the_dump_pick_iteration_3_and_a_conv_output_tensor(page: Any, debu
     page.locator("[data-testid=dbg-tensor-histogram-chart][data-rendered=true]").wait_for()
     screenshot(page, "debugger_tensor_histogram")
 
-
-def test_another_iteration_keeps_the_node_and_tensor(page: Any, debug_server: str, dump: dict[str, Any]) -> None:
-    _open_conv1_output(page, debug_server, 3)
+    # Another iteration keeps the node and the tensor (and shows iteration 2's).
+    page.get_by_test_id("dbg-tensor-view-table").click()
     page.get_by_test_id("dbg-iteration-prev").click()  # 3 -> 2
     page.locator('[data-testid=dbg-tensor][data-iteration="2"][data-loading=false]').wait_for()
     assert _stat(page, "max") == pytest.approx(_tensor(dump, 2, CONV1, "output")["max"], rel=1e-9)
     assert page.get_by_test_id("graph-node-name").inner_text() == CONV1
     # The node's tensors are now iteration 2's; a keyboard user opens one with Enter.
-    first_input = page.locator('[data-testid=dbg-node-tensor][data-io=input][data-slot="0"]')
-    first_input.focus()
+    page.locator('[data-testid=dbg-node-tensor][data-io=input][data-slot="0"]').focus()
     page.keyboard.press("Enter")
-    page.locator('[data-testid=dbg-tensor][data-io=input][data-loading=false]').wait_for()
+    page.locator("[data-testid=dbg-tensor][data-io=input][data-loading=false]").wait_for()
     assert _stat(page, "mean") == pytest.approx(_tensor(dump, 2, CONV1, "input")["mean"], rel=1e-9)
 
 
