@@ -641,6 +641,8 @@ export const en = {
   'models.notFoundHint': 'Choose a file on the left.',
   'models.facts': 'graph {graph} · {nodes} nodes · {params} parameters · {consts} constants',
   'models.unreadable': 'This file cannot be read',
+  'models.noNodes': 'No nodes in this file',
+  'models.noNodesHint': 'Its text has no graph statements (e.g. an actor set, written in another format): see its text.',
   'models.nodeCount': '{n} nodes',
   'models.name': 'Name',
   'models.fullName': 'Full name',

@@ -642,6 +642,8 @@ export const zh: Partial<Record<MessageKey, string>> = {
   'models.notFoundHint': '请在左侧选择一个文件。',
   'models.facts': '图 {graph} · {nodes} 个节点 · {params} 个参数 · {consts} 个常量',
   'models.unreadable': '无法读取该文件',
+  'models.noNodes': '该文件没有节点',
+  'models.noNodesHint': '其文本中没有图语句（例如另一种格式的 actor set）：请查看其文本。',
   'models.nodeCount': '{n} 个节点',
   'models.name': '名称',
   'models.fullName': '完整名称',
