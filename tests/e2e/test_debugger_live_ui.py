@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from mindinsight_clone.summary.debug_files import write_checkpoint
 from tests.conftest import REPO, SHARED
 from tests.e2e.conftest import serve
 
@@ -30,9 +31,15 @@ DEBUG = SHARED / "fixtures" / "mindspore_debug"
 HELD_BACK = 3
 
 
+BAD_CKPT = {"w.ok": np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4),
+            "w.nan": np.array([1.0, np.nan, 3.0, np.inf], dtype=np.float32),
+            "b.big": np.full((5,), 7.5, dtype=np.float32)}
+
+
 @pytest.fixture(scope="module")
 def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("dbg-live")
+    write_checkpoint(root / "ckpt_nan" / "bad.ckpt", BAD_CKPT)  # the project's own checkpoint writer
     # Few training steps (the runs are not under test here): the dump and model files do not depend on them.
     subprocess.run([sys.executable, str(REPO / "scripts" / "make_demo_data"), str(root), "--steps", "20"], check=True,
                    timeout=120, capture_output=True)
@@ -192,3 +199,16 @@ def test_demo_data_shows_both_pages(page: Any, live_server: str, base: Path) -> 
     drawing = page.locator("[data-testid=model-dot][data-state=ready]")
     drawing.wait_for()
     assert int(drawing.get_attribute("data-nodes")) > 0
+
+    # A checkpoint with NaN/Inf: its row and a banner say so; any statistic sorts it.
+    page.goto(f"{live_server}/#/models?model_id=./ckpt_nan/bad.ckpt")
+    page.locator(f'[data-testid=model-param][data-rows="{len(BAD_CKPT)}"]').wait_for()
+    bad = page.locator("[data-testid=model-param-row][data-bad=true]").evaluate_all("els => els.map(e => e.dataset.name)")
+    assert bad == [name for name, a in BAD_CKPT.items() if not np.isfinite(a).all()]
+    assert page.get_by_test_id("model-param-nonfinite").get_attribute("data-count") == "1"
+    page.get_by_test_id("model-param-sort-mean").click()
+    page.get_by_test_id("model-param-sort-mean").click()  # descending
+    means = {name: float(a[np.isfinite(a)].mean()) for name, a in BAD_CKPT.items()}  # over the finite values
+    order = page.get_by_test_id("model-param-row").evaluate_all("els => els.map(e => e.dataset.name)")
+    assert order == sorted(BAD_CKPT, key=lambda n: -means[n]) != list(BAD_CKPT)
+
