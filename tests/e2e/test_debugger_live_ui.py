@@ -115,9 +115,8 @@ def test_nan_or_inf_on_a_planted_copy_lands_on_the_first_bad_op_and_rechecks_liv
     page.wait_for_url(f"**iteration={HELD_BACK}**")
     page.wait_for_function("n => document.querySelector('[data-testid=graph-node-name]')?.textContent === n",
                            arg=first["graph_node"])
-    marked = page.locator(f'[data-testid=graph-node][data-mark=first][data-name="{first["graph_node"]}"]')
-    marked.wait_for()
-    assert "gc-selected" in (marked.get_attribute("class") or "")
+    # Drawn, selected and marked as the first NaN/Inf op.
+    page.locator(f'[data-testid=graph-node].gc-selected[data-mark=first][data-name="{first["graph_node"]}"]').wait_for()
     tensor = page.locator(f'[data-testid=dbg-tensor][data-op-name="{first["op_name"]}"][data-loading=false]')
     tensor.wait_for()
     assert tensor.get_attribute("data-nan-inf") == "true"
