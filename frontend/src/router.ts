@@ -82,6 +82,9 @@ const routes: RouteRecordRaw[] = [
     meta: { nav: 'data-lineage' },
   },
   { path: '/profiler', name: 'profiler', component: () => import('./views/profiler/ProfilerView.vue'), meta: { nav: 'summary' } },
+  // Precision debugging (issue 22): MindSpore dumps and the model files users export.
+  { path: '/debugger', name: 'debugger', component: () => import('./views/debugger/DebuggerView.vue'), meta: { nav: 'debugger' } },
+  { path: '/models', name: 'models', component: () => import('./views/models/ModelsView.vue'), meta: { nav: 'debugger' } },
 
   // MindInsight 2.3.1 routes -> ours.
   { path: '/train-manage/training-dashboard', redirect: withTrainId('dashboard') },
@@ -96,6 +99,11 @@ const routes: RouteRecordRaw[] = [
   { path: '/model-traceback', redirect: { name: 'model-lineage' } },
   { path: '/data-traceback', redirect: { name: 'data-lineage' } },
   { path: '/profiling:kind(.*)', redirect: (to) => ({ name: 'profiler', query: to.query }) },
+  // MindInsight's offline debugger (`#/offline-debugger?dir=./dump&sessionId=..`): `dir` was the dump folder.
+  {
+    path: '/offline-debugger',
+    redirect: (to) => ({ name: 'debugger', query: typeof to.query.dir === 'string' ? { dump_id: to.query.dir } : {} }),
+  },
 
   { path: '/:pathMatch(.*)*', name: 'not-found', component: () => import('./views/NotFound.vue') },
 ]

@@ -127,12 +127,21 @@ def graph_search() -> Any:
 @bp.get("/graph/single-node")
 def graph_single_node() -> Any:
     """By `name` (as the graph views list it), or by `full_name` (a tensor row's `node_name`): the answer then
-    also says which `name` that is."""
+    also says which `name` that is. With `iteration`, the nodes of every level carry `tensors` as in `nodes`."""
     graph = _graph()
     full_name = params.arg("full_name")
     if params.arg("name") or not full_name:
         if not params.arg("name"):
             raise ParamMissError("name")
-        return graph_views.single_node(graph)
-    name = _service().node_by_full_name(graph, full_name)
-    return {**graph.single_node(name), "name": name}
+        answer = graph_views.single_node(graph)
+    else:
+        name = _service().node_by_full_name(graph, full_name)
+        answer = {**graph.single_node(name), "name": name}
+    iteration = params.to_int("iteration", params.arg("iteration"))
+    if iteration is not None:
+        dump_id, rank, graph_id = _where()
+        level: Any = answer
+        while isinstance(level, dict) and isinstance(level.get("nodes"), list):
+            level["nodes"] = _service().node_tensors(dump_id, rank, graph_id, iteration, level["nodes"], graph)
+            level = level.get("children")
+    return answer

@@ -115,3 +115,17 @@ def ascend_ui_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     assert started.returncode == 0, started.stdout + started.stderr
     yield f"http://127.0.0.1:{port}"
     run_cli("stop", "--port", str(port), "--workspace", str(ws))
+
+
+def serve(base: Path, workspace: Path, *options: str) -> Iterator[str]:
+    """Our server on `base` (extra CLI `options`, e.g. `--max-depth 3`) for one test module: yields its URL."""
+    if not (REPO / "mindinsight_clone" / "ui" / "dist" / "index.html").exists():
+        pytest.skip("the web UI is not built (scripts/build_frontend)")
+    port = free_port()
+    started = run_cli("start", "--port", str(port), "--summary-base-dir", str(base), "--workspace", str(workspace),
+                      "--reload-interval", "1", *options)
+    assert started.returncode == 0, started.stdout + started.stderr
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        run_cli("stop", "--port", str(port), "--workspace", str(workspace))

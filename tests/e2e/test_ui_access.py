@@ -41,6 +41,8 @@ def _pages() -> list[tuple[str, str]]:
         ("/data-lineage", "[data-testid=lineage-row]"),
         *[(f"/profiler?train_id={PROFILER_RUN}&tab={tab}", '[data-testid=profiler-page][data-status="ready"]')
           for tab in PROFILER_TABS],
+        ("/debugger", '[data-testid=debugger-page][data-status="ready"]'),  # no dump here: its calm empty state
+        ("/models", '[data-testid=models-page][data-status="ready"]'),
         ("/no-such-page", "[data-testid=not-found-page]"),
     ]
 

@@ -224,3 +224,30 @@ def test_graph_nodes_carry_their_dumped_tensors(client: FlaskClient, expected: d
         k: (t["shape"], t["max"]) for k, t in want.items()}
     plain = get(client, "/graph/nodes", dump_id=DUMP_ID, rank=0, graph_id=0, name=scope)["nodes"]
     assert all("tensors" not in n for n in plain)  # without `iteration`: the graph views' answer as it is
+
+
+def test_single_node_with_an_iteration_carries_dumped_tensors_at_every_level(client: FlaskClient,
+                                                                              expected: dict[str, Any]) -> None:
+    """A jump to a node (the debugger page's search, tree and hit links) lists each scope on the way down with the
+    same `tensors` as `graph/nodes?iteration=` gives them."""
+    where = {"dump_id": DUMP_ID, "rank": 0, "graph_id": 0}
+    full = "Default/network-WithLossCell/_backbone-LeNet5/conv2-Conv2d/Conv2D-op0"
+    answer = get(client, "/graph/single-node", full_name=full, iteration=2, **where)
+    levels = []
+    level: Any = answer
+    while isinstance(level, dict) and "nodes" in level:
+        levels.append(level)
+        level = level.get("children")
+    assert [lv["scope_name"] for lv in levels][-1] == full.rsplit("/", 1)[0]
+    last = {n["name"]: n for n in levels[-1]["nodes"]}
+    want = {(t["io"], t["slot"]): t["max"] for t in expected["tensors"] if t["iteration"] == 2
+            and t["graph_node"] == full}
+    assert want and {(t["io"], t["slot"]): t["max"] for t in last[answer["name"]]["tensors"]} == want
+    for lv in levels:  # every level as graph/nodes?iteration= lists it
+        listed = get(client, "/graph/nodes", iteration=2, name=lv["scope_name"], **where)["nodes"]
+        assert [(n["name"], len(n.get("tensors", []))) for n in lv["nodes"]] == [
+            (n["name"], len(n.get("tensors", []))) for n in listed]
+    by_name = get(client, "/graph/single-node", name=answer["name"], iteration=2, **where)
+    assert by_name["nodes"] == levels[0]["nodes"]
+    plain = get(client, "/graph/single-node", full_name=full, **where)
+    assert "tensors" not in json.dumps(plain)

@@ -32,8 +32,26 @@ import type {
   TrainJobsResponse,
   UiConfig,
 } from './types'
+import type {
+  ConditionsResponse,
+  DumpGraphNode,
+  DumpsResponse,
+  DumpTensorResponse,
+  DumpWhere,
+  ModelGraphResponse,
+  ModelListResponse,
+  ModelParametersResponse,
+  ModelTextResponse,
+  ParameterCompareResponse,
+  TensorCompareResponse,
+  TensorIo,
+  TensorTableResponse,
+  WatchpointCheckRequest,
+  WatchpointCheckResponse,
+} from './debuggerTypes'
 
 export * from './types'
+export * from './debuggerTypes'
 
 /** Well-known error codes (API.md "Errors"). */
 export const ERR = {
@@ -50,6 +68,13 @@ export const ERR = {
   KIND_NOT_EXIST: '50545020',
   /** TensorBoard kinds: listed but cannot be served (e.g. a refused projector path) */
   KIND_NOT_SERVABLE: '50545021',
+  // offline debugger and model files (docs/debugger.md)
+  WINDOW_TOO_LARGE: '50545013',
+  DUMP_NO_GRAPH: '5054B101',
+  DUMP_NOT_FOUND: '5054B285',
+  DUMP_TENSOR_UNREADABLE: '5054B286',
+  MODEL_NOT_FOUND: '5054B300',
+  MODEL_UNREADABLE: '5054B301',
 } as const
 
 export type ApiErrorKind = 'http' | 'network' | 'parse' | 'aborted'
@@ -145,6 +170,8 @@ async function request<T>(
 }
 
 const DV = 'datavisual/'
+const DBG = 'debugger/'
+const MODELS = 'models/'
 
 /** `train-jobs` query: MindInsight's `offset` (page index), `limit`, `train_id`, plus our `search`
  * (substring, before paging), `group` (one rank group, by rank), `collapse_groups` (one entry per group) and
@@ -338,6 +365,72 @@ export const api = {
 
   meshes: (trainId: string, tag: string, o?: RequestOptions) =>
     request<MeshResponse>('GET', DV + 'meshes', { train_id: trainId, tag }, undefined, o),
+  // ---------------------------------------------------------------- offline debugger (docs/debugger.md)
+  dumps: (o?: RequestOptions) => request<DumpsResponse>('GET', DBG + 'dumps', {}, undefined, o),
+
+  /** An iteration's tensor table, in execution order; `node_name` gives one graph node's tensors. */
+  dumpTensors: (
+    q: DumpWhere & { iteration: number; offset?: number; limit?: number; search?: string; node_name?: string; io?: TensorIo },
+    o?: RequestOptions,
+  ) => request<TensorTableResponse>('GET', DBG + 'tensors', { ...q }, undefined, o),
+
+  /** One tensor: a window of values (`shape` as datavisual's `dims`), its histogram or its statistics. */
+  dumpTensor: (
+    q: DumpWhere & { iteration: number; op_name: string; io: TensorIo; slot: number; shape?: string; detail?: 'data' | 'histogram' | 'stats' },
+    o?: RequestOptions,
+  ) => request<DumpTensorResponse>('GET', DBG + 'tensor', { ...q }, undefined, o),
+
+  /** The same tensor in two iterations: the window of the difference and its statistics. */
+  dumpTensorCompare: (
+    q: DumpWhere & { iteration: number; other_iteration: number; op_name: string; io: TensorIo; slot: number; shape?: string },
+    o?: RequestOptions,
+  ) => request<TensorCompareResponse>('GET', DBG + 'tensor/compare', { ...q }, undefined, o),
+
+  watchConditions: (o?: RequestOptions) => request<ConditionsResponse>('GET', DBG + 'watchpoints/conditions', {}, undefined, o),
+
+  checkWatchpoints: (body: WatchpointCheckRequest, o?: RequestOptions) =>
+    request<WatchpointCheckResponse>('POST', DBG + 'watchpoints/check', {}, body, o),
+
+  /** The graph views over a dump's graph; with `iteration`, nodes carry their dumped tensors. */
+  dumpGraphNodes: (q: DumpWhere & { name?: string; iteration?: number; limit?: number; offset?: number }, o?: RequestOptions) =>
+    request<{ nodes: DumpGraphNode[]; total?: number }>('GET', DBG + 'graph/nodes', { ...q }, undefined, o),
+
+  dumpGraphNodeNames: (q: DumpWhere & { search: string; offset?: number; limit?: number }, o?: RequestOptions) =>
+    request<{ nodes: GraphNode[] }>('GET', DBG + 'graph/nodes/names', { ...q }, undefined, o),
+
+  /** By `name`, or by `full_name` (a tensor row's node_name): the answer's `name` is the node's name in the tree. */
+  dumpGraphSingleNode: (q: DumpWhere & { name?: string; full_name?: string; iteration?: number }, o?: RequestOptions) =>
+    request<{ nodes: DumpGraphNode[]; scope_name: string; children: unknown; name?: string }>(
+      'GET',
+      DBG + 'graph/single-node',
+      { ...q },
+      undefined,
+      o,
+    ),
+
+  // ---------------------------------------------------------------- model files (docs/debugger.md)
+  models: (o?: RequestOptions) => request<ModelListResponse>('GET', MODELS + 'list', {}, undefined, o),
+
+  modelGraph: (modelId: string, o?: RequestOptions) =>
+    request<ModelGraphResponse>('GET', MODELS + 'graph', { model_id: modelId }, undefined, o),
+
+  modelGraphNodes: (q: { model_id: string; name?: string; limit?: number; offset?: number }, o?: RequestOptions) =>
+    request<{ nodes: GraphNode[]; total?: number }>('GET', MODELS + 'graph/nodes', { ...q }, undefined, o),
+
+  modelGraphNodeNames: (q: { model_id: string; search: string; offset?: number; limit?: number }, o?: RequestOptions) =>
+    request<{ nodes: GraphNode[] }>('GET', MODELS + 'graph/nodes/names', { ...q }, undefined, o),
+
+  modelGraphSingleNode: (q: { model_id: string; name: string }, o?: RequestOptions) =>
+    request<{ nodes: GraphNode[]; scope_name: string; children: unknown }>('GET', MODELS + 'graph/single-node', { ...q }, undefined, o),
+
+  modelParameters: (modelId: string, o?: RequestOptions) =>
+    request<ModelParametersResponse>('GET', MODELS + 'parameters', { model_id: modelId }, undefined, o),
+
+  modelParametersCompare: (modelId: string, otherModelId: string, o?: RequestOptions) =>
+    request<ParameterCompareResponse>('GET', MODELS + 'parameters/compare', { model_id: modelId, other_model_id: otherModelId }, undefined, o),
+
+  modelText: (modelId: string, offset = 0, o?: RequestOptions) =>
+    request<ModelTextResponse>('GET', MODELS + 'text', { model_id: modelId, offset }, undefined, o),
 
   // ---------------------------------------------------------------- profiler (generic; the profiler pages add typed helpers)
   profilerGet: <T = unknown>(path: string, q: Query, o?: RequestOptions) =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { diffRows, isIntegerType, rowsToCsv, sliceRows } from './tensorSlice'
+import { diffRows, heatmapCells, isIntegerType, rowsToCsv, sliceRows } from './tensorSlice'
 import { dimsProblem } from './tensorDims'
 
 describe('tensor slices', () => {
@@ -24,6 +24,23 @@ describe('dims problems', () => {
     expect(dimsProblem(['-4', ':', ':'], [3, 4, 5])).toEqual({ kind: 'range', dim: 0, size: 3, value: '-4' })
     expect(dimsProblem(['0', 'a', ':'], [3, 4, 5])).toEqual({ kind: 'syntax', dim: 1, value: 'a' })
     expect(dimsProblem(['0', ':', ':'], [3, 4, 5])).toBeNull()
+  })
+  it('splits a slice into finite heat-map cells and NaN/Inf cells', () => {
+    const h = heatmapCells([
+      [1, -2, 'NAN'],
+      [0.5, 'INF'],
+    ])
+    expect(h.finite).toEqual([
+      [0, 0, 1],
+      [1, 0, -2],
+      [0, 1, 0.5],
+    ])
+    expect(h.nonFinite).toEqual([
+      [2, 0, 'NAN'],
+      [1, 1, 'INF'],
+    ])
+    expect([h.rows, h.cols, h.min, h.max]).toEqual([2, 3, -2, 1])
+    expect(heatmapCells([['NAN']])).toMatchObject({ min: 0, max: 0, finite: [] })
   })
 })
 

@@ -41,3 +41,39 @@ export function rowsToCsv(rows: Cell[][]): string {
   rows.forEach((row, i) => lines.push([String(i), ...row.map((c) => csvCell(c))].join(',')))
   return lines.join('\n') + '\n'
 }
+
+/** The cells of a slice for a heat map: `[column, row, value]`, finite ones and the others apart. */
+export interface HeatmapCells {
+  finite: [number, number, number][]
+  /** NaN / ±Inf cells with their label ("NAN", "INF", "-INF"). */
+  nonFinite: [number, number, string][]
+  rows: number
+  cols: number
+  min: number
+  max: number
+}
+
+export function heatmapCells(rows: Cell[][]): HeatmapCells {
+  const finite: [number, number, number][] = []
+  const nonFinite: [number, number, string][] = []
+  let min = Infinity
+  let max = -Infinity
+  let cols = 0
+  rows.forEach((row, y) => {
+    cols = Math.max(cols, row.length)
+    row.forEach((c, x) => {
+      if (typeof c === 'number' && Number.isFinite(c)) {
+        finite.push([x, y, c])
+        if (c < min) min = c
+        if (c > max) max = c
+      } else {
+        nonFinite.push([x, y, typeof c === 'string' ? c : String(c).toUpperCase()])
+      }
+    })
+  })
+  if (!finite.length) {
+    min = 0
+    max = 0
+  }
+  return { finite, nonFinite, rows: rows.length, cols, min, max }
+}

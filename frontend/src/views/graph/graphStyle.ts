@@ -22,7 +22,13 @@ export interface GraphPalette {
   clusterText: string
   selected: string
   kinds: Record<NodeKind | 'dynamic', NodePaint>
+  /** Marked nodes (graph explorer `markOf`): e.g. the debugger's NaN/Inf nodes. */
+  marks: Record<NodeMark, NodePaint>
 }
+
+/** What a mark says about a drawn node: `bad` holds (or contains) a NaN/Inf tensor or a hit;
+ * `first` is (or contains) the first op where NaN/Inf appears; `dumped` has dumped tensors. */
+export type NodeMark = 'first' | 'bad' | 'dumped'
 
 export function graphPalette(): GraphPalette {
   if (theme.value === 'dark') {
@@ -44,6 +50,11 @@ export function graphPalette(): GraphPalette {
         pager: { fill: '#5a3a1a', stroke: '#e8893a', text: '#fde3c8', dash: '4 3' },
         dynamic: { fill: '#0c6b3e', stroke: '#35c07a', text: '#e8fff2' },
       },
+      marks: {
+        first: { fill: '#7a1f1f', stroke: '#ff6b6b', text: '#ffecec' },
+        bad: { fill: '#4a2330', stroke: '#ff8a8a', text: '#ffe3e3', dash: '5 3' },
+        dumped: { fill: '#1d3b57', stroke: '#4dd4a8', text: '#dbe9f7' },
+      },
     }
   }
   return {
@@ -64,12 +75,23 @@ export function graphPalette(): GraphPalette {
       pager: { fill: '#fde0c4', stroke: '#e8893a', text: '#5a2e00', dash: '4 3' },
       dynamic: { fill: '#0a9b55', stroke: '#067a42', text: '#ffffff' },
     },
+    marks: {
+      first: { fill: '#e03131', stroke: '#a51111', text: '#ffffff' },
+      bad: { fill: '#ffe3e3', stroke: '#e03131', text: '#5c0a0a', dash: '5 3' },
+      dumped: { fill: '#cfe6fb', stroke: '#12a37a', text: '#1f2d3a' },
+    },
   }
 }
 
 export function paintGraphNode(leaf: DisplayLeaf, pal: GraphPalette): NodePaint {
   if (leaf.node?.is_dynamic_shape_node) return pal.kinds.dynamic
   return pal.kinds[leaf.kind]
+}
+
+/** A marked node keeps its shape; `dumped` only changes the outline, the others the whole paint. */
+export function markPaint(base: NodePaint, mark: NodeMark, pal: GraphPalette): NodePaint {
+  const m = pal.marks[mark]
+  return mark === 'dumped' ? { ...base, stroke: m.stroke } : m
 }
 
 /** SVG shape of a node kind: rectangles for scopes, octagons for aggregations, ellipses else. */

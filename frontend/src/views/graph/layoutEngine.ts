@@ -11,7 +11,13 @@ export interface LayoutResult {
 
 let worker: Worker | null = null
 let seq = 0
-const pending = new Map<number, { resolve: (r: LayoutResult) => void; reject: (e: Error) => void }>()
+interface Pending {
+  resolve: (r: LayoutResult) => void
+  reject: (e: Error) => void
+  /** Resolve with the engine's text as it is (SVG), not parsed as json0. */
+  raw?: (text: string) => void
+}
+const pending = new Map<number, Pending>()
 
 function getWorker(): Worker {
   if (worker) return worker
@@ -22,6 +28,10 @@ function getWorker(): Worker {
     pending.delete(ev.data.id)
     if (ev.data.error !== undefined || ev.data.json === undefined) {
       p.reject(new Error(ev.data.error ?? 'layout failed'))
+      return
+    }
+    if (p.raw) {
+      p.raw(ev.data.json)
       return
     }
     try {
@@ -49,5 +59,14 @@ export function layoutDot(dot: string): Promise<LayoutResult> {
   return new Promise<LayoutResult>((resolve, reject) => {
     pending.set(id, { resolve, reject })
     getWorker().postMessage({ id, dot })
+  })
+}
+
+/** Graphviz's own SVG drawing of a DOT text (the model page's `.dot` files), laid out with `dot`. */
+export function renderDotSvg(dot: string): Promise<string> {
+  const id = ++seq
+  return new Promise<string>((resolve, reject) => {
+    pending.set(id, { resolve: () => undefined, reject, raw: resolve })
+    getWorker().postMessage({ id, dot, format: 'svg' })
   })
 }
