@@ -425,6 +425,7 @@ class ChangeNotifier:
                 observer.unschedule(self._watch)  # type: ignore[attr-defined]
             self._watch = None
         handler = _Handler(self)
+        wanted = {"event_filter": _EVENT_FILTER} if _EVENT_FILTER else {}
         if storage.is_dir(self.base_dir, follow_symlinks=True):
             target, recursive, self._watching_base = self.base_dir, self._wants_recursive(), True
             self._log_mode(recursive)
@@ -436,13 +437,15 @@ class ChangeNotifier:
                 logger.info("%s does not exist; not watching it", self.base_dir)
                 return
         try:
-            self._watch = observer.schedule(handler, str(target), recursive=recursive)  # type: ignore[attr-defined]
+            self._watch = observer.schedule(handler, str(target), recursive=recursive,  # type: ignore[attr-defined]
+                                            **wanted)
         except OSError as exc:  # e.g. the inotify watch limit: the base dir alone, or polling only
             logger.warning("cannot watch %s%s: %s", target, " and its subdirectories" if recursive else "", exc)
             if recursive:
                 self.recursive = False
                 with contextlib.suppress(OSError):
-                    self._watch = observer.schedule(handler, str(target), recursive=False)  # type: ignore[attr-defined]
+                    self._watch = observer.schedule(handler, str(target), recursive=False,  # type: ignore[attr-defined]
+                                                    **wanted)
 
     def _wants_recursive(self) -> bool:
         dirs = count_dirs(self.base_dir, self.max_watched_dirs)
@@ -482,6 +485,22 @@ class ChangeNotifier:
 
 
 _RELEVANT = frozenset({"created", "modified", "deleted", "moved", "closed"})
+
+
+def _event_filter() -> list[type]:
+    """The watchdog event classes of `_RELEVANT`: given to `schedule`, they set the inotify mask, so the kernel
+    does not even report opens and reads (our own loader opens every file it reads: without the filter, each
+    open and close was decoded and dropped in Python, on the GIL the loader needs)."""
+    try:
+        from watchdog import events
+    except ImportError:  # pragma: no cover - watchdog is a dependency
+        return []
+    return [events.FileCreatedEvent, events.DirCreatedEvent, events.FileModifiedEvent, events.DirModifiedEvent,
+            events.FileDeletedEvent, events.DirDeletedEvent, events.FileMovedEvent, events.DirMovedEvent,
+            events.FileClosedEvent]
+
+
+_EVENT_FILTER = _event_filter()
 
 
 def _make_handler_base() -> type:
