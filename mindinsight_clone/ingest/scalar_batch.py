@@ -53,6 +53,7 @@ class _Layout:
     tags: tuple[str, ...]  # disk tags, in record order (a tag may repeat)
     value_at: tuple[int, ...]  # offset of each tag's 4-byte float
     fixed: np.ndarray  # indices of the bytes that must equal the template's
+    variable: tuple[int, ...]  # the other bytes (wall time, step, values), ascending
 
 
 @dataclass(slots=True)
@@ -147,7 +148,8 @@ def _template(payload: bytes) -> _Layout | None:
     variable[10:10 + step_len] = True
     for at in value_at:
         variable[at:at + 4] = True
-    return _Layout(10, step_len, tuple(tags), tuple(value_at), np.flatnonzero(~variable))
+    return _Layout(10, step_len, tuple(tags), tuple(value_at), np.flatnonzero(~variable),
+                   tuple(np.flatnonzero(variable).tolist()))
 
 
 def _decode_rows(rows: np.ndarray, layout: _Layout) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -192,8 +194,8 @@ def _row_crcs(rows: np.ndarray, layout: _Layout) -> np.ndarray:
     """CRC32C (unmasked) of each row; rows equal the first one outside the layout's variable bytes."""
     length = rows.shape[1]
     first = rows[0].tobytes()
-    variable = np.setdiff1d(np.arange(length), layout.fixed)
-    table = _crc_table(length, tuple(variable.tolist()))  # the same for every file of a layout
+    table = _crc_table(length, layout.variable)  # the same for every file of a layout
+    variable = np.array(layout.variable, dtype=np.intp)
     diff = rows[:, variable] ^ rows[0, variable]
     contrib = table[np.arange(variable.size)[None, :], diff]
     return np.bitwise_xor.reduce(contrib, axis=1).astype(np.uint32) ^ np.uint32(crc32c(first))

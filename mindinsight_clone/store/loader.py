@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from mindinsight_clone.config import Settings
 from mindinsight_clone.ingest import storage
-from mindinsight_clone.ingest.record_reader import DEFAULT_CHUNK_BYTES, ReadProblem, RecordReader
+from mindinsight_clone.ingest.record_reader import DEFAULT_CHUNK_BYTES, FRAME_BYTES, ReadProblem, RecordReader
 from mindinsight_clone.ingest.storage import Entry, Location
 from mindinsight_clone.ingest.tfevents_parser import tfevents_timestamp
 from mindinsight_clone.ingest.values import SummaryValue
@@ -42,7 +42,9 @@ PbParser = Callable[[Location], list[SummaryValue]]
 ScalarReader = Callable[[Location, int, int, int, int], tuple[int, Any]]
 # With a scalar reader, the general reader takes small steps (it returns after about this much) while the
 # scalar reader takes the bulk; each time the scalar reader takes nothing, the general one's step grows 4x.
-SLOW_CHUNK_BYTES = 1024
+# The smallest step is one record: a MindSpore file starts with its version event, then scalar steps that the
+# scalar reader takes whole (a larger first step decoded a dozen steps one by one, per file: 1,000 small runs).
+SLOW_CHUNK_BYTES = FRAME_BYTES
 FAST_PROBE_BYTES = 64 * 1024  # the scalar reader's first read; doubles while it takes what it reads
 FAST_MAX_BYTES = 1024 * 1024  # bounds the transient memory of a decode (a few times this, per loader thread)
 
