@@ -59,7 +59,10 @@ def register(app: Flask) -> None:
     @app.errorhandler(MindInsightError)
     def _domain(err: MindInsightError) -> tuple[Response, int]:
         err = loading_instead(err)
-        log.warning("[%s] %s", err.error_code, err.message)
+        # "still loading" is a state, not a fault: a client polling a run that is loading (a thousand runs after
+        # a restart) would write a warning per request, on the threads that compete with the loader
+        log.log(logging.DEBUG if isinstance(err, SummaryLogIsLoading) else logging.WARNING, "[%s] %s",
+                err.error_code, err.message)
         return error_response(err)
 
     @app.errorhandler(NotFound)

@@ -108,7 +108,6 @@ class DataManager:
         self._stop.clear()
         self._thread = threading.Thread(target=self._loop, name="mi-reload", daemon=True)
         self._thread.start()
-        self._notifier = discovery.start_notifier(self.base_dir, self.wake)
         if storage.is_remote(self.base_dir):
             log.info("summary base dir %s is remote: it is polled every %ss (--reload-interval); no change "
                      "notifications", storage.describe(self.base_dir), self.settings.reload_interval)
@@ -117,12 +116,13 @@ class DataManager:
         """Stop background work (thread and file notifier)."""
         self._stop.set()
         self._wake.set()
-        if self._notifier is not None:
-            discovery.stop_notifier(self._notifier)
-            self._notifier = None
         if self._thread is not None:
             self._thread.join(timeout=10)
             self._thread = None
+        with self._lock:
+            notifier, self._notifier = self._notifier, None
+        if notifier is not None:
+            discovery.stop_notifier(notifier)
         with self._lock:
             loaders, self._loaders = list(self._loaders.values()), {}
             points, self._points = self._points, None
@@ -150,6 +150,8 @@ class DataManager:
                 self.reload()
             except Exception:  # keep serving what we have; log and retry next cycle
                 log.exception("reload failed")
+            if self._notifier is None and not self._stop.is_set() and self._start_notifier():
+                continue  # one more cycle at once: what changed before the watch was armed
             interval = self.settings.reload_interval
             if interval <= 0 and self._notifier is None:
                 # load once; afterwards only explicit requests (train-job-caches) wake us
@@ -160,6 +162,20 @@ class DataManager:
                 break
             self._wake.clear()
             time.sleep(WAKE_DEBOUNCE_S)  # coalesce bursts of file events
+
+    def _start_notifier(self) -> bool:
+        """Watch a local base dir for changes, once the first cycle is done: setting up the watches (one per
+        directory, a thousand for many runs) then delays neither the server's start nor the first load.
+        True when a watch started (changes made before it are caught by the cycle that follows)."""
+        notifier = discovery.start_notifier(self.base_dir, self.wake)
+        if notifier is None:
+            return False
+        with self._lock:
+            if self._stop.is_set():
+                discovery.stop_notifier(notifier)
+                return False
+            self._notifier = notifier
+        return True
 
     # ------------------------------------------------------------------ reload
     def reload(self) -> None:

@@ -137,6 +137,36 @@ def test_background_thread_wakes_on_file_change(tmp_path: Path) -> None:
         dm.stop()
 
 
+def test_the_watch_is_armed_after_the_first_load_and_misses_nothing(tmp_path: Path) -> None:
+    """Arming the watch (one per directory: a thousand for many runs) is left to the reload thread once the
+    first load is done, so neither `start()` (the server's start) nor the first load waits for it; a cycle
+    right after it reads what changed before it was armed."""
+    f = scalar_run(tmp_path / "run", range(1, 3), ["loss"])
+    dm = DataManager(settings_for_tests(summary_base_dir=str(tmp_path), reload_interval=300))
+    loads: list[float] = []
+    original = dm.reload
+
+    def reload() -> None:
+        original()
+        loads.append(time.monotonic())
+        if len(loads) == 1:  # a writer appends after the first cycle read the file, before the watch
+            write_records(f, [scalar_event(3, {"loss": 1.0})], mode="ab")
+
+    dm.reload = reload  # type: ignore[method-assign]
+    dm.start()
+    try:
+        assert dm._notifier is None  # start() returned without arming it
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and (dm._notifier is None or steps(dm, "./run")[-1:] != [3]):
+            time.sleep(0.02)
+        assert dm._notifier is not None and dm._notifier.watching
+        assert steps(dm, "./run") == [1, 2, 3]  # caught by the cycle after arming, not 300 s later
+        assert len(loads) == 2
+    finally:
+        dm.stop()
+    assert dm._notifier is None
+
+
 def test_start_creates_no_thread_at_construction(tmp_path: Path) -> None:
     dm = manager(tmp_path)
     assert dm._thread is None
