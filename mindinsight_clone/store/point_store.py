@@ -176,6 +176,11 @@ class ScalarSeries:
                 return np.empty(0, dtype=ROW)
             return np.array(self._map()[start:stop])
 
+    def take(self, rows: np.ndarray) -> np.ndarray:
+        """The rows at the given (ascending, stored) row numbers, as an in-memory structured array."""
+        with self._lock:
+            return np.array(self._map()[rows])
+
     def segments(self) -> list[tuple[int, str]]:
         """(first row, source file) of each appended segment, ascending."""
         with self._lock:
