@@ -162,6 +162,10 @@ class Tool(ABC):
     @abstractmethod
     def last_step(self, body: Any) -> int | None: ...
 
+    def probe_step(self, data: bytes) -> int | None:
+        """`last_step` of a raw answer, without parsing all of it (what the readiness probes use)."""
+        return readiness.checked(readiness.step_after_key, self.last_step)(data)
+
     def served_step(self, run: str, api_tag: str) -> int | None:
         return self.last_step(common.get_json(self.base, self.scalar_path(run, api_tag), timeout=30))
 
@@ -280,6 +284,9 @@ class TensorBoard(Tool):
         except (TypeError, KeyError, IndexError, ValueError):
             return None
 
+    def probe_step(self, data: bytes) -> int | None:
+        return readiness.checked(readiness.step_of_last_row, self.last_step)(data)
+
 
 # --- one measurement --------------------------------------------------------------------------------
 
@@ -335,7 +342,7 @@ def wait_served(tool: Tool, manifest: dict[str, Any], t0: float, opts: Options) 
     """Every run's readiness, probed in parallel (benchmarks/readiness.py) until all serve their last step."""
     runs: list[str] = list(manifest["runs"])
     tag = manifest["probe_tag"]
-    return readiness.wait_ready(tool.base, runs, lambda run: tool.scalar_path(run, tag), tool.last_step,
+    return readiness.wait_ready(tool.base, runs, lambda run: tool.scalar_path(run, tag), tool.probe_step,
                                 int(manifest["last_step"]), t0, t0 + opts.timeout, lambda: tool.prepare(runs),
                                 threads=opts.probe_threads)
 
@@ -398,7 +405,7 @@ def measure(tool: Tool, corpus_dir: Path, manifest: dict[str, Any], opts: Option
             if ready.complete:
                 tag = manifest["probe_tag"]
                 cost = readiness.overhead(tool.base, manifest["runs"], lambda run: tool.scalar_path(run, tag),
-                                          tool.last_step, opts.overhead_rounds, opts.probe_threads)
+                                          tool.probe_step, opts.overhead_rounds, opts.probe_threads)
                 m.probe_round_s, m.probe_p50_ms = cost.round_s, cost.probe_p50_ms
             tags = manifest["scalar_tags"]
             paths = [tool.scalar_path(r, t) for r in manifest["runs"] for t in tags]
