@@ -27,7 +27,7 @@ import psutil
 from mindinsight_clone.config import SettingError, Settings, is_url, storage_options
 from mindinsight_clone.ingest import storage
 
-APP_SPEC = "mindinsight_clone.server.app:create_app_from_env()"
+APP_SPEC = "mindinsight_clone.server.worker:create_app_from_env()"  # loading starts before the app is built
 CONF_SPEC = "python:mindinsight_clone.server.gunicorn_conf"
 HEALTH_PATH = "/v1/mindinsight/health"
 
