@@ -83,6 +83,7 @@ class DataManager:
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._watch_setup: threading.Thread | None = None
         self._notifier: Any = None
         self._load_lock = threading.Lock()  # one reload at a time
         self._scanned = False  # the base dir has been listed at least once
@@ -108,6 +109,9 @@ class DataManager:
         self._stop.clear()
         self._thread = threading.Thread(target=self._loop, name="mi-reload", daemon=True)
         self._thread.start()
+        # arming the watch (one per directory: a thousand for many runs) runs beside the first load, not before
+        self._watch_setup = threading.Thread(target=self._start_notifier, name="mi-watch-setup", daemon=True)
+        self._watch_setup.start()
         if storage.is_remote(self.base_dir):
             log.info("summary base dir %s is remote: it is polled every %ss (--reload-interval); no change "
                      "notifications", storage.describe(self.base_dir), self.settings.reload_interval)
@@ -116,9 +120,10 @@ class DataManager:
         """Stop background work (thread and file notifier)."""
         self._stop.set()
         self._wake.set()
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-            self._thread = None
+        for thread in (self._thread, self._watch_setup):
+            if thread is not None:
+                thread.join(timeout=10)
+        self._thread = self._watch_setup = None
         with self._lock:
             notifier, self._notifier = self._notifier, None
         if notifier is not None:
@@ -150,8 +155,6 @@ class DataManager:
                 self.reload()
             except Exception:  # keep serving what we have; log and retry next cycle
                 log.exception("reload failed")
-            if self._notifier is None and not self._stop.is_set() and self._start_notifier():
-                continue  # one more cycle at once: what changed before the watch was armed
             interval = self.settings.reload_interval
             if interval <= 0 and self._notifier is None:
                 # load once; afterwards only explicit requests (train-job-caches) wake us
@@ -163,19 +166,18 @@ class DataManager:
             self._wake.clear()
             time.sleep(WAKE_DEBOUNCE_S)  # coalesce bursts of file events
 
-    def _start_notifier(self) -> bool:
-        """Watch a local base dir for changes, once the first cycle is done: setting up the watches (one per
-        directory, a thousand for many runs) then delays neither the server's start nor the first load.
-        True when a watch started (changes made before it are caught by the cycle that follows)."""
+    def _start_notifier(self) -> None:
+        """Watch a local base dir for changes (no-op for a remote one: the reload loop polls it). Runs on a
+        thread of its own beside the first load: neither the server's start nor the first load waits for the
+        watches; a change seen meanwhile wakes the loop for one more cycle, as always."""
         notifier = discovery.start_notifier(self.base_dir, self.wake)
         if notifier is None:
-            return False
+            return
         with self._lock:
-            if self._stop.is_set():
-                discovery.stop_notifier(notifier)
-                return False
-            self._notifier = notifier
-        return True
+            if not self._stop.is_set():
+                self._notifier, notifier = notifier, None
+        if notifier is not None:  # stopped meanwhile
+            discovery.stop_notifier(notifier)
 
     # ------------------------------------------------------------------ reload
     def reload(self) -> None:

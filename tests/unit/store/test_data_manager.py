@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from mindinsight_clone.config import settings_for_tests
 from mindinsight_clone.errors import TrainJobNotExistError
 from mindinsight_clone.ingest.record_reader import frame_record
+from mindinsight_clone.store import discovery
 from mindinsight_clone.store.data_manager import DataManager
 from tests.unit.store.summary_files import scalar_event, scalar_run, summary_name, version_event, write_records
 
@@ -137,31 +140,31 @@ def test_background_thread_wakes_on_file_change(tmp_path: Path) -> None:
         dm.stop()
 
 
-def test_the_watch_is_armed_after_the_first_load_and_misses_nothing(tmp_path: Path) -> None:
-    """Arming the watch (one per directory: a thousand for many runs) is left to the reload thread once the
-    first load is done, so neither `start()` (the server's start) nor the first load waits for it; a cycle
-    right after it reads what changed before it was armed."""
+def test_the_watch_is_armed_beside_the_first_load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Arming the watch (one per directory: a thousand for many runs) runs on a thread of its own: neither
+    `start()` (the server's start) nor the reload thread's first load waits for it; once armed, a change
+    wakes the loop as before."""
     f = scalar_run(tmp_path / "run", range(1, 3), ["loss"])
+    armed_on: list[str] = []
+    original = discovery.start_notifier
+
+    def start_notifier(*args: Any) -> Any:
+        armed_on.append(threading.current_thread().name)
+        return original(*args)
+
+    monkeypatch.setattr(discovery, "start_notifier", start_notifier)
     dm = DataManager(settings_for_tests(summary_base_dir=str(tmp_path), reload_interval=300))
-    loads: list[float] = []
-    original = dm.reload
-
-    def reload() -> None:
-        original()
-        loads.append(time.monotonic())
-        if len(loads) == 1:  # a writer appends after the first cycle read the file, before the watch
-            write_records(f, [scalar_event(3, {"loss": 1.0})], mode="ab")
-
-    dm.reload = reload  # type: ignore[method-assign]
     dm.start()
     try:
-        assert dm._notifier is None  # start() returned without arming it
+        assert dm.wait_until_loaded(10)
         deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and (dm._notifier is None or steps(dm, "./run")[-1:] != [3]):
+        while time.monotonic() < deadline and not (dm._notifier is not None and dm._notifier.watching):
             time.sleep(0.02)
-        assert dm._notifier is not None and dm._notifier.watching
-        assert steps(dm, "./run") == [1, 2, 3]  # caught by the cycle after arming, not 300 s later
-        assert len(loads) == 2
+        assert armed_on == ["mi-watch-setup"]
+        write_records(f, [scalar_event(3, {"loss": 1.0})], mode="ab")
+        while time.monotonic() < deadline and steps(dm, "./run")[-1:] != [3]:
+            time.sleep(0.02)
+        assert steps(dm, "./run") == [1, 2, 3]  # woken by the watch, not by the 300 s interval
     finally:
         dm.stop()
     assert dm._notifier is None
