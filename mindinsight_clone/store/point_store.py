@@ -83,8 +83,8 @@ class ScalarSeries:
     """One tag's points: in memory while short (within the budget), then in its file. `append` by the
     loader, `window`/`rows` by anyone."""
 
-    def __init__(self, path: Path, budget: MemoryBudget | None = None) -> None:
-        self.path = path
+    def __init__(self, path: str | os.PathLike[str], budget: MemoryBudget | None = None) -> None:
+        self._path = os.fspath(path)  # a str: thousands of series are made while loading, most never touch it
         self.count = 0
         self.last_step: int | None = None
         self.broken = False  # a write failed: the caller stops using this series (and logs why)
@@ -92,6 +92,10 @@ class ScalarSeries:
         self._mem: np.ndarray | None = np.empty(0, dtype=ROW) if budget is not None else None  # None: on disk
         self._sources: list[tuple[int, str]] = []  # (first row, source file) of each segment
         self._lock = threading.Lock()
+
+    @property
+    def path(self) -> Path:
+        return Path(self._path)
 
     @property
     def on_disk(self) -> bool:
@@ -128,7 +132,7 @@ class ScalarSeries:
 
     def _write(self, rows: np.ndarray, rows_in_file: int) -> None:
         try:
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            fd = os.open(self._path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
             try:
                 data = memoryview(rows.tobytes())
                 while data:
@@ -138,7 +142,7 @@ class ScalarSeries:
         except OSError:
             self.broken = True
             with contextlib.suppress(OSError):
-                os.truncate(self.path, rows_in_file * ROW.itemsize)
+                os.truncate(self._path, rows_in_file * ROW.itemsize)
             raise
 
     def _truncate_from(self, step: int) -> None:
@@ -148,7 +152,7 @@ class ScalarSeries:
                 self._budget.give(self._mem[keep:].nbytes)
             self._mem = self._mem[:keep].copy()
         else:
-            os.truncate(self.path, keep * ROW.itemsize)
+            os.truncate(self._path, keep * ROW.itemsize)
         self.count = keep
         self.last_step = int(self._map()["step"][keep - 1]) if keep else None
         while self._sources and self._sources[-1][0] >= keep:
@@ -160,7 +164,7 @@ class ScalarSeries:
             return self._mem
         if not self.count:
             return np.empty(0, dtype=ROW)
-        return np.memmap(self.path, dtype=ROW, mode="r", shape=(self.count,))
+        return np.memmap(self._path, dtype=ROW, mode="r", shape=(self.count,))
 
     def _search(self, step: int, side: str) -> int:
         steps = self._map()["step"]
@@ -218,7 +222,7 @@ class ScalarSeries:
                     self._budget.give(self._mem.nbytes)
                 self._mem = np.empty(0, dtype=ROW)
             with contextlib.suppress(OSError):
-                self.path.unlink()
+                os.unlink(self._path)
 
 
 class PointStore:
@@ -226,6 +230,7 @@ class PointStore:
 
     def __init__(self, directory: Path | None, prefix: str = "", budget: MemoryBudget | None = None) -> None:
         self.directory = directory
+        self._dir = os.fspath(directory) if directory is not None else ""
         self.budget = budget  # None: every series on disk from its first point
         self.prefix = prefix  # file name prefix of this run's series (one flat directory per process)
         self._series: dict[str, ScalarSeries] = {}
@@ -247,7 +252,7 @@ class PointStore:
             series = self._series.get(tag)
             if series is None:
                 key = hashlib.blake2b(tag.encode("utf-8", "surrogatepass"), digest_size=10).hexdigest()
-                series = self._series[tag] = ScalarSeries(self.directory / f"{self.prefix}{key}{SUFFIX}",
+                series = self._series[tag] = ScalarSeries(os.path.join(self._dir, f"{self.prefix}{key}{SUFFIX}"),
                                                              self.budget)
             return series
 
