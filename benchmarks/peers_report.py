@@ -197,9 +197,10 @@ def write_results(path: Path, summary_lines: list[str], sections: list[str], too
         "",
         "How each figure is taken (see `benchmarks/README.md`): *start → last step served* runs from launching the "
         "server until the scalar API of every run answers its last step, probed for every run in parallel at each "
-        f"poll ({opts.probe_threads} concurrent probes, the same for every tool; a run counts from the moment the "
-        "probe that found it complete was sent, so a tool's per-request latency is not counted as loading); the "
-        "*probe round* is one round over every run against the loaded server (the resolution of those figures); "
+        f"poll ({opts.probe_threads} concurrent probes, the same for every tool); a run counts from the answer of the "
+        "probe that found it complete, less the median probe latency measured against the loaded server (the "
+        "harness's own cost of a probe; never earlier than the probe was sent); the *probe round* is one round over "
+        "every run against the loaded server (the resolution of those figures); "
         "*PSS/RSS* are summed over the server's whole process tree, sampled every 0.2 s; *req/s* is 8 keep-alive "
         f"client threads for {opts.load_seconds:.0f} s over every (run, scalar tag), 1,000 points per answer; "
         "*visible* is the time from appending (and flushing) one step to a live file until the API serves it, "

@@ -7,9 +7,11 @@ x 1,000 (TensorBoard answers a probe in ~48 ms, ours in ~4 ms), not its loading.
 * **One poll = one round over every run not seen ready yet**, spread over a bounded pool of `threads`
   concurrent probes (each thread keeps one keep-alive connection), then a short pause (`interval`). Ready
   runs are not asked again, so a tool that finishes runs one by one gets cheaper rounds as it goes.
-* **A run's ready time is the moment the probe that found it ready was sent** (from the server's launch).
-  Its answer time would add the tool's own per-request latency (queueing behind the other probes included),
-  which is the harness's cost, not loading. Both are kept (`ready_s`, `answered_s`).
+* **A run's ready time is the answer of the probe that found it complete, less the harness's own cost of
+  a probe**: the median probe latency measured against the same server once everything is loaded (never
+  earlier than that probe was sent). The answer time alone would charge the tool its per-request latency
+  (the old harness's fault, x 1,000); the send time alone would credit it with the time a probe waited in
+  its queue while the data arrived. Send and answer times are kept (`sent_s`, `answered_s`).
 * **The harness's cost is measured, not guessed**: `overhead` runs full rounds over every run against the
   server once everything is loaded; the round time is the resolution of the figures (how late a run that
   became ready just after its probe can be seen), printed next to them, with the harness's CPU time.
@@ -145,16 +147,30 @@ class Readiness:
     """When each run was first served complete (seconds from launch), and what the waiting cost."""
 
     runs: int
-    ready_s: dict[str, float] = field(default_factory=dict)  # send time of the probe that found it complete
+    sent_s: dict[str, float] = field(default_factory=dict)  # send time of the probe that found it complete
     answered_s: dict[str, float] = field(default_factory=dict)  # answer time of that probe
-    first_answer_s: float = math.nan  # first probe (any run) that served data
+    first_sent_s: float = math.nan  # the first probe (any run) that served data: sent
+    first_answered_s: float = math.nan  # ... and answered
     rounds: int = 0
     probes: int = 0
     harness_cpu_s: float = 0.0  # CPU time of this process (all its threads) while waiting
+    probe_cost_s: float = 0.0  # the harness's cost of one probe, taken off each answer time (`overhead`)
 
     @property
     def complete(self) -> bool:
-        return len(self.ready_s) == self.runs
+        return len(self.answered_s) == self.runs
+
+    def _at(self, sent: float, answered: float) -> float:
+        return max(sent, answered - self.probe_cost_s)
+
+    @property
+    def ready_s(self) -> dict[str, float]:
+        """Each complete run's ready time: its answer less the probe cost, never before it was asked."""
+        return {run: self._at(self.sent_s[run], t) for run, t in self.answered_s.items()}
+
+    @property
+    def first_answer_s(self) -> float:
+        return self._at(self.first_sent_s, self.first_answered_s)
 
     def fraction_s(self, share: float) -> float:
         """Seconds until `share` (0-1] of the runs were served complete (nan if never)."""
@@ -184,12 +200,12 @@ def wait_ready(base: str, runs: Sequence[str], path_of: Callable[[str], str], la
             for p in probes:
                 if p.step is None:
                     continue
-                if math.isnan(result.first_answer_s) or p.sent - t0 < result.first_answer_s:
-                    result.first_answer_s = p.sent - t0
+                if math.isnan(result.first_answered_s) or p.answered - t0 < result.first_answered_s:
+                    result.first_sent_s, result.first_answered_s = p.sent - t0, p.answered - t0
                 if p.step >= target_step:
-                    result.ready_s[p.key] = p.sent - t0
+                    result.sent_s[p.key] = p.sent - t0
                     result.answered_s[p.key] = p.answered - t0
-            pending = [r for r in pending if r not in result.ready_s]
+            pending = [r for r in pending if r not in result.answered_s]
             if pending:
                 time.sleep(interval)
     result.harness_cpu_s = time.process_time() - cpu0
