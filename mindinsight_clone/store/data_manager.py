@@ -28,6 +28,7 @@ from mindinsight_clone.ingest.train_id import check_train_id_syntax, normalize_t
 from mindinsight_clone.ingest.values import SummaryValue
 from mindinsight_clone.store import cache_budget, discovery, run_groups
 from mindinsight_clone.store.discovery import RunInfo
+from mindinsight_clone.store.load_queue import LoadQueue
 from mindinsight_clone.store.loader import CacheStatus, Problem, RunLoader
 from mindinsight_clone.store.point_store import PointRoot
 from mindinsight_clone.store.run_cache import RunCache
@@ -84,6 +85,7 @@ class DataManager:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._watch_setup: threading.Thread | None = None
+        self._queue: LoadQueue | None = None  # the runs the current cycle still has to load
         self._notifier: Any = None
         self._load_lock = threading.Lock()  # one reload at a time
         self._scanned = False  # the base dir has been listed at least once
@@ -195,14 +197,19 @@ class DataManager:
                 self.runs_found, self.scan_truncated = result.total_runs, result.truncated
                 self._choose_pool()
                 loaders = list(self._loaders.values())
-            ordered = sorted(loaders, key=lambda ld: -self._recency(ld.train_id))
-            if LOAD_THREADS > 1 and len(ordered) > 1:
-                # runs load side by side: decoding (numpy), reads and writes release the GIL
-                with ThreadPoolExecutor(max_workers=LOAD_THREADS, thread_name_prefix="mi-load") as pool:
-                    list(pool.map(self._load_unless_stopping, ordered))
-            else:
-                for loader in ordered:
-                    self._load_unless_stopping(loader)
+            queue = LoadQueue(sorted(loaders, key=lambda ld: -self._recency(ld.train_id)))
+            self._queue = queue  # still_loading() moves a run asked for meanwhile to the front
+            try:
+                workers = min(LOAD_THREADS, len(loaders))
+                if workers > 1:
+                    # runs load side by side: decoding (numpy), reads and writes release the GIL
+                    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mi-load") as pool:
+                        for future in [pool.submit(self._drain, queue) for _ in range(workers)]:
+                            future.result()
+                else:
+                    self._drain(queue)
+            finally:
+                self._queue = None
             if self._stop.is_set():
                 return
             self.load_status = "loaded"
@@ -247,6 +254,10 @@ class DataManager:
         with self._lock:
             self._listing_problems = problems
         return runs
+
+    def _drain(self, queue: LoadQueue) -> None:
+        while not self._stop.is_set() and (loader := queue.take()) is not None:
+            self._load_unless_stopping(loader)
 
     def _load_unless_stopping(self, loader: RunLoader) -> None:
         if self._stop.is_set() or self.loader(loader.train_id) is not loader:
@@ -365,6 +376,9 @@ class DataManager:
         if not scanned:
             return "INIT"
         if loader is not None and not loader.loaded_once:
+            queue = self._queue
+            if queue is not None:
+                queue.ask(train_id)  # somebody waits for this run: it is loaded next
             return "CACHING"
         if listed and self.load_status != "loaded":
             return "LOADING"

@@ -173,3 +173,42 @@ def test_the_watch_is_armed_beside_the_first_load(tmp_path: Path, monkeypatch: p
 def test_start_creates_no_thread_at_construction(tmp_path: Path) -> None:
     dm = manager(tmp_path)
     assert dm._thread is None
+
+
+def test_a_run_asked_for_while_the_others_load_is_loaded_next(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a restart over many runs, the one somebody asks for (a "still loading" answer) jumps the queue: it
+    is loaded right after the runs already being loaded, not after every run more recent than it."""
+    import os
+
+    from mindinsight_clone.store import data_manager as dm_module
+
+    for i in range(12):
+        run = tmp_path / f"run_{i:02d}"
+        scalar_run(run, range(1, 3), ["loss"])
+        for path in (run, *run.iterdir()):
+            os.utime(path, (1_000 + i, 1_000 + i))  # run_11 is the most recent: loaded first
+    monkeypatch.setattr(dm_module, "LOAD_THREADS", 1)
+    dm = manager(tmp_path)
+    order: list[str] = []
+    gate = threading.Event()
+    load = dm._load
+
+    def recording_load(loader: Any) -> None:
+        order.append(loader.train_id)
+        if len(order) == 1:
+            gate.wait(10)  # the first run is loading when the request comes
+        load(loader)
+
+    dm._load = recording_load  # type: ignore[method-assign]
+    cycle = threading.Thread(target=dm.reload)
+    cycle.start()
+    deadline = time.monotonic() + 10
+    while not order and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert dm.still_loading("./run_00") == "CACHING"  # the least recent run: it would be loaded last
+    gate.set()
+    cycle.join(10)
+    assert order[:2] == ["./run_11", "./run_00"]
+    assert sorted(order) == [f"./run_{i:02d}" for i in range(12)]  # each loaded once
+    assert steps(dm, "./run_00") == [1, 2] and dm.still_loading("./run_00") is None
