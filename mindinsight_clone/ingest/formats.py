@@ -49,7 +49,7 @@ class RecordsParser:
                      ) -> tuple[int, scalar_batch.ScalarArrays]:
         """The vectorised scalar-only reader of `path`'s format (see `RunLoader.read_scalars`); a tfevents
         file's reader is told each tag's plugin as this parser has learnt it so far from that file."""
-        name = path.name if isinstance(path, storage.Location) else os.path.basename(path)
+        name = storage.as_location(path).name
         if is_tfevents_file(name):
             plugins = self._tfevents.setdefault(name, TfeventsState()).plugins
             return tfevents_batch.read_scalar_records(path, offset, size, max_record_bytes, max_bytes, plugins)

@@ -27,12 +27,10 @@ import functools
 import os
 import struct
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 from crc32c import crc32c
-from upath import UPath
 
 from mindinsight_clone.ingest import storage
 from mindinsight_clone.ingest.record_reader import FOOTER_BYTES, HEADER_BYTES, masked_crc32c
@@ -91,7 +89,7 @@ def read_block(path: str | os.PathLike[str] | storage.Location, offset: int, siz
                max_bytes: int) -> tuple[str, bytes]:
     """The file's name and its bytes from `offset` (up to `size`, at most `max_bytes`); b"" when less than a
     record header is there or the file cannot be read. No read-ahead: one range request when remote."""
-    location = path if isinstance(path, Path | UPath) else Path(path)
+    location = storage.as_location(path)
     want = min(max(size - offset, 0), max_bytes)
     if want < HEADER_BYTES:
         return location.name, b""

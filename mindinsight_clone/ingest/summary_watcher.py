@@ -33,8 +33,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from upath import UPath
-
 from mindinsight_clone.ingest import storage
 from mindinsight_clone.ingest.storage import Entry, Location
 from mindinsight_clone.ingest.tfevents_parser import is_tfevents_file, tfevents_timestamp
@@ -105,7 +103,7 @@ def summary_sort_key(name: str) -> tuple[int, str]:
 
 def as_location(base_dir: str | os.PathLike[str] | Location) -> Location:
     """A storage location as given, or a local path."""
-    return base_dir if isinstance(base_dir, Path | UPath) else Path(base_dir)
+    return storage.as_location(base_dir)
 
 
 def scan_runs(base_dir: str | os.PathLike[str] | Location, max_run_count: int = DEFAULT_MAX_RUN_COUNT,
