@@ -46,7 +46,9 @@ ScalarReader = Callable[[Location, int, int, int, int], tuple[int, Any]]
 # scalar reader takes whole (a larger first step decoded a dozen steps one by one, per file: 1,000 small runs).
 SLOW_CHUNK_BYTES = FRAME_BYTES
 FAST_PROBE_BYTES = 64 * 1024  # the scalar reader's first read; doubles while it takes what it reads
-FAST_MAX_BYTES = 1024 * 1024  # bounds the transient memory of a decode (a few times this, per loader thread)
+# bounds the transient memory of a decode (a few times this, per loader thread: data_manager.LOAD_THREADS); with
+# four threads at 512 KB a load of corpus L peaks where two at 1 MB did
+FAST_MAX_BYTES = 512 * 1024
 
 
 def summary_file_order(names: Sequence[str]) -> list[str]:
