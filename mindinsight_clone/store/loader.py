@@ -256,6 +256,8 @@ class RunLoader:
                 if self._read_fast(state.reader, before.size):
                     state.reader.chunk_bytes = SLOW_CHUNK_BYTES
                     changed = True
+                    if state.reader.offset >= before.size:
+                        break  # every record the stat saw is read: no need to open the file once more
                     continue
                 state.reader.chunk_bytes = min(state.reader.chunk_bytes * 4, DEFAULT_CHUNK_BYTES)
             if not result.more:
