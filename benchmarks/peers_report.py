@@ -207,6 +207,11 @@ def write_results(path: Path, summary_lines: list[str], sections: list[str], too
         f"median of {opts.appends}. Ratios are peer ÷ ours for times and memory and ours ÷ peer for throughput: "
         "above 1 means ours is better.",
         "",
+        "Until issue 21 the harness asked the runs one after another and stopped at the first incomplete one, so "
+        "with many runs it timed a tool's per-request latency times the number of runs, not its loading: this "
+        "file said W (1,000 runs) was served 8.10x faster than TensorBoard when, probed in parallel, it was 0.59x. "
+        "Figures taken before that fix (earlier versions of this file) are not comparable with these.",
+        "",
         *summary_lines,
         "",
         *sections,
