@@ -43,6 +43,7 @@ WAKE_DEBOUNCE_S = 0.05
 # client polling a thousand runs while they load, request threads and loader threads share the GIL, and two
 # loader threads got about a fifth of it (W under the readiness probes: 13.4 -> 9.2 s, medians of 5, load ~20)
 LOAD_THREADS = 4
+RUN_WAIT_S = 0.5  # most a single-run data request waits for its run's first load (run_cache(wait_s=...))
 
 
 def parse_event(payload: bytes, file_name: str) -> list[SummaryValue]:
@@ -260,7 +261,10 @@ class DataManager:
 
     def _drain(self, queue: LoadQueue) -> None:
         while not self._stop.is_set() and (loader := queue.take()) is not None:
-            self._load_unless_stopping(loader)
+            try:
+                self._load_unless_stopping(loader)
+            finally:
+                queue.done(loader.train_id)
 
     def _load_unless_stopping(self, loader: RunLoader) -> None:
         if self._stop.is_set() or self.loader(loader.train_id) is not loader:
@@ -353,12 +357,19 @@ class DataManager:
         with self._lock:
             return self._runs.get(train_id)
 
-    def run_cache(self, train_id: str) -> RunCache:
-        """The detail cache of a run; TrainJobNotExistError if it is not cached (any status)."""
+    def run_cache(self, train_id: str, wait_s: float = 0.0) -> RunCache:
+        """The detail cache of a run; TrainJobNotExistError if it is not cached (any status).
+
+        `wait_s` > 0: a run the current cycle has yet to load (or is loading) is loaded next, and this waits up
+        to `wait_s` for its first pass, so a request for one run during a big load answers with its data, not
+        "loading" (and a client polling many runs does not spend the loader's time on answers it will retry)."""
         with self._lock:
             loader = self._loaders.get(normalize_train_id(train_id)) if train_id else None
         if loader is None:
             raise TrainJobNotExistError("Can not find the given train job in cache.")
+        queue = self._queue
+        if wait_s > 0 and not loader.loaded_once and queue is not None and queue.ask(loader.train_id):
+            loader.wait_loaded(wait_s)
         return loader.cache
 
     def loader(self, train_id: str) -> RunLoader | None:

@@ -111,6 +111,7 @@ class RunLoader:
     progress: LoadProgress = field(default_factory=LoadProgress)
     _dropped_logged: int = 0  # dropped-tag count last written to the log
     loaded_once: bool = False  # a whole load pass has finished (until then a missing tag may still come)
+    _first_pass: threading.Event = field(default_factory=threading.Event)  # set with loaded_once
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
@@ -188,7 +189,12 @@ class RunLoader:
         self._log_dropped_tags()
         self.status = "CACHED"
         self.loaded_once = True
+        self._first_pass.set()
         return changed
+
+    def wait_loaded(self, timeout: float) -> bool:
+        """Wait (at most `timeout` s) until the first load pass is done; True if it is."""
+        return self._first_pass.wait(timeout)
 
     def _log_dropped_tags(self) -> None:
         dropped = self.cache.dropped_tags

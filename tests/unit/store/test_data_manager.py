@@ -212,3 +212,49 @@ def test_a_run_asked_for_while_the_others_load_is_loaded_next(tmp_path: Path,
     assert order[:2] == ["./run_11", "./run_00"]
     assert sorted(order) == [f"./run_{i:02d}" for i in range(12)]  # each loaded once
     assert steps(dm, "./run_00") == [1, 2] and dm.still_loading("./run_00") is None
+
+
+def test_a_request_for_a_run_the_cycle_will_load_waits_for_it(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """`run_cache(wait_s=...)` for a run the current cycle has yet to load moves it to the front and waits for
+    its first pass (bounded): the request answers with the run's data instead of "loading"."""
+    import os
+
+    from mindinsight_clone.store import data_manager as dm_module
+
+    for i in range(6):
+        run = tmp_path / f"run_{i:02d}"
+        scalar_run(run, range(1, 4), ["loss"])
+        for path in (run, *run.iterdir()):
+            os.utime(path, (1_000 + i, 1_000 + i))
+    monkeypatch.setattr(dm_module, "LOAD_THREADS", 1)
+    dm = manager(tmp_path)
+    gate = threading.Event()
+    order: list[str] = []
+    load = dm._load
+
+    def gated_load(loader: Any) -> None:
+        order.append(loader.train_id)
+        if len(order) == 1:
+            gate.wait(10)
+        load(loader)
+
+    dm._load = gated_load  # type: ignore[method-assign]
+    cycle = threading.Thread(target=dm.reload)
+    cycle.start()
+    deadline = time.monotonic() + 10
+    while not order and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert dm.run_cache("./run_00").tags("scalar") == []  # no wait asked: at once, nothing loaded yet
+    got: list[list[str]] = []
+    waiter = threading.Thread(target=lambda: got.append(dm.run_cache("./run_00", wait_s=10).tags("scalar")))
+    waiter.start()
+    time.sleep(0.2)
+    assert not got  # waiting, while the first run still loads
+    gate.set()
+    waiter.join(10)
+    cycle.join(10)
+    assert got == [["loss/scalar"]] and order[:2] == ["./run_05", "./run_00"]
+    start = time.monotonic()
+    assert dm.run_cache("./run_03", wait_s=10).tags("scalar") == ["loss/scalar"]  # loaded: no wait
+    assert time.monotonic() - start < 1
