@@ -111,7 +111,7 @@ class RunLoader:
     progress: LoadProgress = field(default_factory=LoadProgress)
     _dropped_logged: int = 0  # dropped-tag count last written to the log
     loaded_once: bool = False  # a whole load pass has finished (until then a missing tag may still come)
-    _first_pass: threading.Event = field(default_factory=threading.Event)  # set with loaded_once
+    _first_pass: threading.Event | None = None  # made by the first waiter (wait_loaded), set with loaded_once
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
@@ -188,13 +188,23 @@ class RunLoader:
         self._update_tails(sizes)
         self._log_dropped_tags()
         self.status = "CACHED"
-        self.loaded_once = True
-        self._first_pass.set()
+        with self._lock:
+            self.loaded_once = True
+            waiting = self._first_pass
+        if waiting is not None:
+            waiting.set()
         return changed
 
     def wait_loaded(self, timeout: float) -> bool:
-        """Wait (at most `timeout` s) until the first load pass is done; True if it is."""
-        return self._first_pass.wait(timeout)
+        """Wait (at most `timeout` s) until the first load pass is done; True if it is. (The Event is made only
+        when somebody waits: a thousand runs would otherwise make a thousand of them, at ~0.1 ms each.)"""
+        with self._lock:
+            if self.loaded_once:
+                return True
+            if self._first_pass is None:
+                self._first_pass = threading.Event()
+            waiting = self._first_pass
+        return waiting.wait(timeout)
 
     def _log_dropped_tags(self) -> None:
         dropped = self.cache.dropped_tags

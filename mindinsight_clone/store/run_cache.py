@@ -94,6 +94,10 @@ class RunCache:
         with self._lock:
             return sorted(self._tags_by_plugin.get(plugin, ()))
 
+    def tag_count(self) -> int:
+        with self._lock:
+            return len(self._tags)
+
     def all_tags(self) -> dict[str, list[str]]:
         with self._lock:
             return {p: sorted(tags) for p, tags in self._tags_by_plugin.items()}
