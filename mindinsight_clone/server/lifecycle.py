@@ -17,8 +17,6 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -195,6 +193,9 @@ def preflight(settings: Settings) -> None:
 
 
 def wait_healthy(settings: Settings, proc: subprocess.Popen[bytes], timeout: float) -> None:
+    import urllib.error  # here, not at the top: the CLI's start imports less before it launches gunicorn
+    import urllib.request
+
     url = web_address(settings) + HEALTH_PATH
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
