@@ -14,6 +14,7 @@ import platform
 import socket
 import statistics
 import struct
+import subprocess
 import threading
 import time
 import urllib.parse
@@ -37,6 +38,15 @@ LOOPBACK = "127.0.0.1"
 def load_average() -> str:
     one, five, fifteen = os.getloadavg()
     return f"{one:.2f}, {five:.2f}, {fifteen:.2f}"
+
+
+def uptime() -> str:
+    """`uptime`'s line (load averages and how busy the shared machine is), or the load average alone."""
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        out = subprocess.run(["uptime"], capture_output=True, text=True, timeout=10, check=False).stdout.strip()
+        if out:
+            return out
+    return f"load average: {load_average()}"
 
 
 def machine_info() -> dict[str, str]:

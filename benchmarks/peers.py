@@ -1,17 +1,21 @@
 """Ours vs MindInsight 2.3.1 vs TensorBoard 2.21, on the same corpus, in the same run, interleaved.
 
-    python benchmarks/peers.py --setup                # create the peers' venvs (once; needs PyPI)
+    python benchmarks/peers.py --setup-only           # create the peers' venvs (once; needs PyPI)
+    python benchmarks/peers.py --corpus S,L,W,S-tb --peers tensorboard -n 5 --write-results   # issue 21
     python benchmarks/peers.py                        # corpora S and M, median of 3, all installed peers
-    python benchmarks/peers.py --write-results        # the same, and rewrite benchmarks/RESULTS.md
     python benchmarks/peers.py --smoke --peers none   # tiny, ours only (what CI runs)
 
-Per tool and repetition (tools are interleaved, the order rotates each repetition):
-  * start -> last step served: from launching the server until, for every run, the scalar API
-    answers the run's last step (ours and MindInsight: `datavisual/scalar/metadata` after
-    `train-job-caches`; TensorBoard: `/data/plugin/scalars/scalars`). Ingest MB/s = corpus bytes / that.
+Per tool and repetition (repetitions outermost, then the corpora, then the tools in an order that rotates):
+  * start -> every run served: from launching the server until the scalar API answers every run's last
+    step, probed for all runs in parallel at each poll (benchmarks/readiness.py: a bounded pool of
+    concurrent probes, the same for every tool; a run counts from the answer of the probe that found it
+    complete, less the harness's cost of a probe measured against the loaded server). Also the first answer
+    with data, when 50 % / 90 % of the runs were served, and the probe overhead: a full round over every run
+    against the loaded server (the figures' resolution).
   * peak PSS and RSS of the server's whole process tree (psutil, sampled every 0.2 s over the session).
   * scalars req/s and p50/p95/p99 latency with 8 client threads on loopback (bounded in time and count).
   * flushed step visible: append one record to a live event file, poll the API until it is served.
+Corpus `S-tb` is corpus S as TensorBoard event files, read by ours and by TensorBoard alike.
 Medians over the repetitions are printed with ratios against each peer (ratio > 1: ours is better).
 
 The peers live in venvs of their own under --cache (default ~/.cache/mindinsight-clone-bench); nothing
@@ -40,6 +44,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import common
 import corpus as corpus_mod
+import peers_report as report
+import readiness
 
 DEFAULT_CACHE = Path.home() / ".cache" / "mindinsight-clone-bench"
 RESULTS = common.BENCH_DIR / "RESULTS.md"
@@ -157,6 +163,10 @@ class Tool(ABC):
     @abstractmethod
     def last_step(self, body: Any) -> int | None: ...
 
+    def probe_step(self, data: bytes) -> int | None:
+        """`last_step` of a raw answer, without parsing all of it (what the readiness probes use)."""
+        return readiness.checked(readiness.step_after_key, self.last_step)(data)
+
     def served_step(self, run: str, api_tag: str) -> int | None:
         return self.last_step(common.get_json(self.base, self.scalar_path(run, api_tag), timeout=30))
 
@@ -229,6 +239,15 @@ class Ours(MindInsightAPI):
         super().stop()
 
 
+class OursTfevents(Ours):
+    """Our server on the TensorBoard-format copy of a corpus: tags are asked MindInsight's way, `<tag>/scalar`."""
+
+    key, label, fmt, value_field = "ours", "ours (tfevents)", "tb", 2
+
+    def scalar_path(self, run: str, api_tag: str) -> str:
+        return super().scalar_path(run, f"{api_tag}/scalar")
+
+
 class MindInsight(MindInsightAPI):
     key, label = "mindinsight", "MindInsight 2.3.1"
 
@@ -266,6 +285,9 @@ class TensorBoard(Tool):
         except (TypeError, KeyError, IndexError, ValueError):
             return None
 
+    def probe_step(self, data: bytes) -> int | None:
+        return readiness.checked(readiness.step_of_last_row, self.last_step)(data)
+
 
 # --- one measurement --------------------------------------------------------------------------------
 
@@ -279,14 +301,24 @@ class Options:
     load_threads: int = 8
     appends: int = 5
     append_timeout: float = 30.0
+    probe_threads: int = readiness.PROBE_THREADS
+    overhead_rounds: int = 3
 
 
 @dataclass
 class Measurement:
     tool: str
     rep: int
-    start_to_served_s: float = math.nan
+    start_to_served_s: float = math.nan  # every run served (100 %): answers less the probe cost
     up_s: float = math.nan
+    first_answer_s: float = math.nan
+    ready50_s: float = math.nan
+    ready90_s: float = math.nan
+    answered_s: float = math.nan  # 100 % by answer times (with the harness's cost of a probe)
+    probe_rounds: int = 0
+    probe_round_s: float = math.nan  # a full round against the loaded server (the figures' resolution)
+    probe_p50_ms: float = math.nan
+    harness_cpu_s: float = math.nan  # the harness's CPU while it waited for the load
     ingest_mb_s: float = math.nan
     ingest_values_s: float = math.nan
     peak_pss_mb: float = math.nan
@@ -307,33 +339,13 @@ class Measurement:
     note: str = ""
 
 
-def poll_interval(elapsed: float) -> float:
-    return 0.05 if elapsed < 10 else 0.25 if elapsed < 60 else 1.0
-
-
-def wait_served(tool: Tool, manifest: dict[str, Any], t0: float, timeout: float) -> float:
-    """Seconds from t0 until every run serves its last step (nan on timeout)."""
+def wait_served(tool: Tool, manifest: dict[str, Any], t0: float, opts: Options) -> readiness.Readiness:
+    """Every run's readiness, probed in parallel (benchmarks/readiness.py) until all serve their last step."""
     runs: list[str] = list(manifest["runs"])
-    last = int(manifest["last_step"])
     tag = manifest["probe_tag"]
-    pending = list(runs)
-    prepared = False
-    next_prepare = 0.0
-    deadline = t0 + timeout
-    while pending and time.monotonic() < deadline:
-        now = time.monotonic()
-        if not prepared and now >= next_prepare:
-            prepared = tool.prepare(runs)
-            next_prepare = now + 0.2
-        # query pending runs in order and stop at the first that is not there yet: ~1 request per poll
-        while pending:
-            step = tool.served_step(pending[0], tag)
-            if step is None or step < last:
-                break
-            pending.pop(0)
-        if pending:
-            time.sleep(poll_interval(time.monotonic() - t0))
-    return time.monotonic() - t0 if not pending else math.nan
+    return readiness.wait_ready(tool.base, runs, lambda run: tool.scalar_path(run, tag), tool.probe_step,
+                                int(manifest["last_step"]), t0, t0 + opts.timeout, lambda: tool.prepare(runs),
+                                threads=opts.probe_threads)
 
 
 def measure_visible(tool: Tool, corpus_dir: Path, manifest: dict[str, Any], opts: Options) -> list[float]:
@@ -377,15 +389,25 @@ def measure(tool: Tool, corpus_dir: Path, manifest: dict[str, Any], opts: Option
                 m.note = "server did not come up"
                 return m
             m.up_s = time.monotonic() - t0
-            m.start_to_served_s = wait_served(tool, manifest, t0, opts.timeout)
-            if math.isnan(m.start_to_served_s):
-                m.note = f"not all runs served within {opts.timeout:.0f} s"
-            else:
-                m.ingest_mb_s = manifest["bytes"] / 1e6 / m.start_to_served_s
-                m.ingest_values_s = manifest["scalar_values"] / m.start_to_served_s
+            ready = wait_served(tool, manifest, t0, opts)
             sampler.sample()
             m.pss_loaded_mb, m.rss_loaded_mb = sampler.last_pss / 1e6, sampler.last_rss / 1e6
             m.peak_pss_ingest_mb = sampler.peak_pss / 1e6
+            m.probe_rounds, m.harness_cpu_s = ready.rounds, ready.harness_cpu_s
+            if not ready.complete:
+                m.note = f"{len(ready.answered_s)} of {ready.runs} runs served within {opts.timeout:.0f} s"
+            else:  # the harness's cost of a probe, measured on the loaded server, is kept out of the figures
+                tag = manifest["probe_tag"]
+                cost = readiness.overhead(tool.base, manifest["runs"], lambda run: tool.scalar_path(run, tag),
+                                          tool.probe_step, opts.overhead_rounds, opts.probe_threads)
+                m.probe_round_s, m.probe_p50_ms = cost.round_s, cost.probe_p50_ms
+                ready.probe_cost_s = cost.probe_p50_ms / 1000
+                m.start_to_served_s = ready.fraction_s(1.0)
+                m.answered_s = max(ready.answered_s.values())
+                m.ingest_mb_s = manifest["bytes"] / 1e6 / m.start_to_served_s
+                m.ingest_values_s = manifest["scalar_values"] / m.start_to_served_s
+            m.first_answer_s, m.ready50_s, m.ready90_s = (ready.first_answer_s, ready.fraction_s(0.5),
+                                                          ready.fraction_s(0.9))
             tags = manifest["scalar_tags"]
             paths = [tool.scalar_path(r, t) for r in manifest["runs"] for t in tags]
             stats = common.run_load(tool.base, paths, opts.load_threads, opts.load_seconds, opts.load_max_requests)
@@ -427,102 +449,83 @@ def ensure_corpus(kind: str, scale: int, smoke: bool, fmt: str, root: Path, pyth
     return manifest
 
 
-# --- reporting ----------------------------------------------------------------------------------------
-
-# (attribute, label, digits, higher_is_better)
-METRICS: list[tuple[str, str, int, bool]] = [
-    ("start_to_served_s", "start → last step served (s)", 2, False),
-    ("ingest_values_s", "  scalar values / s (that time)", 0, True),
-    ("ingest_mb_s", "  MB/s of its own files (TB's are larger)", 1, True),
-    ("peak_pss_mb", "peak PSS, process tree (MB)", 0, False),
-    ("peak_pss_ingest_mb", "  peak PSS until loaded (MB)", 0, False),
-    ("pss_loaded_mb", "  PSS when loaded (MB)", 0, False),
-    ("peak_rss_mb", "peak RSS, process tree (MB)", 0, False),
-    ("req_s", "scalars req/s, 8 threads", 0, True),
-    ("p50_ms", "  p50 (ms)", 1, False),
-    ("p95_ms", "  p95 (ms)", 1, False),
-    ("p99_ms", "  p99 (ms)", 1, False),
-    ("errors", "  errors", 0, False),
-    ("visible_s", "flushed step visible (s)", 2, False),
-]
-
-# The issue's numbers for corpus S: (MindInsight, TensorBoard, target)
-TARGETS_S: dict[str, tuple[str, str, str]] = {
-    "start_to_served_s": ("107", "1.9", "≤ 1.9"),
-    "peak_pss_mb": ("218", "115", "≤ 110"),
-    "req_s": ("97", "87", "≥ 500"),
-    "p95_ms": ("", "", "≤ 20"),
-    "visible_s": ("2.4", "4.2", "≤ 0.5"),
-}
+# --- corpora x tools ---------------------------------------------------------------------------------
 
 
-def target_met(attr: str, value: float) -> str:
-    if attr not in TARGETS_S or math.isnan(value):
-        return ""
-    target = TARGETS_S[attr][2]
-    bound = float(target.split()[-1])
-    ok = value <= bound if target.startswith("≤") else value >= bound
-    return "yes" if ok else "no"
+@dataclass
+class Bench:
+    """One corpus (kind x scale) and the tools that read it; `tb_only`: every tool reads its TensorBoard copy."""
+
+    kind: str
+    spec: corpus_mod.CorpusSpec
+    tb_only: bool
+    root: Path
+    manifests: dict[str, dict[str, Any]]
+    tools: list[Tool]
+    results: list[Measurement] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.spec.name + ("-tb" if self.tb_only else "")
+
+    def corpus_dir(self, tool: Tool) -> Path:
+        return self.root / f"{self.spec.name}-{tool.fmt}"
 
 
-def medians(results: list[Measurement], tool: str) -> dict[str, float]:
-    mine = [r for r in results if r.tool == tool]
-    return {attr: common.median(float(getattr(r, attr)) for r in mine) for attr, *_ in METRICS}
+def make_bench(kind: str, scale: int, smoke: bool, tools: list[Tool], root: Path, cache: Path, log_dir: Path,
+               ours_args: list[str]) -> Bench | None:
+    """`kind` is a corpus of corpus.py, or `<kind>-tb`: its TensorBoard copy read by ours and by TensorBoard."""
+    tb_only = kind.endswith("-tb")
+    base = kind[:-3] if tb_only else kind
+    spec = corpus_mod.spec_for(base, scale, smoke)
+    tb_python: Path | str = sys.executable
+    if PEER_ENVS["tensorboard"].installed(cache):
+        tb_python = PEER_ENVS["tensorboard"].python(cache)
+    manifests: dict[str, dict[str, Any]] = {}
+    if tb_only:
+        chosen: list[Tool] = [OursTfevents(cache, log_dir, ours_args)] if any(t.key == "ours" for t in tools) else []
+        chosen += [t for t in tools if t.fmt == "tb"]
+    else:
+        chosen = list(tools)
+        manifests["ms"] = ensure_corpus(base, scale, smoke, "ms", root, sys.executable)
+    if not chosen:
+        print(f"corpus {kind}: no tool reads it; skipped")
+        return None
+    if any(t.fmt == "tb" for t in chosen):
+        manifests["tb"] = ensure_corpus(base, scale, smoke, "tb", root, tb_python)
+    return Bench(base, spec, tb_only, root, manifests, chosen)
 
 
-def ratio(ours: float, peer: float, higher_is_better: bool) -> str:
-    if math.isnan(ours) or math.isnan(peer) or ours == 0 or peer == 0:
-        return "–"
-    value = ours / peer if higher_is_better else peer / ours
-    return f"{value:.2f}×"
+def bench_section(bench: Bench, opts: Options, smoke: bool) -> str:
+    first = bench.manifests.get("ms") or bench.manifests["tb"]
+    flags = " ".join(OURS_CORPUS_ARGS.get(bench.kind, []))
+    sizes = [f"{'MindSpore' if fmt == 'ms' else 'TensorBoard'} format {m['bytes'] / 1e6:.2f} MB"
+             for fmt, m in bench.manifests.items()]
+    read_by = " (TensorBoard files, read by both)" if bench.tb_only else ""
+    title = (f"### Corpus {bench.name}: {report.describe(first)}{read_by}\n\n"
+             + (f"Ours started with `{flags}`.\n\n" if flags else "")
+             + "; ".join(sizes) + f"; medians of {opts.reps}.")
+    targets = bench.kind == "S" and bench.spec.name == "S" and not bench.tb_only and not smoke
+    lines = report.table(bench.results, bench.tools, targets=targets)
+    extra = ""
+    ceil = ceiling_figure(bench.root / f"{bench.spec.name}-ms") if "ms" in bench.manifests else None
+    if ceil:
+        extra = (f"\nCeiling on this machine (`benchmarks/ceiling.py`, same files, one process, no store"
+                 f" or server): read + CRC + protobuf decode {ceil['decode_mb_s']:.1f} MB/s "
+                 f"({ceil['decode_s']:.2f} s); + our event parser {ceil['values_mb_s']:.1f} MB/s "
+                 f"({ceil['values_s']:.2f} s); our vectorised scalar path (numpy columns) "
+                 f"{ceil['vector_mb_s']:.1f} MB/s ({ceil['vector_s']:.2f} s).\n")
+    return "\n".join([title, "", *lines, extra, "<details><summary>each repetition</summary>\n",
+                      *report.raw_lines(bench.results), "\n</details>\n"])
 
 
-def table(results: list[Measurement], tools: list[Tool], targets: bool) -> list[str]:
-    keys = [t.key for t in tools]
-    meds = {k: medians(results, k) for k in keys}
-    peers = [t for t in tools if t.key != "ours"]
-    head = ["metric", *[t.label for t in tools], *[f"vs {t.label.split()[0]}" for t in peers]]
-    if targets:
-        head += ["issue: MI / TB", "target", "met"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for attr, label, digits, hib in METRICS:
-        if attr == "errors":
-            row = [label, *[str(int(sum(r.errors for r in results if r.tool == k))) for k in keys]]
-            row += ["" for _ in peers]
-        else:
-            row = [label, *[common.fmt(meds[k][attr], digits) for k in keys]]
-            row += [ratio(meds["ours"][attr], meds[p.key][attr], hib) if "ours" in meds else "–" for p in peers]
-        if targets:
-            mi, tb, target = TARGETS_S.get(attr, ("", "", ""))
-            row += [f"{mi} / {tb}" if mi or tb else "", target,
-                    target_met(attr, meds.get("ours", {}).get(attr, math.nan)) if target else ""]
-        lines.append("| " + " | ".join(row) + " |")
-    return lines
+def peer_python(tool: Tool) -> Path | None:
+    """The python of a peer's venv (None for ours)."""
+    return PEER_ENVS[tool.key].python(tool.cache) if tool.key in PEER_ENVS else None
 
 
-def raw_lines(results: list[Measurement]) -> list[str]:
-    lines = ["| tool | rep | up (s) | served (s) | PSS peak / until loaded / loaded (MB) | RSS peak / loaded (MB) "
-             "| procs | req/s | p95 (ms) | visible (s, each append) | load avg | note |", "|" + "---|" * 12]
-    for r in results:
-        vis = ", ".join(common.fmt(v, 2) for v in r.visible_all)
-        lines.append(f"| {r.tool} | {r.rep} | {common.fmt(r.up_s, 2)} | {common.fmt(r.start_to_served_s, 2)} | "
-                     f"{common.fmt(r.peak_pss_mb, 0)} / {common.fmt(r.peak_pss_ingest_mb, 0)} / "
-                     f"{common.fmt(r.pss_loaded_mb, 0)} | "
-                     f"{common.fmt(r.peak_rss_mb, 0)} / {common.fmt(r.rss_loaded_mb, 0)} | {r.procs} | "
-                     f"{common.fmt(r.req_s, 0)} | {common.fmt(r.p95_ms, 1)} | {vis} | {common.fmt(r.load1, 1)} | "
-                     f"{r.note} |")
-    return lines
-
-
-def describe(manifest: dict[str, Any]) -> str:
-    spec = manifest["spec"]
-    text = f"{spec['runs']} runs × {spec['steps']:,} steps × {spec['scalars']} scalar tags"
-    if str(spec.get("run_format", "")).startswith("rank"):
-        text += " (`rank_N/` of one job)"
-    if spec["histograms"]:
-        text += (f", every {spec['every']} steps {spec['histograms']} histograms of {spec['hist_values']:,} values"
-                 f" and {spec['images']} {spec['image_size']}×{spec['image_size']} RGB image")
-    return text
+# kept for tfevents.py and other callers
+table, raw_lines, describe = report.table, report.raw_lines, report.describe
 
 
 # --- main -----------------------------------------------------------------------------------------------
@@ -564,7 +567,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--setup-only", action="store_true", help="create the peers' venvs and exit")
     parser.add_argument("--peers", default="auto",
                         help="auto (installed ones), all, none, or a list: mindinsight,tensorboard")
-    parser.add_argument("--corpus", default="S,M", help="corpora to run (default S,M; also L4, L2, L, W: issue 13)")
+    parser.add_argument("--corpus", default="S,M",
+                        help="corpora to run (default S,M; also L4, L2, L, W: issue 13; S-tb: corpus S as TensorBoard "
+                             "files, read by ours and TensorBoard)")
+    parser.add_argument("--probe-threads", type=int, default=readiness.PROBE_THREADS,
+                        help="concurrent readiness probes, the same for every tool (default %(default)s)")
     parser.add_argument("--scale", default="1", help="comma-separated step multipliers, e.g. 1,2,4")
     parser.add_argument("-n", "--reps", type=int, default=3, help="repetitions; medians are reported (default 3)")
     parser.add_argument("--timeout", type=float, default=900, help="most seconds to wait for a load (default 900)")
@@ -584,10 +591,11 @@ def main(argv: list[str] | None = None) -> int:
             setup_peer(PEER_ENVS[key], cache)
         if args.setup_only:
             return 0
-    opts = Options(reps=args.reps, timeout=args.timeout, load_seconds=args.load_seconds, appends=args.appends)
+    opts = Options(reps=args.reps, timeout=args.timeout, load_seconds=args.load_seconds, appends=args.appends,
+                   probe_threads=args.probe_threads)
     if args.smoke:
         opts = Options(reps=1, timeout=min(args.timeout, 120), load_seconds=1.5, load_max_requests=5000, appends=1,
-                       append_timeout=15)
+                       append_timeout=15, probe_threads=args.probe_threads, overhead_rounds=1)
     work = Path(tempfile.mkdtemp(prefix="mic-peers-"))
     tools = select_tools(args.peers, cache, work, args.ours_arg, args.skip_ours)
     if not tools:
@@ -598,119 +606,53 @@ def main(argv: list[str] | None = None) -> int:
     load_before = common.load_average()
     started = dt.datetime.now().astimezone()
     print(f"machine: {common.machine_info()}")
-    print(f"tools: {', '.join(t.label for t in tools)}; {opts.reps} repetition(s)")
-    sections: list[str] = []
-    all_raw: dict[str, Any] = {}
+    print(f"uptime: {common.uptime()}")
+    print(f"tools: {', '.join(t.label for t in tools)}; {opts.reps} repetition(s), interleaved: repetitions "
+          f"outermost, then corpora, then tools (order rotating); {opts.probe_threads} concurrent readiness probes")
+    benches: list[Bench] = []
     try:
         for kind in kinds:
             for scale in scales:
-                spec = corpus_mod.spec_for(kind, scale, args.smoke)
-                manifests = {"ms": ensure_corpus(kind, scale, args.smoke, "ms", corpus_root, sys.executable)}
-                if any(t.fmt == "tb" for t in tools):
-                    manifests["tb"] = ensure_corpus(kind, scale, args.smoke, "tb", corpus_root,
-                                                    PEER_ENVS["tensorboard"].python(cache))
-                results: list[Measurement] = []
-                for rep in range(opts.reps):
-                    order = tools[rep % len(tools):] + tools[: rep % len(tools)]
-                    for tool in order:
-                        if isinstance(tool, Ours):
-                            tool.per_corpus = OURS_CORPUS_ARGS.get(kind, [])
-                        manifest = manifests[tool.fmt]
-                        corpus_dir = corpus_root / f"{spec.name}-{tool.fmt}"
-                        print(f"[{spec.name} rep {rep + 1}/{opts.reps}] {tool.label} ... "
-                              f"(load {common.load_average()})", flush=True)
-                        m = measure(tool, corpus_dir, manifest, opts, rep + 1, work)
-                        results.append(m)
-                        print(f"    served {common.fmt(m.start_to_served_s, 2)} s, peak PSS "
-                              f"{common.fmt(m.peak_pss_mb, 0)} MB, {common.fmt(m.req_s, 0)} req/s "
-                              f"(p95 {common.fmt(m.p95_ms, 1)} ms, {m.errors} errors), visible "
-                              f"{common.fmt(m.visible_s, 2)} s {m.note}", flush=True)
-                ms = manifests["ms"]
-                flags = " ".join(OURS_CORPUS_ARGS.get(kind, []))
-                title = (f"### Corpus {spec.name}: {describe(ms)}\n\n"
-                         + (f"Ours started with `{flags}`.\n\n" if flags else "")
-                         + f"MindSpore format {ms['bytes'] / 1e6:.2f} MB"
-                         + (f", TensorBoard format {manifests['tb']['bytes'] / 1e6:.2f} MB" if "tb" in manifests
-                            else "") + f"; medians of {opts.reps}.")
-                lines = table(results, tools, targets=(kind == "S" and scale == 1 and not args.smoke))
-                ceil = ceiling_figure(corpus_root / f"{spec.name}-ms")
-                extra = ""
-                if ceil:
-                    extra = (f"\nCeiling on this machine (`benchmarks/ceiling.py`, same files, one process, no store"
-                             f" or server): read + CRC + protobuf decode {ceil['decode_mb_s']:.1f} MB/s "
-                             f"({ceil['decode_s']:.2f} s); + our event parser {ceil['values_mb_s']:.1f} MB/s "
-                             f"({ceil['values_s']:.2f} s); our vectorised scalar path (numpy columns) "
-                             f"{ceil['vector_mb_s']:.1f} MB/s ({ceil['vector_s']:.2f} s).\n")
-                section = "\n".join([title, "", *lines, extra, "<details><summary>each repetition</summary>\n",
-                                     *raw_lines(results), "\n</details>\n"])
-                print("\n" + section)
-                sections.append(section)
-                all_raw[spec.name] = [m.__dict__ for m in results]
+                bench = make_bench(kind, scale, args.smoke, tools, corpus_root, cache, work, args.ours_arg)
+                if bench is not None:
+                    benches.append(bench)
+        for rep in range(opts.reps):
+            for bench in benches:
+                order = bench.tools[rep % len(bench.tools):] + bench.tools[: rep % len(bench.tools)]
+                for tool in order:
+                    if isinstance(tool, Ours):
+                        tool.per_corpus = OURS_CORPUS_ARGS.get(bench.kind, [])
+                    print(f"[{bench.name} rep {rep + 1}/{opts.reps}] {tool.label} ... "
+                          f"(load {common.load_average()})", flush=True)
+                    m = measure(tool, bench.corpus_dir(tool), bench.manifests[tool.fmt], opts, rep + 1, work)
+                    bench.results.append(m)
+                    print(f"    served {common.fmt(m.start_to_served_s, 2)} s (first answer "
+                          f"{common.fmt(m.first_answer_s, 2)}, 50 % {common.fmt(m.ready50_s, 2)}, 90 % "
+                          f"{common.fmt(m.ready90_s, 2)}; probe round {common.fmt(m.probe_round_s, 3)} s), peak PSS "
+                          f"{common.fmt(m.peak_pss_mb, 0)} MB, {common.fmt(m.req_s, 0)} req/s "
+                          f"(p95 {common.fmt(m.p95_ms, 1)} ms, {m.errors} errors), visible "
+                          f"{common.fmt(m.visible_s, 2)} s {m.note}", flush=True)
     finally:
         for tool in tools:
             with contextlib.suppress(Exception):
                 tool.stop()
         shutil.rmtree(work, ignore_errors=True)
+    sections = [bench_section(bench, opts, args.smoke) for bench in benches]
+    summary = report.summary(benches, opts.reps)
+    for section in sections:
+        print("\n" + section)
+    print("\n".join(["", *summary]))
     load_after = common.load_average()
     print(f"load average before: {load_before}; after: {load_after}")
+    print(f"uptime: {common.uptime()}")
     if args.json:
+        all_raw = {bench.name: [m.__dict__ for m in bench.results] for bench in benches}
         args.json.write_text(json.dumps(all_raw, indent=1, default=str), encoding="utf-8")
     if args.write_results:
-        write_results(sections, tools, started, load_before, load_after, opts, argv)
+        report.write_results(RESULTS, summary, sections, [t for b in benches for t in b.tools], peer_python,
+                             started, load_before, load_after, opts, argv)
         print(f"wrote {RESULTS}")
     return 0
-
-
-def versions(tools: list[Tool]) -> str:
-    from mindinsight_clone import __version__
-
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False,
-                            cwd=common.REPO, timeout=10).stdout.strip()
-    out = [f"ours {__version__} (git {commit or '?'}, plus the working tree)"]
-    for tool in tools:
-        if tool.key in PEER_ENVS:
-            env = PEER_ENVS[tool.key]
-            pkgs = "mindinsight numpy pandas marshmallow protobuf" if tool.key == "mindinsight" else \
-                "tensorboard tensorboard-data-server tensorboardX"
-            code = ("import importlib.metadata as m, sys; print(', '.join(f'{p} {m.version(p)}' "
-                    "for p in sys.argv[1:]))")
-            res = subprocess.run([str(env.python(tool.cache)), "-c", code, *pkgs.split()], capture_output=True,
-                                 text=True, check=False, timeout=60)
-            out.append(res.stdout.strip() or env.name)
-    return "; ".join(out)
-
-
-def write_results(sections: list[str], tools: list[Tool], started: dt.datetime, load_before: str,
-                  load_after: str, opts: Options, argv: list[str] | None) -> None:
-    info = common.machine_info()
-    info["load average (1, 5, 15 min)"] = f"before {load_before}; after {load_after} (per session: last column below)"
-    info["versions"] = versions(tools)
-    cmd = "python benchmarks/peers.py " + " ".join(argv if argv is not None else sys.argv[1:])
-    body = [
-        "# Benchmark results: ours vs MindInsight 2.3.1 vs TensorBoard 2.21",
-        "",
-        f"Regenerate with `python benchmarks/peers.py --write-results` (this file: `{cmd.strip()}`).",
-        f"Date: {started:%Y-%m-%d %H:%M %Z}. Tools: {', '.join(t.label for t in tools)}, each with its default",
-        "settings, on the same corpus (the TensorBoard copy with the same values: tensorboardX's bytes), "
-        "interleaved, order rotating each repetition.",
-        "",
-        "| machine | |",
-        "|---|---|",
-        *[f"| {k} | {v} |" for k, v in info.items()],
-        "",
-        "The machine is shared: a load average near or above the core count means the figures are "
-        "pessimistic for every tool alike.",
-        "",
-        "How each figure is taken (see `benchmarks/README.md`): *start → last step served* runs from launching the "
-        "server to the moment the scalar API of every run answers its last step; *PSS/RSS* are summed over the "
-        "server's whole process tree, sampled every 0.2 s; *req/s* is 8 keep-alive client threads for "
-        f"{opts.load_seconds:.0f} s over every (run, scalar tag), 1,000 points per answer; *visible* is the time from "
-        f"appending (and flushing) one step to a live file until the API serves it, median of {opts.appends}. "
-        "Ratios are peer ÷ ours for times and memory and ours ÷ peer for throughput: above 1 means ours is better.",
-        "",
-        *sections,
-    ]
-    RESULTS.write_text("\n".join(body) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

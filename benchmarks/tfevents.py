@@ -31,14 +31,7 @@ import common
 import corpus as corpus_mod
 import peers
 
-
-class OursTfevents(peers.Ours):
-    """Our server on the TensorBoard-format corpus: tags are asked for MindInsight's way, `<tag>/scalar`."""
-
-    key, label, fmt, value_field = "ours", "ours (tfevents)", "tb", 2
-
-    def scalar_path(self, run: str, api_tag: str) -> str:
-        return super().scalar_path(run, f"{api_tag}/scalar")
+OursTfevents = peers.OursTfevents  # our server on the TensorBoard-format corpus (`<tag>/scalar`)
 
 
 def parse_only(corpus_dir: Path) -> dict[str, float]:

@@ -16,8 +16,6 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 ENV_PREFIX = "MINDINSIGHT_"
 
 
@@ -196,6 +194,8 @@ def read_config_file(spec: str) -> dict[str, Any]:
         if not path.is_file():
             raise SettingError(f"config file {path} does not exist or is not a file")
         if path.suffix in (".yaml", ".yml"):
+            import yaml  # only for --config files: every process of the server imports this module at start
+
             loaded = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
             if not isinstance(loaded, dict):
                 raise SettingError(f"config file {path} must hold a mapping of settings")

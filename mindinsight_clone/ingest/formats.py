@@ -75,7 +75,7 @@ class RecordsParser:
         file's reader is told each tag's plugin as this parser has learnt it so far from that file. `name`: the
         file's name as the loader calls it (relative to the run; default: the last component of `path`)."""
         if name is None:
-            name = path.name if isinstance(path, storage.Location) else os.path.basename(path)
+            name = storage.as_location(path).name
         if is_tfevents_file(posixpath.basename(name)):
             plugins = self._state(name).plugins
             end, arrays = tfevents_batch.read_scalar_records(path, offset, size, max_record_bytes, max_bytes, plugins)

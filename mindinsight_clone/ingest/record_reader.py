@@ -31,12 +31,10 @@ import logging
 import os
 import struct
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import IO, Any, Literal
 
 import numpy as np
 from crc32c import crc32c
-from upath import UPath
 
 from mindinsight_clone.ingest import storage
 
@@ -100,7 +98,7 @@ class RecordReader:
     def __init__(self, path: str | os.PathLike[str] | storage.Location, offset: int = 0,
                  max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
                  chunk_bytes: int = DEFAULT_CHUNK_BYTES) -> None:
-        self.path: storage.Location = path if isinstance(path, Path | UPath) else Path(path)
+        self.path: storage.Location = storage.as_location(path)
         self.name = self.path.name
         self.offset = offset
         self.max_record_bytes = max_record_bytes

@@ -27,12 +27,10 @@ import functools
 import os
 import struct
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 from crc32c import crc32c
-from upath import UPath
 
 from mindinsight_clone.ingest import storage
 from mindinsight_clone.ingest.record_reader import FOOTER_BYTES, HEADER_BYTES, masked_crc32c
@@ -53,6 +51,13 @@ class _Layout:
     tags: tuple[str, ...]  # disk tags, in record order (a tag may repeat)
     value_at: tuple[int, ...]  # offset of each tag's 4-byte float
     fixed: np.ndarray  # indices of the bytes that must equal the template's
+    variable: tuple[int, ...]  # the other bytes (wall time, step, values), ascending
+    fixed_mask: np.ndarray  # 0xFF at the fixed bytes, 0 elsewhere (one vectorised compare per row)
+    fixed_bytes: bytes  # the template's bytes at `fixed`
+
+
+MAX_KNOWN_LAYOUTS = 256  # layouts remembered across files (one per tag set and step width, in practice)
+_known_layouts: dict[int, tuple[_Layout, ...]] = {}  # by payload length (replaced whole: safe across threads)
 
 
 @dataclass(slots=True)
@@ -84,7 +89,7 @@ def read_block(path: str | os.PathLike[str] | storage.Location, offset: int, siz
                max_bytes: int) -> tuple[str, bytes]:
     """The file's name and its bytes from `offset` (up to `size`, at most `max_bytes`); b"" when less than a
     record header is there or the file cannot be read. No read-ahead: one range request when remote."""
-    location = path if isinstance(path, Path | UPath) else Path(path)
+    location = storage.as_location(path)
     want = min(max(size - offset, 0), max_bytes)
     if want < HEADER_BYTES:
         return location.name, b""
@@ -147,7 +152,28 @@ def _template(payload: bytes) -> _Layout | None:
     variable[10:10 + step_len] = True
     for at in value_at:
         variable[at:at + 4] = True
-    return _Layout(10, step_len, tuple(tags), tuple(value_at), np.flatnonzero(~variable))
+    fixed = np.flatnonzero(~variable)
+    return _Layout(10, step_len, tuple(tags), tuple(value_at), fixed, tuple(np.flatnonzero(variable).tolist()),
+                   np.where(variable, 0, 0xFF).astype(np.uint8),
+                   np.frombuffer(payload, dtype=np.uint8)[fixed].tobytes())
+
+
+def _layout_of(payload: bytes) -> _Layout | None:
+    """`_template(payload)`, reusing a layout seen before (in any file) when the payload equals its template at
+    every fixed byte with a step varint of the same width: the test every other row of a block passes, so the
+    payload parses exactly as that template did. A thousand small runs share a handful of layouts."""
+    known = _known_layouts.get(len(payload), ())
+    if known:
+        row = np.frombuffer(payload, dtype=np.uint8)
+        for seen in known:
+            if row[seen.fixed].tobytes() == seen.fixed_bytes and bool(_varint_ok(row[None, :], seen)[0]):
+                return seen
+    layout = _template(payload)
+    if layout is not None:
+        if sum(len(v) for v in _known_layouts.values()) >= MAX_KNOWN_LAYOUTS:
+            _known_layouts.clear()
+        _known_layouts[len(payload)] = (*known, layout)
+    return layout
 
 
 def _decode_rows(rows: np.ndarray, layout: _Layout) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -192,10 +218,11 @@ def _row_crcs(rows: np.ndarray, layout: _Layout) -> np.ndarray:
     """CRC32C (unmasked) of each row; rows equal the first one outside the layout's variable bytes."""
     length = rows.shape[1]
     first = rows[0].tobytes()
-    variable = np.setdiff1d(np.arange(length), layout.fixed)
-    table = _crc_table(length, tuple(variable.tolist()))  # the same for every file of a layout
-    diff = rows[:, variable] ^ rows[0, variable]
-    contrib = table[np.arange(variable.size)[None, :], diff]
+    table = _crc_table(length, layout.variable)  # the same for every file of a layout
+    variable = np.array(layout.variable, dtype=np.intp)
+    diff = (rows[:, variable] ^ rows[0, variable]).astype(np.intp)
+    diff += np.arange(0, 256 * variable.size, 256, dtype=np.intp)  # row-major offsets into the flat table
+    contrib = table.ravel()[diff]
     return np.bitwise_xor.reduce(contrib, axis=1).astype(np.uint32) ^ np.uint32(crc32c(first))
 
 
@@ -227,11 +254,11 @@ def decode_block(data: bytes, max_record_bytes: int) -> tuple[int, list[tuple[_L
         if count < MIN_RUN:
             break
         payload0 = bytes(view[pos + HEADER_BYTES:pos + HEADER_BYTES + length])
-        layout = _template(payload0)
+        layout = _layout_of(payload0)
         if layout is None:
             break
         rows = block[:count, HEADER_BYTES:HEADER_BYTES + length]
-        same = (rows[:, layout.fixed] == rows[0, layout.fixed]).all(axis=1) & _varint_ok(rows, layout)
+        same = ~((rows ^ rows[0]) & layout.fixed_mask).any(axis=1) & _varint_ok(rows, layout)
         count = _first_false(same)
         crcs = _row_crcs(rows[:count], layout)
         masked = ((crcs >> np.uint32(15)) | (crcs << np.uint32(17))) + _MASK_DELTA

@@ -27,18 +27,35 @@ import logging
 import mmap
 import os
 import stat as stat_module
+import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import IO, Any, TypeAlias
-
-from upath import UPath
+from typing import IO, TYPE_CHECKING, Any, TypeAlias
 
 from mindinsight_clone.config import is_url
 
+if TYPE_CHECKING:
+    from upath import UPath
+
 logger = logging.getLogger(__name__)
 
-Location: TypeAlias = Path | UPath
+# upath (and fsspec under it) is imported only when a URL is opened: a local base dir never needs it, and
+# every process of the server (the CLI, the loading worker) starts faster without it
+Location: TypeAlias = "Path | UPath"
+
+
+def is_location(value: object) -> bool:
+    """A local `Path` or a remote `UPath` (no UPath exists unless upath was imported to make one)."""
+    if isinstance(value, Path):
+        return True
+    upath = sys.modules.get("upath")
+    return upath is not None and isinstance(value, upath.UPath)
+
+
+def as_location(value: str | os.PathLike[str] | Location) -> Location:
+    """`value` itself when it is a location, else a local path."""
+    return value if is_location(value) else Path(value)  # type: ignore[arg-type,return-value]
 
 # scheme -> the extra that installs its fsspec backend (`pip install mindinsight-clone[<extra>]`)
 BACKEND_EXTRAS: dict[str, str] = {
@@ -136,6 +153,8 @@ def base_location(value: str | os.PathLike[str], options: Mapping[str, Any] | No
         raise StorageConfigError(
             f"reading {scheme}:// needs its fsspec backend: pip install 'mindinsight-clone[{extra}]' ({exc})"
         ) from None
+    from upath import UPath
+
     try:
         return UPath(text.rstrip("/"), **with_defaults(scheme, options))
     except (TypeError, ValueError) as exc:

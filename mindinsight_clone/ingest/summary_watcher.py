@@ -42,8 +42,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from upath import UPath
-
 from mindinsight_clone.ingest import debug_discovery, storage, tfevents_members
 from mindinsight_clone.ingest.debug_discovery import DebugFinds
 from mindinsight_clone.ingest.storage import Entry, Location
@@ -140,7 +138,7 @@ def summary_sort_key(name: str) -> tuple[int, str]:
 
 def as_location(base_dir: str | os.PathLike[str] | Location) -> Location:
     """A storage location as given, or a local path."""
-    return base_dir if isinstance(base_dir, Path | UPath) else Path(base_dir)
+    return storage.as_location(base_dir)
 
 
 def scan_runs(base_dir: str | os.PathLike[str] | Location, max_run_count: int = DEFAULT_MAX_RUN_COUNT,
@@ -561,6 +559,7 @@ class ChangeNotifier:
                 observer.unschedule(self._watch)  # type: ignore[attr-defined]
             self._watch = None
         handler = _Handler(self)
+        wanted = {"event_filter": _EVENT_FILTER} if _EVENT_FILTER else {}
         if storage.is_dir(self.base_dir, follow_symlinks=True):
             target, recursive, self._watching_base = self.base_dir, self._wants_recursive(), True
             self._log_mode(recursive)
@@ -572,13 +571,15 @@ class ChangeNotifier:
                 logger.info("%s does not exist; not watching it", self.base_dir)
                 return
         try:
-            self._watch = observer.schedule(handler, str(target), recursive=recursive)  # type: ignore[attr-defined]
+            self._watch = observer.schedule(handler, str(target), recursive=recursive,  # type: ignore[attr-defined]
+                                            **wanted)
         except OSError as exc:  # e.g. the inotify watch limit: the base dir alone, or polling only
             logger.warning("cannot watch %s%s: %s", target, " and its subdirectories" if recursive else "", exc)
             if recursive:
                 self.recursive = False
                 with contextlib.suppress(OSError):
-                    self._watch = observer.schedule(handler, str(target), recursive=False)  # type: ignore[attr-defined]
+                    self._watch = observer.schedule(handler, str(target), recursive=False,  # type: ignore[attr-defined]
+                                                    **wanted)
 
     def _wants_recursive(self) -> bool:
         dirs = count_dirs(self.base_dir, self.max_watched_dirs)
@@ -618,6 +619,22 @@ class ChangeNotifier:
 
 
 _RELEVANT = frozenset({"created", "modified", "deleted", "moved", "closed"})
+
+
+def _event_filter() -> list[type]:
+    """The watchdog event classes of `_RELEVANT`: given to `schedule`, they set the inotify mask, so the kernel
+    does not even report opens and reads (our own loader opens every file it reads: without the filter, each
+    open and close was decoded and dropped in Python, on the GIL the loader needs)."""
+    try:
+        from watchdog import events
+    except ImportError:  # pragma: no cover - watchdog is a dependency
+        return []
+    return [events.FileCreatedEvent, events.DirCreatedEvent, events.FileModifiedEvent, events.DirModifiedEvent,
+            events.FileDeletedEvent, events.DirDeletedEvent, events.FileMovedEvent, events.DirMovedEvent,
+            events.FileClosedEvent]
+
+
+_EVENT_FILTER = _event_filter()
 
 
 def _make_handler_base() -> type:

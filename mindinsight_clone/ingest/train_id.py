@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import overload
+from typing import TYPE_CHECKING, overload
 
-from upath import UPath
+if TYPE_CHECKING:
+    from upath import UPath
 
 from mindinsight_clone.errors import (
     ParamMissError,

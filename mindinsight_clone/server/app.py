@@ -64,5 +64,6 @@ def create_app(
 
 
 def create_app_from_env() -> Flask:
-    """Entry point for gunicorn workers: settings come from the MINDINSIGHT_* environment."""
+    """Settings from the MINDINSIGHT_* environment (gunicorn's entry point is `server.worker`, which starts
+    loading before this module is imported)."""
     return create_app(load_settings(), log_to_workspace=True)

@@ -57,8 +57,11 @@ def loading_instead(err: MindInsightError) -> MindInsightError:
 
 
 def log_domain_error(err: MindInsightError, absent: bool = False) -> None:
-    """One log line per domain error; an absence the client said it expects is only info."""
-    log.log(logging.INFO if absent else logging.WARNING, "[%s] %s", err.error_code, err.message)
+    """One log line per domain error; an absence the client said it expects is only info. "Still loading" is a
+    state, not a fault: a client polling a loading run (a thousand runs after a restart) would otherwise write a
+    warning per request, on the threads that compete with the loader, so it is logged at debug."""
+    level = logging.DEBUG if isinstance(err, SummaryLogIsLoading) else logging.INFO if absent else logging.WARNING
+    log.log(level, "[%s] %s", err.error_code, err.message)
 
 
 def register(app: Flask) -> None:

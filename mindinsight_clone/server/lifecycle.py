@@ -17,8 +17,6 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,7 +25,7 @@ import psutil
 from mindinsight_clone.config import SettingError, Settings, is_url, storage_options
 from mindinsight_clone.ingest import storage
 
-APP_SPEC = "mindinsight_clone.server.app:create_app_from_env()"
+APP_SPEC = "mindinsight_clone.server.worker:create_app_from_env()"  # loading starts before the app is built
 CONF_SPEC = "python:mindinsight_clone.server.gunicorn_conf"
 HEALTH_PATH = "/v1/mindinsight/health"
 
@@ -195,6 +193,9 @@ def preflight(settings: Settings) -> None:
 
 
 def wait_healthy(settings: Settings, proc: subprocess.Popen[bytes], timeout: float) -> None:
+    import urllib.error  # here, not at the top: the CLI's start imports less before it launches gunicorn
+    import urllib.request
+
     url = web_address(settings) + HEALTH_PATH
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

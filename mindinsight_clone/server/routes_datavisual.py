@@ -27,7 +27,7 @@ from mindinsight_clone.plugins.landscape import LineageLookup
 from mindinsight_clone.plugins.registry import check_plugin_name, plugins_dict
 from mindinsight_clone.server import params
 from mindinsight_clone.server.services import services
-from mindinsight_clone.store.data_manager import DataManager
+from mindinsight_clone.store.data_manager import RUN_WAIT_S, DataManager
 from mindinsight_clone.store.downsample import MIN_POINTS
 from mindinsight_clone.store.run_cache import RunCache
 from mindinsight_clone.store.run_index import SORT_KEYS
@@ -65,12 +65,13 @@ def _known_id(train_id: str | None) -> str:
 
 
 def _cached(train_id: str | None) -> tuple[str, RunCache]:
-    """A cached run's id and cache, or 50545005 'in cache' (data endpoints)."""
+    """A cached run's id and cache, or 50545005 'in cache' (data endpoints). A run that the reload thread is
+    about to load is loaded next and waited for (at most data_manager.RUN_WAIT_S)."""
     try:
         tid = _checked_id(train_id)
     except InvalidTrainId:
         raise TrainJobNotExistError(IN_CACHE) from None
-    return tid, _dm().run_cache(tid)
+    return tid, _dm().run_cache(tid, wait_s=RUN_WAIT_S)
 
 
 # ------------------------------------------------------------------------------ train jobs

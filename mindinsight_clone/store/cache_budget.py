@@ -61,8 +61,7 @@ def provisional_bytes(file_bytes: int) -> int:
 
 def run_bytes(cache: RunCache) -> int:
     """Estimated bytes of a loaded run."""
-    tags = sum(len(names) for names in cache.all_tags().values())
-    return RUN_OVERHEAD + tags * TAG_OVERHEAD + cache.memory_estimate(sample_cost)
+    return RUN_OVERHEAD + cache.tag_count() * TAG_OVERHEAD + cache.memory_estimate(sample_cost)
 
 
 def choose_within_budget(candidates: Sequence[str], size_of: Callable[[str], int], budget_bytes: int,

@@ -57,9 +57,11 @@ class Envelope:
         if steps.size == 0:
             return
         lo, hi = int(steps.min()), int(steps.max())
-        if not self.started:
+        if not self.started:  # every bucket is empty: pick the width doubling would reach, without merging
             self.origin = lo
             self.started = True
+            while hi >= self.origin + self.size * self.width:
+                self.width *= 2
         while lo < self.origin:
             self._grow_left()
         while hi >= self.origin + self.size * self.width:
@@ -101,11 +103,11 @@ class ScalarStats:
         if values.size == 0:
             return
         self.count += int(values.size)
-        finite_or_inf = values[~np.isnan(values)]
-        self.nan_count += int(values.size - finite_or_inf.size)
-        if finite_or_inf.size:
-            self.min = min(self.min, float(finite_or_inf.min()))
-            self.max = max(self.max, float(finite_or_inf.max()))
+        nans = int(np.count_nonzero(np.isnan(values)))
+        self.nan_count += nans
+        if nans < values.size:  # fmin/fmax skip NaN
+            self.min = min(self.min, float(np.fmin.reduce(values)))
+            self.max = max(self.max, float(np.fmax.reduce(values)))
         self.last_step = int(steps[-1])
         self.last_value = float(values[-1])
         self.envelope.update(steps, values)

@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from mindinsight_clone.config import Settings
 from mindinsight_clone.ingest import storage
-from mindinsight_clone.ingest.record_reader import DEFAULT_CHUNK_BYTES, ReadProblem, RecordReader
+from mindinsight_clone.ingest.record_reader import DEFAULT_CHUNK_BYTES, FRAME_BYTES, ReadProblem, RecordReader
 from mindinsight_clone.ingest.storage import Entry, Location
 from mindinsight_clone.ingest.tfevents_parser import tfevents_timestamp
 from mindinsight_clone.ingest.values import SummaryValue
@@ -49,9 +49,13 @@ ProjectorParser = Callable[[Location], Any]
 PROJECTOR_CONFIG = "projector_config.pbtxt"
 # With a scalar reader, the general reader takes small steps (it returns after about this much) while the
 # scalar reader takes the bulk; each time the scalar reader takes nothing, the general one's step grows 4x.
-SLOW_CHUNK_BYTES = 1024
+# The smallest step is one record: a MindSpore file starts with its version event, then scalar steps that the
+# scalar reader takes whole (a larger first step decoded a dozen steps one by one, per file: 1,000 small runs).
+SLOW_CHUNK_BYTES = FRAME_BYTES
 FAST_PROBE_BYTES = 64 * 1024  # the scalar reader's first read; doubles while it takes what it reads
-FAST_MAX_BYTES = 1024 * 1024  # bounds the transient memory of a decode (a few times this, per loader thread)
+# bounds the transient memory of a decode (a few times this, per loader thread: data_manager.LOAD_THREADS); with
+# four threads at 512 KB a load of corpus L peaks where two at 1 MB did
+FAST_MAX_BYTES = 512 * 1024
 PROBE_MAX_BYTES = 16 * 1024 * 1024  # the most a "can the point store write again?" probe writes
 REFILL_WAIT_S = 5.0  # after a refill that failed again, the next one waits this long, doubling up to the max
 REFILL_MAX_WAIT_S = 300.0
@@ -123,6 +127,7 @@ class RunLoader:
     loaded_once: bool = False  # a whole load pass has finished (until then a missing tag may still come)
     _refill_failures: int = 0  # refills of the point store that failed again in a row
     _refill_after: float = 0.0  # monotonic time before which no refill is tried
+    _first_pass: threading.Event | None = None  # made by the first waiter (wait_loaded), set with loaded_once
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
@@ -240,8 +245,23 @@ class RunLoader:
         self._update_tails(sizes)
         self._log_dropped_tags()
         self.status = "CACHED"
-        self.loaded_once = True
+        with self._lock:
+            self.loaded_once = True
+            waiting = self._first_pass
+        if waiting is not None:
+            waiting.set()
         return changed or refilled
+
+    def wait_loaded(self, timeout: float) -> bool:
+        """Wait (at most `timeout` s) until the first load pass is done; True if it is. (The Event is made only
+        when somebody waits: a thousand runs would otherwise make a thousand of them, at ~0.1 ms each.)"""
+        with self._lock:
+            if self.loaded_once:
+                return True
+            if self._first_pass is None:
+                self._first_pass = threading.Event()
+            waiting = self._first_pass
+        return waiting.wait(timeout)
 
     def _log_dropped_tags(self) -> None:
         dropped = self.cache.dropped_tags
@@ -310,6 +330,8 @@ class RunLoader:
                 if self._read_fast(state.reader, before.size, name):
                     state.reader.chunk_bytes = SLOW_CHUNK_BYTES
                     changed = True
+                    if state.reader.offset >= before.size:
+                        break  # every record the stat saw is read: no need to open the file once more
                     continue
                 state.reader.chunk_bytes = min(state.reader.chunk_bytes * 4, DEFAULT_CHUNK_BYTES)
             if not result.more:

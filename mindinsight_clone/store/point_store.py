@@ -116,8 +116,9 @@ class ScalarSeries:
     """One tag's points: in memory while short (within the budget), then in its file. `append` by the
     loader, `window`/`rows` by anyone."""
 
-    def __init__(self, path: Path, budget: MemoryBudget | None = None, fault: WriteFault | None = None) -> None:
-        self.path = path
+    def __init__(self, path: str | os.PathLike[str], budget: MemoryBudget | None = None,
+                 fault: WriteFault | None = None) -> None:
+        self._path = os.fspath(path)  # a str: thousands of series are made while loading, most never touch it
         self.count = 0
         self.last_step: int | None = None
         self.failure: StoreFailure | None = None  # a write failed: the caller stops using this series
@@ -126,6 +127,10 @@ class ScalarSeries:
         self._mem: np.ndarray | None = np.empty(0, dtype=ROW) if budget is not None else None  # None: on disk
         self._sources: list[tuple[int, str]] = []  # (first row, source file) of each segment
         self._lock = threading.Lock()
+
+    @property
+    def path(self) -> Path:
+        return Path(self._path)
 
     @property
     def on_disk(self) -> bool:
@@ -145,7 +150,10 @@ class ScalarSeries:
         if not n:
             return
         rows = np.empty(n, dtype=ROW)
-        rows["step"], rows["wall_time"], rows["value"] = steps, wall_times, values
+        as_ints, as_floats = rows.view("<i8").reshape(n, 3), rows.view("<f8").reshape(n, 3)
+        as_ints[:, 0] = steps  # through plain views: assigning structured fields costs more than the copy
+        as_floats[:, 1] = wall_times
+        as_floats[:, 2] = values
         with self._lock:
             if self.last_step is not None and int(steps[0]) <= self.last_step:
                 self._truncate_from(int(steps[0]))
@@ -166,11 +174,11 @@ class ScalarSeries:
 
     def _write(self, rows: np.ndarray, rows_in_file: int) -> None:
         try:
-            append_bytes(self.path, rows.tobytes(), self._fault)
+            append_bytes(self._path, rows.tobytes(), self._fault)
         except OSError as exc:
             self.failure = StoreFailure.of(exc)
             with contextlib.suppress(OSError):
-                os.truncate(self.path, rows_in_file * ROW.itemsize)
+                os.truncate(self._path, rows_in_file * ROW.itemsize)
             raise
 
     def _truncate_from(self, step: int) -> None:
@@ -180,7 +188,7 @@ class ScalarSeries:
                 self._budget.give(self._mem[keep:].nbytes)
             self._mem = self._mem[:keep].copy()
         else:
-            os.truncate(self.path, keep * ROW.itemsize)
+            os.truncate(self._path, keep * ROW.itemsize)
         self.count = keep
         self.last_step = int(self._map()["step"][keep - 1]) if keep else None
         while self._sources and self._sources[-1][0] >= keep:
@@ -192,7 +200,7 @@ class ScalarSeries:
             return self._mem
         if not self.count:
             return np.empty(0, dtype=ROW)
-        return np.memmap(self.path, dtype=ROW, mode="r", shape=(self.count,))
+        return np.memmap(self._path, dtype=ROW, mode="r", shape=(self.count,))
 
     def _search(self, step: int, side: str) -> int:
         steps = self._map()["step"]
@@ -207,6 +215,11 @@ class ScalarSeries:
             if start >= stop:
                 return np.empty(0, dtype=ROW)
             return np.array(self._map()[start:stop])
+
+    def take(self, rows: np.ndarray) -> np.ndarray:
+        """The rows at the given (ascending, stored) row numbers, as an in-memory structured array."""
+        with self._lock:
+            return np.array(self._map()[rows])
 
     def segments(self) -> list[tuple[int, str]]:
         """(first row, source file) of each appended segment, ascending."""
@@ -245,10 +258,10 @@ class ScalarSeries:
                     self._budget.give(self._mem.nbytes)
                 self._mem = np.empty(0, dtype=ROW)
             with contextlib.suppress(OSError):
-                self.path.unlink()
+                os.unlink(self._path)
 
 
-def append_bytes(path: Path, data: bytes, fault: WriteFault | None = None) -> None:
+def append_bytes(path: str | os.PathLike[str], data: bytes, fault: WriteFault | None = None) -> None:
     """Append `data` to `path` (created 0600) with `write()`, all of it or OSError."""
     if fault is not None:
         fault.check()
@@ -268,6 +281,7 @@ class PointStore:
     def __init__(self, directory: Path | None, prefix: str = "", budget: MemoryBudget | None = None,
                  fault: WriteFault | None = None, failure: StoreFailure | None = None) -> None:
         self.directory = directory
+        self._dir = os.fspath(directory) if directory is not None else ""
         self.budget = budget  # None: every series on disk from its first point
         self.prefix = prefix  # file name prefix of this run's series (one flat directory per process)
         self.failure = failure
@@ -291,7 +305,7 @@ class PointStore:
             series = self._series.get(tag)
             if series is None:
                 key = hashlib.blake2b(tag.encode("utf-8", "surrogatepass"), digest_size=10).hexdigest()
-                series = self._series[tag] = ScalarSeries(self.directory / f"{self.prefix}{key}{SUFFIX}",
+                series = self._series[tag] = ScalarSeries(os.path.join(self._dir, f"{self.prefix}{key}{SUFFIX}"),
                                                              self.budget, self._fault)
             return series
 

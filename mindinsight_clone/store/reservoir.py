@@ -126,20 +126,38 @@ class Reservoir:
         """`extend_increasing` for `n` new samples built by `make(i)` only if they survive.
 
         The same RNG draws run on placeholders (batch positions); only the kept ones become Samples.
+        """
+        slots: list[Any] = self.samples
+        for j in self._draw(n):
+            slots[j] = make(slots[j])
+
+    def extend_increasing_rows(self, n: int, first: int) -> None:
+        """`extend_increasing` for the `n` rows `first`, `first + 1`, ... of a stored series (strictly
+        increasing steps, above every kept one): the survivors are kept as row slots (`~row`: negative ints), not as
+        Samples; the owner makes Samples from its rows when they are read (`is_row_slot`, `slot_row`)."""
+        slots: list[Any] = self.samples
+        for j in self._draw(n):
+            slots[j] = ~(first + slots[j])
+
+    def _draw(self, n: int) -> list[int]:
+        """Run the draws of `n` strictly increasing new samples on placeholders (their batch positions, ints
+        >= 0) and return the indexes in `samples` of the placeholders that survived.
+
         Draws are taken in bulk: `getrandbits(k)` for k <= 32 consumes exactly one 32-bit Mersenne Twister
         word (`word >> (32 - k)`), and `getrandbits(32 * m)` returns the next m words, least significant
         first. Afterwards the generator is rewound and advanced by exactly the words used, so its state is
         the same as after one-by-one `randint` calls.
         """
         if n <= 0:
-            return
+            return []
         cap = self.capacity
         slots: list[Any] = self.samples
+        before = len(slots)
         if not cap:
-            slots.extend(make(i) for i in range(n))
+            slots.extend(range(n))
             self.counter += n
             self.mutations += 1
-            return
+            return list(range(before, before + n))
         free = min(max(cap - len(slots), 0), n)
         slots.extend(range(free))
         counter = self.counter + free
@@ -178,10 +196,9 @@ class Reservoir:
             rng.setstate(saved)
             rng.getrandbits(32 * used)
         self.counter = counter
-        for j, x in enumerate(slots):
-            if type(x) is int:
-                slots[j] = make(x)
         self.mutations += 1
+        # kept samples are Samples or row slots (negative ints); the placeholders are the ints >= 0
+        return [j for j, x in enumerate(slots) if type(x) is int and x >= 0]
 
     def purge(self, step: int, source: str) -> int:
         """Keep samples with a lower step, or a higher step from the same file; return how many went."""
@@ -198,6 +215,15 @@ class Reservoir:
 
     def snapshot(self) -> list[Sample]:
         return list(self.samples)
+
+
+def is_row_slot(slot: Any) -> bool:
+    """A kept sample held as the row of a stored series (`extend_increasing_rows`), not as a Sample."""
+    return type(slot) is int
+
+
+def slot_row(slot: int) -> int:
+    return ~slot
 
 
 def _words(rng: random.Random, count: int) -> array[int]:

@@ -89,9 +89,31 @@ def test_peers_smoke(tmp_path: Path) -> None:
         assert f"### Corpus {corpus}" in out
     served = table_row(out, "start → last step served (s)")
     assert number(served[0]) > 0  # ours is the first column
+    # readiness probed for every run in parallel (benchmarks/readiness.py): the curve and the probe overhead
+    first, half, most = (number(table_row(out, label)[0]) for label in (
+        "first answer with data (s)", "50 % of the runs served (s)", "90 % of the runs served (s)"))
+    assert 0 < first <= half <= most <= number(served[0])
+    assert number(table_row(out, "probe round, loaded server (s)")[0]) > 0
+    assert "| corpus | peer |" in out or "none" in args  # the summary, when a peer ran
+    assert re.search(r"uptime: .*load average", out)
     assert number(table_row(out, "scalars req/s, 8 threads")[0]) > 0
     assert number(table_row(out, "peak PSS, process tree (MB)")[0]) > 0
     assert number(table_row(out, "flushed step visible (s)")[0]) >= 0
+
+
+@pytest.mark.slow
+def test_tensorboard_files_corpus_smoke(tmp_path: Path) -> None:
+    """`S-tb`: the TensorBoard copy of corpus S, read by ours (and TensorBoard if set up) in the same run."""
+    pytest.importorskip("tensorboardX", reason="tensorboardX (dev extra) writes the tfevents corpus")
+    mode = os.environ.get("MIC_BENCH_PEERS", "auto")
+    peers = "none" if mode == "none" else "tensorboard" if (PEER_CACHE / "tensorboard-2.21").exists() else "none"
+    out = run("peers.py", "--smoke", "--corpus", "S-tb", "--peers", peers, "--cache", str(PEER_CACHE),
+              "--corpus-dir", str(tmp_path / "corpora"), timeout=600)
+    assert "### Corpus smoke-S-tb" in out and "(TensorBoard files, read by both)" in out
+    assert "ours (tfevents)" in out
+    assert number(table_row(out, "start → last step served (s)")[0]) > 0
+    if peers == "tensorboard":
+        assert number(table_row(out, "start → last step served (s)")[1]) > 0
 
 
 def test_ingest_smoke(tmp_path: Path) -> None:

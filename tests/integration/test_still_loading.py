@@ -108,3 +108,41 @@ def test_worker_restart_through_gunicorn_never_says_does_not_exist(tmp_path: Pat
         print(f"answers after the restart: {answers.count(LOADING)} x loading, then 200")
     finally:
         run_cli("stop", "--port", str(port), "--workspace", str(ws))
+
+
+WORKER_ENTRY = """
+import sys
+from mindinsight_clone.store import data_manager
+seen = []
+start = data_manager.DataManager.start
+def recording_start(self):
+    if self._thread is None:  # a call that starts the thread (later ones do nothing)
+        seen.append("flask" in sys.modules)
+    start(self)
+data_manager.DataManager.start = recording_start
+from mindinsight_clone.server import lifecycle
+module, call = lifecycle.APP_SPEC.split(":")
+app = getattr(__import__(module, fromlist=["_"]), call.rstrip("()"))()
+manager = app.extensions["mindinsight_clone"].data_manager
+assert manager.wait_until_loaded(30)
+print(seen, manager.run("./run") is not None)
+manager.stop()
+"""
+
+
+def test_a_new_worker_starts_loading_before_the_web_app_is_imported(tmp_path: Path) -> None:
+    """Gunicorn's entry point starts the reload thread before Flask and the routes are imported (a few hundred
+    ms), so the first load runs meanwhile; the app is built around that same, already loading, manager."""
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    base = tmp_path / "base"
+    scalar_run(base / "run", range(1, 4), ["loss"])
+    settings = settings_for_tests(summary_base_dir=str(base), workspace=str(tmp_path / "ws"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MINDINSIGHT_")} | settings.to_env()
+    res = subprocess.run([sys.executable, "-c", WORKER_ENTRY], capture_output=True, text=True, timeout=120,
+                         env=env, cwd=REPO)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split() == ["[False]", "True"]  # started once, before flask was imported; the run loaded

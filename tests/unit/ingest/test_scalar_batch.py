@@ -131,3 +131,23 @@ def test_our_writer_reads_back_like_mindspore(tmp_path: Path) -> None:
         assert w is not None and mine is not None
         assert mine.steps.tolist() == w.steps.tolist()
         assert np.array_equal(mine.values, w.values, equal_nan=True)
+
+
+def test_layouts_remembered_across_files_never_mix_tags(tmp_path: Path) -> None:
+    """A layout is reused for another file's records only when they equal its template at every fixed byte:
+    same-length tags (`loss`/`lost`), another step width or another tag order get layouts of their own."""
+    cases = {"a": ("loss", "acc"), "b": ("lost", "acc"), "c": ("acc", "loss"), "d": ("loss", "acc")}
+    for name, tags in cases.items():
+        write_records(tmp_path / name / summary_name(1), [version_event(), *_events(range(100, 300), tags)])
+    for name, tags in cases.items():
+        _, arrays = scalar_batch.read_scalar_records(tmp_path / name / summary_name(1), 0, 10**9, 10**9)
+        assert arrays.records == 0  # the version event first
+        offset = len(frame_record(version_event()))
+        end, arrays = scalar_batch.read_scalar_records(tmp_path / name / summary_name(1), offset, 10**9, 10**9)
+        assert end == (tmp_path / name / summary_name(1)).stat().st_size
+        assert sorted(arrays.arrays) == sorted(f"{t}/scalar" for t in tags), name
+        for i, tag in enumerate(tags):  # each value under its own tag, as _events wrote it
+            steps, _, values = arrays.arrays[f"{tag}/scalar"]
+            assert steps.tolist() == list(range(100, 300))
+            assert values.tolist() == [float(np.float32(np.sin(s * (i + 1)))) for s in range(100, 300)], name
+        _same(tmp_path / name, tmp_path / f"ws-{name}")

@@ -183,6 +183,36 @@ def test_notifier_ignores_reads(tmp_path: Path, recorder: _Recorder) -> None:
         notifier.stop()
 
 
+def test_reads_reach_no_python_at_all(tmp_path: Path, recorder: _Recorder, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Our loader opens every file it reads (1,000 runs: thousands of opens while loading). The watch's
+    inotify mask leaves opens and no-write closes out, so not one event reaches the watchdog thread's
+    Python (before: each open and close was decoded there and dropped, on the GIL the loader needs)."""
+    target = _touch(tmp_path / "run" / S.format(1))
+    seen: list[str] = []
+    original = ChangeNotifier._on_event
+
+    def counting(self: ChangeNotifier, event_type: str, src: str, dest: str, is_dir: bool) -> None:
+        seen.append(event_type)
+        original(self, event_type, src, dest, is_dir)
+
+    monkeypatch.setattr(ChangeNotifier, "_on_event", counting)
+    notifier = ChangeNotifier(tmp_path, recorder)
+    notifier.start()
+    try:
+        time.sleep(0.2)
+        seen.clear()
+        for _ in range(20):
+            target.read_bytes()
+        time.sleep(0.5)
+        assert seen == []
+        with target.open("ab") as f:  # a write still wakes the loader
+            f.write(b"more")
+        assert recorder.wait()
+        assert "modified" in seen
+    finally:
+        notifier.stop()
+
+
 def test_notifier_waits_for_a_missing_base_dir(tmp_path: Path, recorder: _Recorder) -> None:
     base = tmp_path / "later"
     notifier = ChangeNotifier(base, recorder)

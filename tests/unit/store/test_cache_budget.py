@@ -16,6 +16,7 @@ from mindinsight_clone.config import settings_for_tests
 from mindinsight_clone.store import cache_budget
 from mindinsight_clone.store.data_manager import DataManager
 from mindinsight_clone.store.point_store import ROW
+from mindinsight_clone.store.run_cache import ROW_SLOT_BYTES
 from mindinsight_clone.summary import SummaryWriter
 
 RUNS = 1050
@@ -97,7 +98,8 @@ def test_runs_left_out_of_the_list_are_counted_and_logged(many_runs: Path,
 
 
 def test_the_estimate_follows_what_is_kept(tmp_path: Path) -> None:
-    """A tag within its sample size keeps only its rows (24 bytes each, in memory); one past it keeps Samples."""
+    """A tag within its sample size keeps only its rows (24 bytes each, in memory); one past it keeps its rows
+    and, once read, its sample as row numbers (run_cache.ROW_SLOT_BYTES each), not as Samples."""
     for n, steps in (("small", 10), ("big", 400), ("huge", 1500)):
         with SummaryWriter(tmp_path / n, timestamp=1_700_000_000, host="h") as w:
             for step in range(1, steps + 1):
@@ -108,4 +110,6 @@ def test_the_estimate_follows_what_is_kept(tmp_path: Path) -> None:
     big = cache_budget.run_bytes(dm.run_cache("./big"))
     huge = cache_budget.run_bytes(dm.run_cache("./huge"))
     assert big - small == 390 * ROW.itemsize
-    assert huge - small == 1000 * cache_budget.SAMPLE_OVERHEAD - 10 * ROW.itemsize  # scalar_samples = 1000
+    assert huge - small == 1000 * ROW_SLOT_BYTES + (1500 - 10) * ROW.itemsize  # scalar_samples = 1000
+    dm.run_cache("./huge").samples("scalar", "loss/scalar")  # settled: the same estimate
+    assert cache_budget.run_bytes(dm.run_cache("./huge")) == huge

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from mindinsight_clone.config import settings_for_tests
 from mindinsight_clone.errors import TrainJobNotExistError
 from mindinsight_clone.ingest.record_reader import frame_record
+from mindinsight_clone.store import discovery
 from mindinsight_clone.store.data_manager import DataManager
 from tests.unit.store.summary_files import scalar_event, scalar_run, summary_name, version_event, write_records
 
@@ -137,6 +140,121 @@ def test_background_thread_wakes_on_file_change(tmp_path: Path) -> None:
         dm.stop()
 
 
+def test_the_watch_is_armed_beside_the_first_load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Arming the watch (one per directory: a thousand for many runs) runs on a thread of its own: neither
+    `start()` (the server's start) nor the reload thread's first load waits for it; once armed, a change
+    wakes the loop as before."""
+    f = scalar_run(tmp_path / "run", range(1, 3), ["loss"])
+    armed_on: list[str] = []
+    original = discovery.start_notifier
+
+    def start_notifier(*args: Any) -> Any:
+        armed_on.append(threading.current_thread().name)
+        return original(*args)
+
+    monkeypatch.setattr(discovery, "start_notifier", start_notifier)
+    dm = DataManager(settings_for_tests(summary_base_dir=str(tmp_path), reload_interval=300))
+    dm.start()
+    try:
+        assert dm.wait_until_loaded(10)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not (dm._notifier is not None and dm._notifier.watching):
+            time.sleep(0.02)
+        assert armed_on == ["mi-watch-setup"]
+        write_records(f, [scalar_event(3, {"loss": 1.0})], mode="ab")
+        while time.monotonic() < deadline and steps(dm, "./run")[-1:] != [3]:
+            time.sleep(0.02)
+        assert steps(dm, "./run") == [1, 2, 3]  # woken by the watch, not by the 300 s interval
+    finally:
+        dm.stop()
+    assert dm._notifier is None
+
+
 def test_start_creates_no_thread_at_construction(tmp_path: Path) -> None:
     dm = manager(tmp_path)
     assert dm._thread is None
+
+
+def test_a_run_asked_for_while_the_others_load_is_loaded_next(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a restart over many runs, the one somebody asks for (a "still loading" answer) jumps the queue: it
+    is loaded right after the runs already being loaded, not after every run more recent than it."""
+    import os
+
+    from mindinsight_clone.store import data_manager as dm_module
+
+    for i in range(12):
+        run = tmp_path / f"run_{i:02d}"
+        scalar_run(run, range(1, 3), ["loss"])
+        for path in (run, *run.iterdir()):
+            os.utime(path, (1_000 + i, 1_000 + i))  # run_11 is the most recent: loaded first
+    monkeypatch.setattr(dm_module, "LOAD_THREADS", 1)
+    dm = manager(tmp_path)
+    order: list[str] = []
+    gate = threading.Event()
+    load = dm._load
+
+    def recording_load(loader: Any) -> None:
+        order.append(loader.train_id)
+        if len(order) == 1:
+            gate.wait(10)  # the first run is loading when the request comes
+        load(loader)
+
+    dm._load = recording_load  # type: ignore[method-assign]
+    cycle = threading.Thread(target=dm.reload)
+    cycle.start()
+    deadline = time.monotonic() + 10
+    while not order and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert dm.still_loading("./run_00") == "CACHING"  # the least recent run: it would be loaded last
+    gate.set()
+    cycle.join(10)
+    assert order[:2] == ["./run_11", "./run_00"]
+    assert sorted(order) == [f"./run_{i:02d}" for i in range(12)]  # each loaded once
+    assert steps(dm, "./run_00") == [1, 2] and dm.still_loading("./run_00") is None
+
+
+def test_a_request_for_a_run_the_cycle_will_load_waits_for_it(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """`run_cache(wait_s=...)` for a run the current cycle has yet to load moves it to the front and waits for
+    its first pass (bounded): the request answers with the run's data instead of "loading"."""
+    import os
+
+    from mindinsight_clone.store import data_manager as dm_module
+
+    for i in range(6):
+        run = tmp_path / f"run_{i:02d}"
+        scalar_run(run, range(1, 4), ["loss"])
+        for path in (run, *run.iterdir()):
+            os.utime(path, (1_000 + i, 1_000 + i))
+    monkeypatch.setattr(dm_module, "LOAD_THREADS", 1)
+    dm = manager(tmp_path)
+    gate = threading.Event()
+    order: list[str] = []
+    load = dm._load
+
+    def gated_load(loader: Any) -> None:
+        order.append(loader.train_id)
+        if len(order) == 1:
+            gate.wait(10)
+        load(loader)
+
+    dm._load = gated_load  # type: ignore[method-assign]
+    cycle = threading.Thread(target=dm.reload)
+    cycle.start()
+    deadline = time.monotonic() + 10
+    while not order and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert dm.run_cache("./run_00").tags("scalar") == []  # no wait asked: at once, nothing loaded yet
+    got: list[list[str]] = []
+    waiter = threading.Thread(target=lambda: got.append(dm.run_cache("./run_00", wait_s=10).tags("scalar")))
+    waiter.start()
+    time.sleep(0.2)
+    assert not got  # waiting, while the first run still loads
+    gate.set()
+    waiter.join(10)
+    cycle.join(10)
+    assert got == [["loss/scalar"]] and order[:2] == ["./run_05", "./run_00"]
+    start = time.monotonic()
+    assert dm.run_cache("./run_03", wait_s=10).tags("scalar") == ["loss/scalar"]  # loaded: no wait
+    assert time.monotonic() - start < 1

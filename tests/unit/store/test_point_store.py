@@ -131,6 +131,30 @@ def test_deferred_reservoir_equals_the_eager_one(tmp_path: Path) -> None:
     assert root.budget.used == used_before  # `late`'s in-memory rows were given back
 
 
+def test_a_settled_sample_is_kept_as_row_numbers(tmp_path: Path) -> None:
+    """A reservoir fed from the store keeps its survivors as row numbers (ints, not Samples: a quarter of the
+    memory), in memory and on disk alike; answers equal the eager reservoir's, also after a restart that
+    truncates rows the sample pointed at."""
+    settings = settings_for_tests(scalar_samples=100)
+    root = PointRoot(tmp_path)
+    for steps in (2_000, 10_000):  # rows in memory, rows in the series' file (past SPILL_ROWS)
+        with_store = RunCache("./r", settings, root.run_store(f"./r{steps}"))
+        without = RunCache("./r", settings)
+        first = _values("a/scalar", range(1, steps + 1), "f1")
+        with_store.add_values(first)
+        without.add_values(first)
+        assert with_store.samples("scalar", "a/scalar") == without.samples("scalar", "a/scalar")
+        kept = with_store._reservoirs[("scalar", "a/scalar")].samples
+        assert len(kept) == 100 and all(type(x) is int for x in kept)
+        assert with_store.points.get("a/scalar").on_disk == (steps > 8192)  # type: ignore[union-attr]
+        restart = _values("a/scalar", range(steps // 2, steps // 2 + 50), "f2", offset=3.0)
+        with_store.add_values(restart)
+        without.add_values(restart)
+        assert with_store.samples("scalar", "a/scalar") == without.samples("scalar", "a/scalar")
+        assert with_store.memo("scalar", "a/scalar", "k", len) == len(without.samples("scalar", "a/scalar"))
+        with_store.close()
+
+
 def test_short_series_keep_no_samples_and_answer_like_the_reservoir(tmp_path: Path) -> None:
     """While a tag has at most `scalar_samples` points in order, its sample is its series: no Sample objects
     are kept, and every answer (samples, memo) equals the reservoir's, also once it grows past the capacity
