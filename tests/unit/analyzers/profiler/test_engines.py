@@ -6,6 +6,7 @@ Answers are compared through the views' own queries (column_query / timeline), s
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import json
 import logging
@@ -211,5 +212,11 @@ def test_timeline_summary_against_the_raw_events() -> None:
                     "num_of_streams": len({(e["pid"], e["tid"]) for e in ops}),
                     "total_time": round((last - first) / 1000, 4), "num_of_events": len(events),
                     "first_ts_us": round(first, 3), "last_ts_us": round(last, 3)}
+        names = {e["pid"]: (e.get("args") or {}).get("name") for e in events
+                 if e.get("ph") == "M" and e.get("name") == "process_name"}
+        per_pid = collections.Counter(e["pid"] for e in timed)
         got = timeline.summary(trace_engine.load_trace(path))
+        processes = sorted(got.pop("processes"), key=lambda p: str(p["pid"]))
         assert got == pytest.approx(expected), path
+        assert processes == [{"pid": pid, "name": names.get(pid), "events": n}
+                             for pid, n in sorted(per_pid.items(), key=lambda kv: str(kv[0]))], path
