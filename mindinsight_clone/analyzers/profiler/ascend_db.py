@@ -26,8 +26,10 @@ Both give the same arrays; small tables are read with `rows`.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import sqlite3
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,17 +53,28 @@ HEADER_BYTES = 100
 BUSY_TIMEOUT_S = 2.0  # wait this long for a writer's lock before answering "locked"
 BATCH_ROWS = 65_536  # rows fetched at once (ADBC's default is 1,024)
 INT_NULL = np.iinfo(np.int64).min  # NULL in an integer column read by int_columns
-_adbc: Any
-try:  # the faster column reader (optional extra `ascend-db`)
-    import adbc_driver_sqlite.dbapi as _adbc
-except ImportError:  # pragma: no cover - depends on the installed extras
-    _adbc = None
 T = TypeVar("T")
-DB_ERRORS: tuple[type[Exception], ...] = (sqlite3.Error, *((_adbc.Error,) if _adbc is not None else ()))
+
+
+@functools.cache
+def _adbc_module() -> Any:
+    """ADBC's SQLite driver, the faster column reader (optional extra `ascend-db`), or None. Imported by the first
+    database read, not with the app: it brings pyarrow (~0.1 s and tens of MB a server never showing a database
+    export would pay in every worker)."""
+    try:
+        import adbc_driver_sqlite.dbapi as adbc
+    except ImportError:  # pragma: no cover - depends on the installed extras
+        return None
+    return adbc
 
 
 def adbc_available() -> bool:
-    return _adbc is not None
+    return _adbc_module() is not None
+
+
+def _is_db_error(err: Exception) -> bool:
+    adbc = sys.modules.get("adbc_driver_sqlite.dbapi")  # only an imported driver can have raised
+    return isinstance(err, sqlite3.Error) or (adbc is not None and isinstance(err, adbc.Error))
 
 
 @dataclass(frozen=True)
@@ -133,7 +146,9 @@ def explained(label: str) -> Iterator[None]:
         yield
     except (ProfilerRawFileError, ProfilerFileNotFoundError):
         raise
-    except DB_ERRORS as err:
+    except Exception as err:
+        if not _is_db_error(err):
+            raise
         raise _explain(err, label) from None
 
 
@@ -208,8 +223,9 @@ class Db:
         with explained(self.label):
             total = int(self._con.execute(f"SELECT COUNT(*) {tail}").fetchone()[0])
             columns = _Columns(names, total)
-            if _adbc is not None and adbc is not False:
-                with _adbc.connect(self._uri) as con, con.cursor() as cursor:
+            driver = _adbc_module() if adbc is not False else None
+            if driver is not None:
+                with driver.connect(self._uri) as con, con.cursor() as cursor:
                     cursor.adbc_statement.set_options(**{"adbc.sqlite.query.batch_rows": str(BATCH_ROWS)})
                     cursor.execute(sql)
                     for batch in cursor.fetch_record_batch():

@@ -2,8 +2,9 @@
 
 DuckDB parses one JSON-array file on one thread (its parallel reader needs newline-delimited records, and profilers
 write the trace as one line); several files it reads on several threads. So the file is cut at N-1 event
-boundaries into parts, each served as `[` + its bytes + `]` by an fsspec file system (`PartsFileSystem`) whose
-reads are `storage.open_binary` range reads (local files, remote objects alike): no byte is copied beforehand.
+boundaries into parts, each served as `[` + its bytes + `]` by an fsspec file system (`json_parts_fs`, imported with
+fsspec only when DuckDB reads a trace) whose reads are `storage.open_binary` range reads (local files, remote objects
+alike): no byte is copied beforehand.
 
 A boundary is a `},{` (whitespace allowed) after which the next bytes parse as whole events; a `},{` inside a
 string fails that check. Where no boundary is found near a cut point (an event larger than the search window),
@@ -19,7 +20,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
-from fsspec.spec import AbstractFileSystem
 
 from mindinsight_clone.ingest import storage
 from mindinsight_clone.ingest.storage import Location
@@ -83,7 +83,7 @@ def _boundary(handle: Any, position: int, last: int) -> tuple[int, int] | None:
     return None
 
 
-class _PartFile(io.RawIOBase):
+class PartFile(io.RawIOBase):
     """`[` + bytes [start, end) of the file + `]`, seekable, read through the storage seam."""
 
     def __init__(self, location: Location, part: Part) -> None:
@@ -139,34 +139,3 @@ class _PartFile(io.RawIOBase):
         if not self.closed:
             self._inner.close()
         super().close()
-
-
-class PartsFileSystem(AbstractFileSystem):  # type: ignore[misc]
-    """One load's parts as an fsspec file system for DuckDB: `seam://<token>/<i>` is part i."""
-
-    protocol = "seam"
-    cachable = False
-
-    def __init__(self, location: Location, token: str, parts: list[Part]) -> None:
-        super().__init__()
-        self.location, self.token, self.parts = location, token, parts
-
-    @property
-    def urls(self) -> list[str]:
-        return [f"seam://{self.token}/{i}" for i in range(len(self.parts))]
-
-    def _part(self, path: str) -> Part:
-        token, _, index = self._strip_protocol(path).strip("/").partition("/")
-        if token != self.token or not index.isdigit() or int(index) >= len(self.parts):
-            raise FileNotFoundError(path)
-        return self.parts[int(index)]
-
-    def info(self, path: str, **kwargs: Any) -> dict[str, Any]:
-        return {"name": self._strip_protocol(path), "size": self._part(path).size, "type": "file"}
-
-    def ls(self, path: str, detail: bool = True, **kwargs: Any) -> list[Any]:
-        info = self.info(path)
-        return [info] if detail else [info["name"]]
-
-    def _open(self, path: str, mode: str = "rb", **kwargs: Any) -> Any:
-        return _PartFile(self.location, self._part(path))

@@ -20,10 +20,7 @@ import re
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
-
-from upath import UPath
 
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
 from mindinsight_clone.ingest import storage
@@ -388,7 +385,7 @@ def _session_sort_key(session: Location) -> tuple[int, float]:
 
 def _location(path: str | os.PathLike[str] | Location) -> Location:
     """A location as it is; a local path given as text or PathLike becomes a Path."""
-    return path if isinstance(path, (Path, UPath)) else Path(path)
+    return storage.as_location(path)
 
 
 def is_profiler_dir(path: str | os.PathLike[str] | Location) -> bool:

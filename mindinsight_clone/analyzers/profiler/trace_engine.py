@@ -224,7 +224,9 @@ def _connect(location: Location, parts: list[json_parts.Part]) -> tuple[Any, str
     import duckdb
 
     con = duckdb.connect(config={"threads": THREADS, "memory_limit": MEMORY_LIMIT})
-    filesystem = json_parts.PartsFileSystem(location, uuid.uuid4().hex, parts)
+    from mindinsight_clone.analyzers.profiler.json_parts_fs import PartsFileSystem
+
+    filesystem = PartsFileSystem(location, uuid.uuid4().hex, parts)
     with _lock:  # fsspec's registry of instances is process-wide
         con.register_filesystem(filesystem)
     return con, "[" + ", ".join(_literal(url) for url in filesystem.urls) + "]"

@@ -16,7 +16,14 @@ from typing import Any
 import orjson
 import pytest
 
-from mindinsight_clone.analyzers.profiler import ascend_ops, json_parts, timeline, trace_engine, trace_events
+from mindinsight_clone.analyzers.profiler import (
+    ascend_ops,
+    json_parts,
+    json_parts_fs,
+    timeline,
+    trace_engine,
+    trace_events,
+)
 from mindinsight_clone.analyzers.profiler.column_query import query
 from tests.conftest import SHARED, require_shared
 
@@ -181,8 +188,8 @@ def test_traces_cut_into_parts_read_in_order(tmp_path: Path, monkeypatch: pytest
     path.write_text(" [ " + separator.join(json.dumps(e) for e in events) + " ]\n")
     parts = json_parts.split(path, 3)
     assert len(parts) == 3
-    pieces = [json.loads(json_parts.PartsFileSystem(path, "t", parts)._open(url).read())
-              for url in json_parts.PartsFileSystem(path, "t", parts).urls]
+    pieces = [json.loads(json_parts_fs.PartsFileSystem(path, "t", parts)._open(url).read())
+              for url in json_parts_fs.PartsFileSystem(path, "t", parts).urls]
     assert [e for piece in pieces for e in piece] == events
     trace = same_trace(path, caplog)
     assert [e["args"]["i"] for e in events_of(trace)] == list(range(6000))
