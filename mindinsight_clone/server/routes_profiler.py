@@ -7,38 +7,11 @@ Checks run in MindInsight's order so that the same bad request gets the same err
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from flask import Blueprint, Response, jsonify, request
 
-from mindinsight_clone.analyzers.profiler import (
-    advice,
-    ascend_tables,
-    cluster_matrix,
-    cluster_output,
-    column_defs,
-    communication,
-    compare,
-    info,
-    legacy_cluster,
-    legacy_flops,
-    legacy_info,
-    legacy_minddata,
-    legacy_propose,
-    legacy_step_trace,
-    legacy_timeline,
-    locate,
-    memory,
-    memory_record,
-    minddata,
-    npu_module_mem,
-    op_stats,
-    overview,
-    search,
-    step_trace_time,
-    timeline,
-)
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.db_spool import DbSpool
 from mindinsight_clone.analyzers.profiler.layout import (
@@ -51,9 +24,50 @@ from mindinsight_clone.analyzers.profiler.table_store import TableStore
 from mindinsight_clone.errors import ParamValueError, ProfilerFileNotFoundError, ProfilerParamValueError
 from mindinsight_clone.ingest.storage import Location
 from mindinsight_clone.ingest.train_id import normalize_train_id, resolve_train_dir
+from mindinsight_clone.server.deferred import deferred
 from mindinsight_clone.server.error_handlers import error_response, log_domain_error
 from mindinsight_clone.server.params import arg, json_body, to_int
 from mindinsight_clone.server.services import services
+
+if TYPE_CHECKING:
+    from mindinsight_clone.analyzers.profiler import (
+        advice,
+        ascend_tables,
+        cluster_matrix,
+        cluster_output,
+        column_defs,
+        communication,
+        compare,
+        info,
+        legacy_cluster,
+        legacy_flops,
+        legacy_info,
+        legacy_minddata,
+        legacy_propose,
+        legacy_step_trace,
+        legacy_timeline,
+        locate,
+        memory,
+        memory_record,
+        minddata,
+        npu_module_mem,
+        op_stats,
+        overview,
+        search,
+        step_trace_time,
+        timeline,
+    )
+else:  # imported by the first profiler request (server/deferred.py): a worker starts serving without them
+    (advice, ascend_tables, cluster_matrix, cluster_output, column_defs, communication, compare, info,
+     legacy_cluster, legacy_flops, legacy_info, legacy_minddata, legacy_propose, legacy_step_trace,
+     legacy_timeline, locate, memory, memory_record, minddata, npu_module_mem, op_stats, overview, search,
+     step_trace_time, timeline) = deferred(
+        "mindinsight_clone.analyzers.profiler",
+        "advice", "ascend_tables", "cluster_matrix", "cluster_output", "column_defs", "communication",
+        "compare", "info", "legacy_cluster", "legacy_flops", "legacy_info", "legacy_minddata", "legacy_propose",
+        "legacy_step_trace", "legacy_timeline", "locate", "memory", "memory_record", "minddata",
+        "npu_module_mem", "op_stats", "overview", "search", "step_trace_time", "timeline",
+    )
 
 bp = Blueprint("profiler", __name__, url_prefix="/v1/mindinsight")
 CACHE_KEY = "profiler_file_cache"

@@ -1,0 +1,36 @@
+"""A worker starts serving before it imports what only some pages need: the profiler's analyzers and the analytic
+engines (pyarrow, DuckDB, ADBC, fsspec) are imported by the first request that uses them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mindinsight_clone.server.deferred import DeferredModule, deferred
+
+LATER = ["pyarrow", "duckdb", "adbc_driver_sqlite", "fsspec", "upath",
+         "mindinsight_clone.analyzers.profiler.advice", "mindinsight_clone.analyzers.profiler.timeline"]
+
+
+def test_building_the_app_imports_no_engine_and_no_profiler_analyzer(tmp_path: Path) -> None:
+    code = ("import json, sys\n"
+            "from mindinsight_clone.config import settings_for_tests\n"
+            "from mindinsight_clone.server.app import create_app\n"
+            f"create_app(settings_for_tests(summary_base_dir={str(tmp_path)!r}, workspace={str(tmp_path)!r}))\n"
+            f"print(json.dumps([m for m in {LATER!r} if m in sys.modules]))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []
+
+
+def test_a_deferred_module_is_the_module_on_first_use() -> None:
+    (json_mod,) = deferred("json", "decoder")
+    assert isinstance(json_mod, DeferredModule)
+    from json import decoder
+
+    assert json_mod.JSONDecoder is decoder.JSONDecoder
+    with pytest.raises(AttributeError):
+        _ = json_mod.no_such_name
