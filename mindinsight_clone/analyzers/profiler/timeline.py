@@ -70,10 +70,12 @@ def summary(trace: TraceColumns) -> dict[str, Any]:
     streams: set[int] = set()
     op_count = 0
     width = max(1, len(trace.values))
+    per_pid = np.zeros(width, dtype=np.int64)  # timed events per process (interned pid)
     for start in range(0, len(trace), SUMMARY_BLOCK):
         block = slice(start, start + SUMMARY_BLOCK)
         ts, ph, pid, tid = trace.ts[block], trace.ph[block], trace.pid[block], trace.tid[block]
         timed = (ph != meta) & ~np.isnan(ts)
+        per_pid += np.bincount(pid[timed], minlength=width)[:width]
         if timed.any():
             first = min(first, float(ts[timed].min()))
             last = max(last, float((ts[timed] + np.nan_to_num(trace.dur[block][timed])).max()))
@@ -96,14 +98,13 @@ def summary(trace: TraceColumns) -> dict[str, Any]:
         "num_of_events": len(trace),
         "first_ts_us": round(first, 3),
         "last_ts_us": round(last, 3),
-        "processes": process_counts(trace, timed),
+        "processes": process_counts(trace, per_pid),
     }
 
 
-def process_counts(trace: TraceColumns, timed: np.ndarray) -> list[dict[str, Any]]:
-    """Timed events per process (`pid`, its `process_name` or null, `events`), so a client showing some lanes can
-    say how many events it leaves out."""
-    counts = np.bincount(trace.pid[timed], minlength=len(trace.values)) if timed.any() else np.zeros(0, np.int64)
+def process_counts(trace: TraceColumns, counts: np.ndarray) -> list[dict[str, Any]]:
+    """Timed events per process (`pid`, its `process_name` or null, `events`) from `counts` (by interned pid), so a
+    client showing some lanes can say how many events it leaves out."""
     meta, pname = trace.string_id("M"), trace.string_id("process_name")
     names: dict[int, str] = {}
     for i in np.flatnonzero((trace.ph == meta) & (trace.name == pname)):

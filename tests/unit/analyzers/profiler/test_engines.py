@@ -227,3 +227,15 @@ def test_timeline_summary_against_the_raw_events() -> None:
         assert got == pytest.approx(expected), path
         assert processes == [{"pid": pid, "name": names.get(pid), "events": n}
                              for pid, n in sorted(per_pid.items(), key=lambda kv: str(kv[0]))], path
+
+
+def test_timeline_summary_is_the_same_block_by_block(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A trace of many blocks (a big rank's) sums every block, the per-process counts too."""
+    for path in TRACE_FILES:
+        require_shared(path)
+        trace = trace_engine.load_trace(path)
+        whole = timeline.summary(trace)
+        monkeypatch.setattr(timeline, "SUMMARY_BLOCK", 97)
+        assert len(trace) > 97 * 3
+        assert timeline.summary(trace) == whole, path
+        monkeypatch.undo()
