@@ -250,11 +250,7 @@ def main() -> int:
         return 0
     rows = 20_000 if args.smoke else args.rows
     base = args.cache / f"ascend-db-{rows}rows"
-    if (base / "bench.json").exists():
-        facts = json.loads((base / "bench.json").read_text())
-    else:
-        shutil.rmtree(base, ignore_errors=True)
-        facts = generate(base, rows)
+    facts = common.cached_data(base, lambda where: generate(where, rows))
     print(f"machine: {common.machine_info()}")
     print(f"rank: {facts}")
     measure(base, SMOKE if args.smoke else tuple(name for name, _ in MEASUREMENTS))

@@ -178,11 +178,7 @@ def main() -> int:
         return 0
     copies = 3 if args.smoke else args.copies
     base = args.cache / f"ascend-db-host-{copies}copies"
-    if (base / "bench.json").exists():
-        facts = json.loads((base / "bench.json").read_text())
-    else:
-        shutil.rmtree(base, ignore_errors=True)
-        facts = generate(base, copies)
+    facts = common.cached_data(base, lambda where: generate(where, copies))
     print(f"machine: {common.machine_info()}")
     print(f"rank: {facts}")
     results = {}
