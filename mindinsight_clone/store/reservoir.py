@@ -15,10 +15,11 @@ common case when a file is read from start to end): the same RNG draws, without 
 from __future__ import annotations
 
 import random
-from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
+
+import numpy as np
 
 
 class Sample(NamedTuple):
@@ -165,33 +166,33 @@ class Reservoir:
         if todo:
             rng = self._random()
             saved = rng.getstate()
-            words = _words(rng, 2 * todo + 16)
-            last = len(words) - 1  # words[used] exists while used <= last
+            words = _word_array(rng, 2 * todo + 64)
             used = 0
             m = counter + 1  # randint(0, counter) draws below m
-            shift = 32 - m.bit_length()
-            next_pow = 1 << m.bit_length()  # m reaching it needs one more bit
-            for i in range(free, n):
-                if m == next_pow:
-                    shift -= 1
-                    next_pow <<= 1
-                if used > last:
-                    words.extend(_words(rng, todo + 16))
-                    last = len(words) - 1
-                r = words[used] >> shift
-                used += 1
-                while r >= m:
-                    if used > last:
-                        words.extend(_words(rng, todo + 16))
-                        last = len(words) - 1
-                    r = words[used] >> shift
-                    used += 1
-                if r < cap:
-                    del slots[r]
-                    slots.append(i)
-                else:
-                    slots[-1] = i
-                m += 1
+            drawn: list[np.ndarray] = []
+            remaining = todo
+            while remaining:
+                bits = m.bit_length()  # the draws below m use words >> (32 - bits) until m reaches 2**bits
+                limit = min((1 << bits) - m, remaining)
+                got, consumed = _accepted(words, used, 32 - bits, m, limit)
+                used += consumed
+                drawn.append(got)
+                m += len(got)
+                remaining -= len(got)
+                if len(got) < limit:  # the words ran out: the generator's next ones
+                    words = np.concatenate((words, _word_array(rng, 2 * remaining + 64)))
+            r_all = np.concatenate(drawn)
+            # r < cap drops slot r and appends the new sample (rare once the counter is far above the capacity);
+            # any other draw replaces the newest slot, so between two such drops only the last draw matters
+            prev = -1
+            for t in np.flatnonzero(r_all < cap).tolist():
+                if t - 1 > prev:
+                    slots[-1] = free + t - 1
+                del slots[int(r_all[t])]
+                slots.append(free + t)
+                prev = t
+            if todo - 1 > prev:
+                slots[-1] = free + todo - 1
             counter = m - 1
             rng.setstate(saved)
             rng.getrandbits(32 * used)
@@ -226,9 +227,42 @@ def slot_row(slot: int) -> int:
     return ~slot
 
 
-def _words(rng: random.Random, count: int) -> array[int]:
+def _word_array(rng: random.Random, count: int) -> np.ndarray:
     """The next `count` 32-bit outputs of `rng`, in generation order."""
-    return array("I", rng.getrandbits(32 * count).to_bytes(4 * count, "little"))
+    return np.frombuffer(rng.getrandbits(32 * count).to_bytes(4 * count, "little"), dtype="<u4")
+
+
+def _accepted(words: np.ndarray, start: int, shift: int, m0: int, limit: int) -> tuple[np.ndarray, int]:
+    """`randbelow` draws on `words[start:]`, the t-th accepted one below `m0 + t`, all with `word >> shift`, until
+    `limit` are accepted or the words run out: (the accepted draws, words consumed). Vectorised by block: a word
+    below `m0 + accepted so far` is surely taken, one not below that plus its offset in the block surely rejected;
+    only the few in between are decided one by one."""
+    out: list[np.ndarray] = []
+    taken = 0
+    j = start
+    block = max(64, (1 << (32 - shift)) >> 6)  # about 1/64 of a block is undecided on average
+    offsets = np.arange(block, dtype=np.int64)
+    while taken < limit and j < len(words):
+        r = (words[j:j + block] >> shift).astype(np.int64)
+        base = m0 + taken
+        take = r < base
+        maybe = ~take & (r < base + offsets[:len(r)])
+        if maybe.any():
+            before: np.ndarray = np.cumsum(take) - take.astype(np.int64)  # surely taken words before each
+            extra = 0  # undecided words before it that were taken
+            for q in np.flatnonzero(maybe).tolist():
+                if r[q] < base + int(before[q]) + extra:
+                    take[q] = True
+                    extra += 1
+        idx = np.flatnonzero(take)
+        if taken + len(idx) >= limit:
+            idx = idx[:limit - taken]
+            out.append(r[idx])
+            return np.concatenate(out), j + int(idx[-1]) + 1 - start
+        out.append(r[idx])
+        taken += len(idx)
+        j += len(r)
+    return (np.concatenate(out) if out else np.empty(0, dtype=np.int64)), j - start
 
 
 def _step(sample: Sample) -> int:

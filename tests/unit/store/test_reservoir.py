@@ -115,3 +115,21 @@ def test_bulk_draws_leave_the_generator_where_one_by_one_would() -> None:
             lazy.add(back)
             step -= 3
         assert slow.samples == lazy.samples and slow.counter == lazy.counter
+
+
+@pytest.mark.parametrize("capacity", [1, 7, 1000])
+def test_vectorised_draws_agree_with_the_draw_loop_on_long_series(capacity: int) -> None:
+    """Batches of up to 60,000 rows (a counter crossing many powers of two, the draws vectorised by block) keep the
+    same samples, counter and generator state as `extend_increasing`, which draws one by one."""
+    rnd = random.Random(capacity)
+    loop, rows = Reservoir(capacity), Reservoir(capacity)
+    step = 0
+    for _ in range(6):
+        n = rnd.choice([1, 17, 999, 4_096, 60_000])
+        batch = [Sample(step + i + 1, 0.0, float(i), "f") for i in range(n)]
+        loop.extend_increasing(batch)
+        rows.extend_increasing_rows(n, step)  # row r of the series is step r + 1
+        step += n
+        assert [~slot + 1 for slot in rows.samples] == [s.step for s in loop.samples]
+        assert rows.counter == loop.counter
+        assert rows._random().getstate() == loop._random().getstate()
