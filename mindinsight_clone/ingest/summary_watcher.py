@@ -136,17 +136,13 @@ def summary_sort_key(name: str) -> tuple[int, str]:
     return (ts if ts is not None else -1, name)
 
 
-def as_location(base_dir: str | os.PathLike[str] | Location) -> Location:
-    """A storage location as given, or a local path."""
-    return storage.as_location(base_dir)
-
 
 def scan_runs(base_dir: str | os.PathLike[str] | Location, max_run_count: int = DEFAULT_MAX_RUN_COUNT,
               max_scan_entries: int = DEFAULT_MAX_SCAN_ENTRIES, max_depth: int = DEFAULT_MAX_DEPTH,
               max_scan_dirs: int = DEFAULT_MAX_SCAN_DIRS) -> ScanResult:
     """The runs of `base_dir` (a local path or a storage location) down to `max_depth`, most recently
     updated first; an unreadable base dir gives none (remote: `failed` says why)."""
-    base = as_location(base_dir)
+    base = storage.as_location(base_dir)
     state = _ScanState(max_scan_entries)
     deep = max_depth > 1
     runs = _scan_deep(base, state, max_depth, max_scan_dirs) if deep else _scan_one_level(base, state)
@@ -202,7 +198,7 @@ def scan_run(base_dir: str | os.PathLike[str] | Location, train_id: str,
              max_scan_entries: int = DEFAULT_MAX_SCAN_ENTRIES) -> RunInfo | None:
     """One run by train_id (`./`, `./<name>` or `./<dir>/<name>`), or None if it is not a run (or a
     component of its path is a symlink). The caller validates ids."""
-    base = as_location(base_dir)
+    base = storage.as_location(base_dir)
     name = train_id[2:].rstrip("/") if train_id.startswith("./") else train_id
     path = base.joinpath(*name.split("/")) if name else base
     if name and _through_symlink(base, name):

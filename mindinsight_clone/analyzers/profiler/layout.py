@@ -383,14 +383,10 @@ def _session_sort_key(session: Location) -> tuple[int, float]:
     return stamp, mtime
 
 
-def _location(path: str | os.PathLike[str] | Location) -> Location:
-    """A location as it is; a local path given as text or PathLike becomes a Path."""
-    return storage.as_location(path)
-
 
 def is_profiler_dir(path: str | os.PathLike[str] | Location) -> bool:
     """Whether `path` is a directory (not a symlink) holding profiler data in either layout."""
-    target = _location(path)
+    target = storage.as_location(path)
     if not storage.is_dir(target):
         return False
     return _holds_data(target, _Listings())
@@ -405,5 +401,5 @@ def _holds_data(target: Location, listdir: _Listings) -> bool:
 def find_profiler_dirs(run_dir: str | os.PathLike[str] | Location) -> list[Location]:
     """The direct sub-dirs of `run_dir` named `profiler*` (or MindFormers' `profile`) that hold profiler
     data, sorted by name."""
-    return [e.location for e in list_entries(_location(run_dir))
+    return [e.location for e in list_entries(storage.as_location(run_dir))
             if is_profiler_dir_name(e.name) and e.is_dir and _holds_data(e.location, _Listings())]
