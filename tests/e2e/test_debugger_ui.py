@@ -277,7 +277,8 @@ def test_both_pages_in_chinese_dark_and_every_control_named(page: Any, debug_ser
     page.get_by_test_id("dbg-condition-too_large").check()  # its parameter inputs
     screenshot(page, "debugger_zh_dark")
     walk = [(None, None)] + [(f"/models?model_id=./mindir/lenet.mindir&tab={tab}", sel) for tab, sel in (
-        ("graph", "[data-testid=graph-canvas][data-state=ready]"), ("parameters", "[data-testid=model-param-row]"),
+        # inside the models page: the debugger's own ready canvas stays in the DOM until the hash route is swapped
+        ("graph", "[data-testid=model-content] [data-testid=graph-canvas][data-state=ready]"), ("parameters", "[data-testid=model-param-row]"),
         ("compare", "[data-testid=model-compare-row]"))] + [
         ("/models?model_id=./ir/level1/graph_build_0_0094.ir", "[data-testid=model-text-node]")]
     for route, ready in walk:
