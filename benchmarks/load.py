@@ -100,6 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     workspace = Path(tempfile.mkdtemp(prefix="mic-load-ws-"))
     cli = [sys.executable, "-m", "mindinsight_clone"]
     print(f"machine: {common.machine_info()}")
+    print(common.byte_compile_ours())
     t0 = time.monotonic()
     started = subprocess.run([*cli, "start", "--port", str(port), "--summary-base-dir", str(base_dir),
                               "--workspace", str(workspace), *args.ours_arg], capture_output=True, text=True,

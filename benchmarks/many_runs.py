@@ -86,6 +86,7 @@ def main() -> int:
     base_dir = args.out or Path(tempfile.mkdtemp(prefix="mic-many-runs-"))
     base_dir.mkdir(parents=True, exist_ok=True)
     print(f"machine: {common.machine_info()}")
+    print(common.byte_compile_ours())
     t0 = time.monotonic()
     ids = make_many_runs(base_dir, args.runs, args.groups, args.ranks)
     print(f"wrote {len(ids):,} runs ({args.groups} groups x {args.ranks} ranks) in {base_dir} "

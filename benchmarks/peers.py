@@ -606,6 +606,7 @@ def main(argv: list[str] | None = None) -> int:
     load_before = common.load_average()
     started = dt.datetime.now().astimezone()
     print(f"machine: {common.machine_info()}")
+    print(common.byte_compile_ours())
     print(f"uptime: {common.uptime()}")
     print(f"tools: {', '.join(t.label for t in tools)}; {opts.reps} repetition(s), interleaved: repetitions "
           f"outermost, then corpora, then tools (order rotating); {opts.probe_threads} concurrent readiness probes")

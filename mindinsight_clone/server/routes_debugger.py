@@ -7,16 +7,18 @@ iterations, watchpoint checks, and the graph of a dump's graph id for the graph 
 
 from __future__ import annotations
 
-from typing import Any
+import threading
+from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint
-from flask.blueprints import BlueprintSetupState
 
-from mindinsight_clone.analyzers.debugger.service import DebuggerService
 from mindinsight_clone.errors import ParamMissError
 from mindinsight_clone.plugins.graphs.query import GraphQuery
 from mindinsight_clone.server import graph_views, params
-from mindinsight_clone.server.services import EXTENSION_KEY, Services, services
+from mindinsight_clone.server.services import Services, services
+
+if TYPE_CHECKING:
+    from mindinsight_clone.analyzers.debugger.service import DebuggerService
 
 bp = Blueprint("debugger", __name__, url_prefix="/v1/mindinsight/debugger")
 
@@ -24,23 +26,25 @@ SERVICE_KEY = "debugger"
 MAX_TENSOR_ROWS = 10_000
 
 
+_making = threading.Lock()
+
+
 def _make_service(svc: Services) -> DebuggerService:
+    # imported on the first debugger request: ~50 ms of imports a worker's start (and its first load) need not wait for
+    from mindinsight_clone.analyzers.debugger.service import DebuggerService
+
     ttl = float(max(1, svc.settings.reload_interval))
     return DebuggerService(svc.data_manager, svc.settings.workspace, ttl=ttl)
 
 
-@bp.record_once
-def _install(state: BlueprintSetupState) -> None:
-    svc: Services = state.app.extensions[EXTENSION_KEY]
-    if not isinstance(svc.extras.get(SERVICE_KEY), DebuggerService):
-        svc.extras[SERVICE_KEY] = _make_service(svc)
-
-
 def _service() -> DebuggerService:
     svc = services()
-    service = svc.extras.get(SERVICE_KEY)
-    if not isinstance(service, DebuggerService):
-        service = svc.extras[SERVICE_KEY] = _make_service(svc)
+    service: DebuggerService | None = svc.extras.get(SERVICE_KEY)
+    if service is None:
+        with _making:  # one service per app, whichever request comes first
+            service = svc.extras.get(SERVICE_KEY)
+            if service is None:
+                service = svc.extras[SERVICE_KEY] = _make_service(svc)
     return service
 
 

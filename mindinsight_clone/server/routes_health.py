@@ -6,7 +6,6 @@ import functools
 from pathlib import Path
 from typing import Any
 
-import yaml
 from flask import Blueprint, Response, jsonify
 
 from mindinsight_clone import __version__
@@ -38,6 +37,8 @@ def openapi_text() -> str:
 
 @functools.cache
 def openapi_document() -> dict[str, Any]:
+    import yaml  # here: the worker's start need not import it
+
     document: dict[str, Any] = yaml.safe_load(openapi_text())
     return document
 

@@ -7,15 +7,17 @@ files by name, and a page of a text file.
 
 from __future__ import annotations
 
-from typing import Any
+import threading
+from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint
-from flask.blueprints import BlueprintSetupState
 
-from mindinsight_clone.analyzers.models.service import MAX_TEXT_PAGE, ModelService
 from mindinsight_clone.plugins.graphs.query import GraphQuery
 from mindinsight_clone.server import graph_views, params
-from mindinsight_clone.server.services import EXTENSION_KEY, Services, services
+from mindinsight_clone.server.services import Services, services
+
+if TYPE_CHECKING:
+    from mindinsight_clone.analyzers.models.service import ModelService
 
 bp = Blueprint("models", __name__, url_prefix="/v1/mindinsight/models")
 
@@ -23,22 +25,24 @@ SERVICE_KEY = "models"
 MAX_NODES = 100_000
 
 
+_making = threading.Lock()
+
+
 def _make_service(svc: Services) -> ModelService:
+    # imported on the first models request (it brings the debugger's readers): a worker starts ~50 ms sooner
+    from mindinsight_clone.analyzers.models.service import ModelService
+
     return ModelService(svc.data_manager, svc.settings.workspace)
-
-
-@bp.record_once
-def _install(state: BlueprintSetupState) -> None:
-    svc: Services = state.app.extensions[EXTENSION_KEY]
-    if not isinstance(svc.extras.get(SERVICE_KEY), ModelService):
-        svc.extras[SERVICE_KEY] = _make_service(svc)
 
 
 def _service() -> ModelService:
     svc = services()
-    service = svc.extras.get(SERVICE_KEY)
-    if not isinstance(service, ModelService):
-        service = svc.extras[SERVICE_KEY] = _make_service(svc)
+    service: ModelService | None = svc.extras.get(SERVICE_KEY)
+    if service is None:
+        with _making:  # one service per app, whichever request comes first
+            service = svc.extras.get(SERVICE_KEY)
+            if service is None:
+                service = svc.extras[SERVICE_KEY] = _make_service(svc)
     return service
 
 
@@ -87,6 +91,8 @@ def model_parameters_compare() -> Any:
 
 @bp.get("/text")
 def model_text() -> Any:
+    from mindinsight_clone.analyzers.models.service import MAX_TEXT_PAGE
+
     offset = params.int_arg("offset", default=0, minimum=0) or 0
     limit = params.int_arg("limit", default=MAX_TEXT_PAGE, minimum=1, maximum=MAX_TEXT_PAGE) or MAX_TEXT_PAGE
     return _service().text(params.required("model_id"), offset, limit)

@@ -1,5 +1,6 @@
-"""A worker starts serving before it imports what only some pages need: the profiler's analyzers and the analytic
-engines (pyarrow, DuckDB, ADBC, fsspec) are imported by the first request that uses them."""
+"""A worker starts serving before it imports what only some pages need: the profiler's analyzers, the debugger's and
+the model files' services, YAML and the analytic engines (pyarrow, DuckDB, ADBC, fsspec) are imported by the first
+request that uses them."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ import pytest
 from mindinsight_clone.server.deferred import DeferredModule, deferred
 
 LATER = ["pyarrow", "duckdb", "adbc_driver_sqlite", "fsspec", "upath",
-         "mindinsight_clone.analyzers.profiler.advice", "mindinsight_clone.analyzers.profiler.timeline"]
+         "mindinsight_clone.analyzers.profiler.advice", "mindinsight_clone.analyzers.profiler.timeline",
+         "mindinsight_clone.analyzers.debugger.service", "mindinsight_clone.analyzers.models.service", "yaml"]
 
 
 def test_building_the_app_imports_no_engine_and_no_profiler_analyzer(tmp_path: Path) -> None:
