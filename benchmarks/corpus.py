@@ -292,6 +292,24 @@ def live_file(run_dir: Path, fmt: str) -> Path:
     return files[-1]
 
 
+def restore(out: Path, manifest: dict[str, Any], fmt: str) -> bool:
+    """Cut what a benchmark appended to the first run's live file (`peers.py` appends there to time a flushed
+    step) back off, so every measurement reads the corpus as generated. A run killed before it could undo its
+    appends leaves them (and a stale step after the last one would make the next "visible" figure read 0 s).
+    False when the corpus is not the generated one plus appends (then it is to be generated again)."""
+    extra = directory_bytes(out) - int(manifest["bytes"])
+    if extra == 0:
+        return True
+    live = live_file(out / manifest["runs"][0], fmt)
+    size = live.stat().st_size
+    if extra < 0 or extra >= size:
+        return False
+    with live.open("r+b") as f:
+        f.truncate(size - extra)
+    print(f"corpus {out.name}: cut {extra} appended bytes off {live.name}", file=sys.stderr)
+    return True
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--kind", choices=list(KINDS), default="S")

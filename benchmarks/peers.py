@@ -31,6 +31,7 @@ import json
 import math
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -377,8 +378,6 @@ def measure_visible(tool: Tool, corpus_dir: Path, manifest: dict[str, Any], opts
 def measure(tool: Tool, corpus_dir: Path, manifest: dict[str, Any], opts: Options, rep: int,
             work: Path) -> Measurement:
     m = Measurement(tool=tool.key, rep=rep, load1=os.getloadavg()[0])
-    live = corpus_mod.live_file(corpus_dir / manifest["runs"][0], tool.fmt)
-    live_size = live.stat().st_size
     workspace = Path(tempfile.mkdtemp(prefix=f"{tool.key}-ws-", dir=work))
     sampler = common.TreeSampler(tool.root_pid, interval=0.2, max_seconds=opts.timeout + 600)
     t0 = time.monotonic()
@@ -420,8 +419,10 @@ def measure(tool: Tool, corpus_dir: Path, manifest: dict[str, Any], opts: Option
         m.peak_pss_mb, m.peak_rss_mb, m.procs = sampler.peak_pss / 1e6, sampler.peak_rss / 1e6, sampler.max_procs
     finally:
         tool.stop()
-        with open(live, "r+b") as f:  # undo the appends so every repetition reads the same corpus
-            f.truncate(live_size)
+        # undo the appends so every repetition reads the same corpus (cut back to the generated size: never a
+        # truncate that extends the file with zeros, as one to a size taken before a concurrent run's cut did)
+        if not corpus_mod.restore(corpus_dir, manifest, tool.fmt):
+            raise SystemExit(f"corpus {corpus_dir} changed other than by appends: delete it to have it generated")
         shutil.rmtree(workspace, ignore_errors=True)
     return m
 
@@ -435,7 +436,7 @@ def ensure_corpus(kind: str, scale: int, smoke: bool, fmt: str, root: Path, pyth
     out = root / f"{spec.name}-{fmt}"
     if corpus_mod.is_current(out, spec, fmt):
         manifest = corpus_mod.read_manifest(out)
-        if manifest is not None:
+        if manifest is not None and corpus_mod.restore(out, manifest, fmt):
             return manifest
     print(f"generating corpus {spec.name} ({fmt}) in {out} ...", flush=True)
     cmd = [str(python), str(common.BENCH_DIR / "corpus.py"), "--kind", kind, "--format", fmt, "--scale",
@@ -583,6 +584,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write-results", action="store_true", help=f"rewrite {RESULTS.name}")
     parser.add_argument("--json", type=Path, help="also write the raw measurements to this JSON file")
     args = parser.parse_args(argv)
+    # a SIGTERM (a CI timeout, `kill`) unwinds like Ctrl-C: servers stopped and appends undone in `finally` blocks
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
     cache: Path = args.cache.expanduser()
     if args.setup or args.setup_only:
