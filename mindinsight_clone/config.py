@@ -124,6 +124,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("profiler_db_spool_mb", int, 4096, "Disk (MB) in <workspace>/cache/profiler-db for copies of remote "
             "Ascend profiler databases (SQLite reads a local file); least recently used copies go first.",
             minimum=1, maximum=1_048_576),
+    Setting("decode_helper_mb", int, 16, "A reload with at least this many MB of local summary files to read "
+            "decodes their scalar records in a helper process on another core, beside the web worker (stopped "
+            "when the load is read); 0 = never.", minimum=0, maximum=1_048_576),
     Setting("log_max_bytes", int, 50 * 1024 * 1024, "Size at which a log file is rotated.", minimum=1024),
     Setting("log_backup_count", int, 10, "Rotated log files kept.", minimum=0, maximum=1000),
 )
@@ -164,6 +167,7 @@ class Settings:
     embedding_max_points: int
     max_record_bytes: int
     profiler_db_spool_mb: int
+    decode_helper_mb: int
     log_max_bytes: int
     log_backup_count: int
 

@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from mindinsight_clone.ingest import event_parser, scalar_batch, storage, tfevents_batch, tfevents_parser
+from mindinsight_clone.ingest.decode_helper import DecodeHelper, HelperUnavailable
 from mindinsight_clone.ingest.scalar_batch import SCALAR_SUFFIX
 from mindinsight_clone.ingest.tfevents_parser import DEFAULT_TEXT_MAX_CHARS, TfeventsState, is_tfevents_file
 from mindinsight_clone.ingest.values import SummaryValue
@@ -50,6 +51,8 @@ class RecordsParser:
         self._text_max_chars = text_max_chars
         self._tfevents: dict[str, TfeventsState] = {}
         self._members: dict[str, str] = {}  # member file (relative name) -> the key its scalar tags get
+        # decodes the scalar blocks of local files in another process while it runs (see decode_helper)
+        self.helper: DecodeHelper | None = None
 
     def set_members(self, members: Mapping[str, str]) -> None:
         """The event files of the run's `add_scalars` sub-folders (names relative to the run) -> their keys."""
@@ -78,10 +81,25 @@ class RecordsParser:
             name = storage.as_location(path).name
         if is_tfevents_file(posixpath.basename(name)):
             plugins = self._state(name).plugins
-            end, arrays = tfevents_batch.read_scalar_records(path, offset, size, max_record_bytes, max_bytes, plugins)
+            end, arrays = self._block(tfevents_batch.read_scalar_records, path, offset, size, max_record_bytes,
+                                      max_bytes, plugins)
             key = self._members.get(name)
             return end, arrays if key is None else _as_member(arrays, key, name)
-        return scalar_batch.read_scalar_records(path, offset, size, max_record_bytes, max_bytes)
+        return self._block(scalar_batch.read_scalar_records, path, offset, size, max_record_bytes,  # type: ignore[no-any-return]
+                           max_bytes)
+
+    def _block(self, reader: Callable[..., Any], path: str | os.PathLike[str] | storage.Location,
+               *args: Any) -> Any:
+        """`reader(path, *args)` in the decode helper when one runs and the file is local, else here."""
+        helper = self.helper
+        if helper is not None and helper.running:
+            location = storage.as_location(path)
+            if not storage.is_remote(location):
+                try:
+                    return helper.call(reader, location, *args)
+                except HelperUnavailable:
+                    pass
+        return reader(path, *args)
 
 
 def _as_member(parsed: Any, key: str, file_name: str) -> Any:

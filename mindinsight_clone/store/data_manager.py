@@ -26,6 +26,7 @@ from mindinsight_clone.config import Settings, storage_options
 from mindinsight_clone.errors import MindInsightError, TrainJobNotExistError
 from mindinsight_clone.ingest import event_parser, formats, projector, storage
 from mindinsight_clone.ingest.debug_discovery import DebugFinds
+from mindinsight_clone.ingest.decode_helper import DecodeHelper
 from mindinsight_clone.ingest.train_id import check_train_id_syntax, normalize_train_id
 from mindinsight_clone.ingest.values import SummaryValue
 from mindinsight_clone.store import cache_budget, discovery, run_groups
@@ -118,6 +119,8 @@ class DataManager:
         # called on the reload thread after each cycle (e.g. the lineage service reads remote lineage files
         # there, so no request thread waits for the store)
         self.after_reload: list[Callable[[], None]] = []
+        # decodes scalar blocks on another core during a load with much to read (ingest/decode_helper.py)
+        self.decode_helper = DecodeHelper()
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> None:
@@ -146,6 +149,7 @@ class DataManager:
             notifier, self._notifier = self._notifier, None
         if notifier is not None:
             discovery.stop_notifier(notifier)
+        self.decode_helper.close()
         with self._lock:
             loaders, self._loaders = list(self._loaders.values()), {}
             points, self._points = self._points, None
@@ -175,6 +179,7 @@ class DataManager:
         # remote runs skip the vectorised scalar readers: their many small reads would each be a request (the
         # demo data over loopback S3: 124 requests and 2.2 s for the first load with it, 28 and 1.1 s without)
         fast = None if storage.is_remote(run.path) else parser.read_scalars
+        parser.helper = self.decode_helper
         return RunLoader(run.train_id, run.path, self.settings, parse_event, parse_pb,
                          parse_records=parser, points_root=points, read_scalars=fast,
                          parse_projector=projector.read_projector)
@@ -232,6 +237,7 @@ class DataManager:
                 loaders = list(self._loaders.values())
             queue = LoadQueue(sorted(loaders, key=lambda ld: -self._recency(ld.train_id)))
             self._queue = queue  # still_loading() moves a run asked for meanwhile to the front
+            helped = self._start_helper(loaders)
             try:
                 workers = min(LOAD_THREADS, len(loaders))
                 if workers > 1:
@@ -243,6 +249,8 @@ class DataManager:
                     self._drain(queue)
             finally:
                 self._queue = None
+                if helped:
+                    self.decode_helper.close()  # its memory back once the load is read
             if self._stop.is_set():
                 return
             self.load_status = "loaded"
@@ -254,6 +262,20 @@ class DataManager:
                     log.exception("after-reload hook %r failed", hook)
             if self._notifier is not None:
                 self._notifier.refresh()  # bounded watches: follow the number of directories
+
+    def _start_helper(self, loaders: list[RunLoader]) -> bool:
+        """Start the decode helper when this cycle has at least decode_helper_mb of local files to read."""
+        threshold = self.settings.decode_helper_mb << 20
+        if threshold <= 0 or storage.is_remote(self.base_dir):
+            return False
+        unread = 0
+        for loader in loaders:
+            run = self._runs.get(loader.train_id)
+            unread += max(0, (run.total_bytes if run else 0) - loader.progress.bytes_read)
+        if unread < threshold:
+            return False
+        log.info("%.0f MB to read: decoding in a helper process beside the worker", unread / 2**20)
+        return self.decode_helper.start()
 
     def _keep_unlisted(self, result: discovery.ScanResult) -> list[RunInfo]:
         """The scanned runs plus, when listings failed (a failing store is not an empty one), the runs known
