@@ -67,7 +67,10 @@ class _Pending:
 class DecodeHelper:
     """The worker's end: `call(fn, *args)` runs `fn(*args)` in the helper; thread-safe, calls are queued."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_in_flight: int = 3) -> None:
+        # calls queued for the helper at once; a thread beyond them decodes in the worker (HelperUnavailable
+        # "busy"), so a load of a few big files keeps both cores decoding instead of queueing for one
+        self.max_in_flight = max_in_flight
         self._proc: subprocess.Popen[bytes] | None = None
         self._lock = threading.Lock()  # writes to the pipe, the pending table, start and close
         self._pending: dict[int, _Pending] = {}
@@ -80,6 +83,11 @@ class DecodeHelper:
     def running(self) -> bool:
         proc = self._proc
         return proc is not None and proc.poll() is None
+
+    @property
+    def busy(self) -> bool:
+        """As many calls under way as it takes at once."""
+        return len(self._pending) >= self.max_in_flight
 
     @property
     def pid(self) -> int | None:
@@ -127,6 +135,8 @@ class DecodeHelper:
             proc = self._proc
             if proc is None or proc.poll() is not None or proc.stdin is None:
                 raise HelperUnavailable("not running")
+            if self.busy:
+                raise HelperUnavailable("busy")
             key = next(self._ids)
             self._pending[key] = pending
             try:

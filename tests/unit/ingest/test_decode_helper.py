@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -80,6 +81,24 @@ def test_a_call_that_raises_over_there_is_left_to_the_caller(helper: DecodeHelpe
     with pytest.raises(HelperUnavailable, match="ValueError"):
         helper.call(int, "not a number")
     assert helper.running and helper.call(len, b"") == 0  # the helper goes on serving
+
+
+def test_a_busy_helper_leaves_the_call_to_the_caller() -> None:
+    helper = DecodeHelper(max_in_flight=1)
+    assert helper.start()
+    try:
+        slow = threading.Thread(target=helper.call, args=(time.sleep, 1.0))
+        slow.start()
+        deadline = time.monotonic() + 10
+        while not helper.busy:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        with pytest.raises(HelperUnavailable, match="busy"):
+            helper.call(len, b"")  # the caller decodes it itself instead of queueing
+        slow.join()
+        assert helper.call(len, b"ab") == 2
+    finally:
+        helper.close()
 
 
 def test_close_stops_the_process(helper: DecodeHelper) -> None:
