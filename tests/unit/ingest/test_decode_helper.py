@@ -62,6 +62,20 @@ def test_the_helper_reads_what_the_worker_reads(tmp_path: Path, helper: DecodeHe
     assert helper.calls >= 2  # the blocks were decoded over there
 
 
+def test_a_large_mindspore_block_is_decoded_in_the_worker(tmp_path: Path, helper: DecodeHelper) -> None:
+    run = tmp_path / "big"
+    path = scalar_run(run, range(6000), ["loss", "lr", "acc", "grad_norm"])
+    size = path.stat().st_size
+    assert size > formats.HELPER_MS_BLOCK_BYTES
+    first = 12 + int.from_bytes(path.read_bytes()[:8], "little") + 4  # past the version event: scalar steps
+    parser = formats.RecordsParser()
+    parser.helper = helper
+    end, arrays = parser.read_scalars(path, first, size, 1 << 20, 1 << 22)  # numpy lets go of the lock: kept here
+    assert helper.calls == 0 and end == size and arrays.records == 6000
+    end, arrays = parser.read_scalars(path, first, size, 1 << 20, 64 * 1024)  # a small block: over there
+    assert helper.calls == 1 and first < end < size and arrays.records > 100
+
+
 def test_a_helper_that_died_leaves_the_worker_to_decode(tmp_path: Path, helper: DecodeHelper) -> None:
     run = tmp_path / "run"
     scalar_run(run, range(300), ["loss"])
