@@ -97,6 +97,9 @@ class RunCache:
         self._reservoirs: dict[tuple[str, str], Reservoir] = {}
         self._deleted: set[str] = set()
         self._scalar_stats: dict[str, ScalarStats] = {}
+        # stored rows of each scalar tag already counted in its stats: the rows an in-order batch appends to the
+        # point store are counted when the stats are first asked for (`_fold_stats`), not while loading
+        self._stats_rows: dict[str, int] = {}
         self._memo: dict[tuple[str, str, Any], tuple[int, Any]] = {}
         self.version = 0
         self.dropped_tags = 0  # tags evicted by the tag limits so far (each counted when it goes)
@@ -144,6 +147,7 @@ class RunCache:
 
     def scalar_stats(self, tag: str) -> dict[str, Any] | None:
         with self._lock:
+            self._fold_stats(tag)
             stats = self._scalar_stats.get(tag)
             if stats is None:
                 return None
@@ -201,6 +205,8 @@ class RunCache:
         (0: nothing failed); the loader probes for that much before reading the run again."""
         with self._lock:
             tags = list(self._scalar_stats) if self.points.failure is not None else list(self.points.failures())
+            for tag in tags:
+                self._fold_stats(tag)
             return sum(self._scalar_stats[t].count if t in self._scalar_stats else 1 for t in tags) * ROW.itemsize
 
     def close(self) -> None:
@@ -326,6 +332,7 @@ class RunCache:
         self._tags_by_plugin.get(plugin, {}).pop(tag, None)
         self._reservoirs.pop((plugin, tag), None)
         self._scalar_stats.pop(tag, None)
+        self._stats_rows.pop(tag, None)
         if plugin == "scalar":
             self._fed.pop(tag, None)
             self.points.drop(tag)
@@ -398,8 +405,7 @@ class RunCache:
             return
         if not self._store_increasing(tag, res, steps, walls, values, source):
             self._add_scalar_columns(tag, res, steps.tolist(), walls.tolist(), values.tolist(), source)
-            return
-        self._update_stats(tag, steps, values)
+        # else: stored in order; its stats are counted from the rows when first asked for (`_fold_stats`)
 
     def _store_increasing(self, tag: str, res: Reservoir, steps: np.ndarray, walls: np.ndarray,
                           values: np.ndarray, source: str) -> bool:
@@ -427,10 +433,28 @@ class RunCache:
         return True
 
     def _update_stats(self, tag: str, steps: np.ndarray, values: np.ndarray) -> None:
+        """Count values in the stats directly (the careful path; `_fold_stats` ran before it touched the rows)."""
         stats = self._scalar_stats.get(tag)
         if stats is None:
             stats = self._scalar_stats[tag] = ScalarStats()
         stats.update(steps, values)
+
+    def _fold_stats(self, tag: str) -> None:
+        """Count the stored rows of `tag` not counted in its stats yet (caller holds the lock)."""
+        series = self.points.get(tag)
+        done = self._stats_rows.get(tag, 0)
+        if series is None or done >= series.count:
+            return
+        stats = self._scalar_stats.get(tag)
+        if stats is None:
+            stats = self._scalar_stats[tag] = ScalarStats()
+        try:
+            for start in range(done, series.count, FOLD_ROWS):
+                rows = series.rows(start, min(start + FOLD_ROWS, series.count))
+                stats.update(rows["step"], rows["value"])
+        except OSError as exc:  # the rows cannot be read back: the stats keep what they had
+            log.warning("run %s tag %s: stored rows unreadable for the stats (%s)", self.train_id, tag, exc)
+        self._stats_rows[tag] = series.count
 
     def _add_scalar_columns(self, tag: str, res: Reservoir, step_list: list[int], walls: list[float],
                             vals: list[float], source: str, sources: list[str] | None = None) -> None:
@@ -441,8 +465,8 @@ class RunCache:
         values = np.array(vals, dtype=np.float64)
         if sources is None and self._store_increasing(tag, res, steps, np.array(walls, dtype=np.float64),
                                                       values, source):
-            self._update_stats(tag, steps, values)
-            return
+            return  # counted in the stats from the rows when first asked for
+        self._fold_stats(tag)  # before the rows change: a restart truncates them
         self._settle("scalar", tag)
         self._materialize(tag, res)
         series = self.points.get(tag)
@@ -469,6 +493,7 @@ class RunCache:
                 res.add(Sample(step_list[i], walls[i], vals[i], sources[i] if sources is not None else source))
         if series is not None:
             self._fed[tag] = series.count
+            self._stats_rows[tag] = series.count  # the rows stored now are the values counted next
         self._update_stats(tag, steps, values)
 
     # ---------------------------------------------------------------- memory budget (store/cache_budget.py)
@@ -540,6 +565,9 @@ def _increasing_segments(steps: np.ndarray, walls: np.ndarray,
     cuts = (np.flatnonzero(steps[1:] <= steps[:-1]) + 1).tolist()
     bounds = [0, *cuts, int(steps.size)]
     return [(steps[a:b], walls[a:b], values[a:b]) for a, b in itertools.pairwise(bounds)]
+
+
+FOLD_ROWS = 1 << 20  # rows read back at a time to count them in a tag's stats
 
 
 class RunNotCached(TrainJobNotExistError):

@@ -84,6 +84,25 @@ def test_mixed_layouts_damage_and_tail_match(tmp_path: Path) -> None:
     assert any(p.kind == "payload_crc" for p in fast.problems)
 
 
+def test_stats_asked_between_reads_count_every_value_once(tmp_path: Path) -> None:
+    """The vectorised path leaves its rows out of a tag's stats until they are asked for; asked between two reads
+    of a growing file, then after a restart (the careful path truncates the stored rows), they count every value
+    once, as the general path does."""
+    run = tmp_path / "base" / "run"
+    path = write_records(run / summary_name(1), [version_event(), *_events(range(0, 3000))])
+    fast = _load(run, True, tmp_path / "grow")
+    first = fast.cache.scalar_stats("loss/scalar")
+    assert first is not None and first["count"] == 3000 and first["last_step"] == 2999
+    write_records(path, [*_events(range(3000, 5000)), *_events(range(1000, 1500), scale=7.0)], mode="ab")
+    fast.load_pass([path.name])
+    slow = _load(run, False, tmp_path / "whole")
+    for tag in ("loss/scalar", "lr/scalar", "acc/scalar"):
+        got, want = fast.cache.scalar_stats(tag), slow.cache.scalar_stats(tag)
+        assert got is not None and want is not None
+        assert got.pop("envelope") and want.pop("envelope")
+        assert got == want and got["count"] == 5500 and got["last_step"] == 1499
+
+
 @pytest.mark.parametrize("layout_break", ["step_varint_grows", "tag_renamed"])
 def test_rows_that_differ_in_structure_are_not_misread(tmp_path: Path, layout_break: str) -> None:
     run = tmp_path / "base" / "run"
