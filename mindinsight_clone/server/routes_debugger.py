@@ -7,7 +7,6 @@ iterations, watchpoint checks, and the graph of a dump's graph id for the graph 
 
 from __future__ import annotations
 
-import threading
 from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint
@@ -26,9 +25,6 @@ SERVICE_KEY = "debugger"
 MAX_TENSOR_ROWS = 10_000
 
 
-_making = threading.Lock()
-
-
 def _make_service(svc: Services) -> DebuggerService:
     # imported on the first debugger request: ~50 ms of imports a worker's start (and its first load) need not wait for
     from mindinsight_clone.analyzers.debugger.service import DebuggerService
@@ -38,14 +34,7 @@ def _make_service(svc: Services) -> DebuggerService:
 
 
 def _service() -> DebuggerService:
-    svc = services()
-    service: DebuggerService | None = svc.extras.get(SERVICE_KEY)
-    if service is None:
-        with _making:  # one service per app, whichever request comes first
-            service = svc.extras.get(SERVICE_KEY)
-            if service is None:
-                service = svc.extras[SERVICE_KEY] = _make_service(svc)
-    return service
+    return services().service(SERVICE_KEY, _make_service)
 
 
 def _int(name: str) -> int:

@@ -7,7 +7,6 @@ files by name, and a page of a text file.
 
 from __future__ import annotations
 
-import threading
 from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint
@@ -25,9 +24,6 @@ SERVICE_KEY = "models"
 MAX_NODES = 100_000
 
 
-_making = threading.Lock()
-
-
 def _make_service(svc: Services) -> ModelService:
     # imported on the first models request (it brings the debugger's readers): a worker starts ~50 ms sooner
     from mindinsight_clone.analyzers.models.service import ModelService
@@ -36,14 +32,7 @@ def _make_service(svc: Services) -> ModelService:
 
 
 def _service() -> ModelService:
-    svc = services()
-    service: ModelService | None = svc.extras.get(SERVICE_KEY)
-    if service is None:
-        with _making:  # one service per app, whichever request comes first
-            service = svc.extras.get(SERVICE_KEY)
-            if service is None:
-                service = svc.extras[SERVICE_KEY] = _make_service(svc)
-    return service
+    return services().service(SERVICE_KEY, _make_service)
 
 
 @bp.get("/list")
