@@ -26,6 +26,7 @@ import io
 import logging
 import mmap
 import os
+import re
 import stat as stat_module
 import sys
 import threading
@@ -559,11 +560,19 @@ def _info_mtime(info: Mapping[str, Any]) -> float:
     return 0.0
 
 
+_NOT_FOUND = re.compile(r"\b(?:NoSuchKey|Not Found|404)\b")
+_DENIED = re.compile(r"\b(?:AccessDenied|Forbidden|403)\b")
+_URL = re.compile(r"\w+://\S+")
+
+
 def _as_oserror(exc: Exception, location: Location) -> OSError:
-    """A backend's own exception as the OSError a caller handles (FileNotFoundError when it says so)."""
+    """A backend's own exception as the OSError a caller handles (FileNotFoundError when it says so). The codes
+    are looked for in the exception's words, never inside a URL: a store on port 40404 that cannot be reached is
+    a failing store (its runs are kept), not a missing prefix (its runs would be dropped)."""
     text = f"{describe(location)}: {type(exc).__name__}: {exc}"
-    if isinstance(exc, FileNotFoundError) or "NoSuchKey" in text or "Not Found" in text or "404" in text:
+    words = _URL.sub(" ", f"{type(exc).__name__}: {exc}")
+    if isinstance(exc, FileNotFoundError) or _NOT_FOUND.search(words):
         return FileNotFoundError(text)
-    if "AccessDenied" in text or "Forbidden" in text or "403" in text:
+    if isinstance(exc, PermissionError) or _DENIED.search(words):
         return PermissionError(text)
     return OSError(text)

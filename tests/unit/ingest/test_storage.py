@@ -115,3 +115,17 @@ def test_a_missing_backend_names_the_extra() -> None:
         pytest.skip("gcsfs is installed here; the message is only given without it")
     with pytest.raises(storage.StorageConfigError, match=r"pip install 'mindinsight-clone\[gcs\]'"):
         storage.base_location("gs://bucket/prefix")
+
+
+@pytest.mark.parametrize(("message", "kind"), [
+    ('Could not connect to the endpoint URL: "http://127.0.0.1:40451/failing?list-type=2&prefix=base%2F"', OSError),
+    ('Could not connect to the endpoint URL: "http://127.0.0.1:34038/b403/base"', OSError),
+    ("An error occurred (404) when calling the HeadObject operation: Not Found", FileNotFoundError),
+    ("An error occurred (NoSuchKey) when calling the GetObject operation: The key does not exist", FileNotFoundError),
+    ("An error occurred (AccessDenied) when calling the ListObjectsV2 operation: Access Denied", PermissionError),
+])
+def test_a_store_error_is_classified_by_its_words_not_its_urls(message: str, kind: type[OSError]) -> None:
+    """A store that cannot be reached on port 40451 is failing (its runs are kept with a problem), not a missing
+    prefix (its runs would be dropped): the codes are never looked for inside a URL."""
+    err = storage._as_oserror(RuntimeError(message), Path("/base"))
+    assert type(err) is kind and message in str(err)
