@@ -452,8 +452,9 @@ class RunCache:
             for start in range(done, series.count, FOLD_ROWS):
                 rows = series.rows(start, min(start + FOLD_ROWS, series.count))
                 stats.update(rows["step"], rows["value"])
-        except OSError as exc:  # the rows cannot be read back: the stats keep what they had
-            log.warning("run %s tag %s: stored rows unreadable for the stats (%s)", self.train_id, tag, exc)
+        except (OSError, ValueError) as exc:  # the rows cannot be read back (file gone or cut): keep what they had
+            log.warning("run %s tag %s: stored rows %d-%d unreadable, not counted in its stats (%s)", self.train_id,
+                        tag, done, series.count, exc)
         self._stats_rows[tag] = series.count
 
     def _add_scalar_columns(self, tag: str, res: Reservoir, step_list: list[int], walls: list[float],

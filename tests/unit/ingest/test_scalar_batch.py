@@ -103,6 +103,20 @@ def test_stats_asked_between_reads_count_every_value_once(tmp_path: Path) -> Non
         assert got == want and got["count"] == 5500 and got["last_step"] == 1499
 
 
+def test_stats_over_stored_rows_cut_under_the_server_are_logged_not_raised(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    run = tmp_path / "base" / "run"
+    write_records(run / summary_name(1), [version_event(), *_events(range(0, 20_000))])  # past SPILL_ROWS: on disk
+    fast = _load(run, True, tmp_path / "cut")
+    series = fast.cache.points.get("loss/scalar")
+    assert series is not None and series.count == 20_000 and series.on_disk
+    Path(series._path).write_bytes(b"")  # the workspace file cut behind the server's back
+    with caplog.at_level("WARNING"):
+        stats = fast.cache.scalar_stats("loss/scalar")
+    assert stats is not None and stats["count"] == 0
+    assert any("unreadable, not counted in its stats" in r.getMessage() for r in caplog.records)
+
+
 @pytest.mark.parametrize("layout_break", ["step_varint_grows", "tag_renamed"])
 def test_rows_that_differ_in_structure_are_not_misread(tmp_path: Path, layout_break: str) -> None:
     run = tmp_path / "base" / "run"
