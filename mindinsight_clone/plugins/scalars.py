@@ -47,6 +47,24 @@ def _points_json(samples: list[Sample]) -> orjson.Fragment:
             gc.enable()
 
 
+def _rows_json(rows: np.ndarray) -> orjson.Fragment:
+    """`_points_json` of stored rows (point_store.ROW), without making a Sample per row (a run's whole series)."""
+    steps, walls, values = rows["step"].tolist(), rows["wall_time"].tolist(), rows["value"].tolist()
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return orjson.Fragment(orjson.dumps(
+            [{"step": s, "value": v, "wall_time": w} for s, w, v in zip(steps, walls, values, strict=True)]))
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _kept_json(cache: RunCache, tag: str) -> orjson.Fragment:
+    """The kept points of `tag` as JSON (cached while its reservoir is unchanged)."""
+    return cache.memo(NAME, tag, "points_json", _points_json, _rows_json)
+
+
 def points(cache: RunCache, tag: str) -> list[dict[str, Any]]:
     """The kept points of `tag` as dicts (for CSV)."""
     return _points(tag_samples(cache, NAME, tag, ScalarNotExistError))
@@ -55,7 +73,7 @@ def points(cache: RunCache, tag: str) -> list[dict[str, Any]]:
 def scalar_metadata(cache: RunCache, tag: str) -> dict[str, Any]:
     if not cache.has_samples(NAME, tag):
         tag_samples(cache, NAME, tag, ScalarNotExistError)  # raises MindInsight's error
-    return {"metadatas": cache.memo(NAME, tag, "points_json", _points_json)}
+    return {"metadatas": _kept_json(cache, tag)}
 
 
 def merge_envelope(buckets: list[dict[str, Any]], limit: int) -> list[dict[str, Any]]:
@@ -93,7 +111,7 @@ def scalars_multi(caches: Iterable[tuple[str, RunCache]], tags: list[str]) -> di
         for tag in tags:
             if not cache.has_tag(NAME, tag):
                 continue
-            out.append({"train_id": train_id, "tag": tag, "values": cache.memo(NAME, tag, "points_json", _points_json)})
+            out.append({"train_id": train_id, "tag": tag, "values": _kept_json(cache, tag)})
     return {"scalars": out}
 
 
@@ -175,6 +193,6 @@ def scalars_group(cache: RunCache, groups: dict[str, list[str]], tag: str) -> di
     series = []
     for key in keys:
         member = f"{main}/{key}{SCALAR_SUFFIX}"
-        points = cache.memo(NAME, member, "points_json", _points_json) if cache.has_samples(NAME, member) else []
+        points = _kept_json(cache, member) if cache.has_samples(NAME, member) else []
         series.append({"name": key, "tag": member, "metadatas": points})
     return {"tag": main, "series": series}

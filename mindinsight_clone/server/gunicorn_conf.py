@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mindinsight_clone.config import load_settings
+from mindinsight_clone.server import access_log
 
 _settings = load_settings()
 _log_dir = Path(_settings.workspace) / "log" / "gunicorn"
@@ -24,7 +25,8 @@ keepalive = 5
 preload_app = False  # the app (and its threads) is created in the worker, never in the master
 proc_name = f"mindinsight-clone:{_settings.port}"
 control_socket_disable = True
-access_log_format = '%(h)s "%(r)s" %(s)s %(b)s "%(a)s" %(M)sms'
+access_log_format = access_log.FORMAT
+logger_class = "mindinsight_clone.server.access_log.AccessLogger"  # makes only the fields the line prints
 
 
 def _rotating(name: str) -> dict[str, object]:

@@ -155,17 +155,22 @@ class RunCache:
             out["envelope"] = stats.envelope.buckets()
             return out
 
-    def memo(self, plugin: str, tag: str, key: Any, compute: Callable[[list[Sample]], T]) -> T:
+    def memo(self, plugin: str, tag: str, key: Any, compute: Callable[[list[Sample]], T],
+             from_rows: Callable[[np.ndarray], T] | None = None) -> T:
         """`compute(samples)` cached until that tag's reservoir changes (for derived views). A scalar tag
         whose sample is its whole series (see `_whole_series`) is computed each time and not cached:
-        with thousands of short runs the cached views would cost more memory than the points."""
+        with thousands of short runs the cached views would cost more memory than the points. For such a
+        tag, `from_rows` (the same view made from the stored rows, point_store.ROW) skips making Samples."""
         with self._lock:
             whole = self._whole_series(plugin, tag)
             if whole is not None:
                 self._memo.pop((plugin, tag, key), None)
-                samples = _series_samples(whole)
+                if from_rows is not None:
+                    rows = whole.rows(0, whole.count)
+                else:
+                    samples = _series_samples(whole)
         if whole is not None:
-            return compute(samples)
+            return from_rows(rows) if from_rows is not None else compute(samples)
         with self._lock:
             res = self._reservoirs.get((plugin, tag))
             stamp = res.mutations if res is not None else -1

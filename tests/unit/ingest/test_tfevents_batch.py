@@ -393,3 +393,32 @@ def test_a_growing_file_is_read_the_same_both_ways(tmp_path: Path) -> None:
     assert _served(loaders[1], "b") == [(s, float(np.float32(s * 0.5 + 1))) for s in range(1, 3000)]
     assert not loaders[1].problems  # the cut record was completed by the second append
     assert counting.records - first_pass >= 2 * 2000 // 2  # most appended steps went vectorised
+
+
+@pytest.mark.parametrize("record", [0, 1, 2])
+def test_a_bad_payload_crc_in_any_record_of_a_row_stops_the_fast_path_at_that_row(tmp_path: Path, record: int) -> None:
+    """Rows of three records each (three tags per step): the payload CRCs of all of them are checked at once; a
+    bad one in the row's first, middle or last record ends the vectorised part at that row, never past it, and
+    both paths then report the same damage."""
+    tags = ("loss", "acc", "learning_rate")
+    payloads = [tb_event_pb2.Event(wall_time=WALL0, file_version="brain.Event:2").SerializeToString()]
+    for step in range(1, 201):
+        for i, tag in enumerate(tags):
+            ev = tb_event_pb2.Event(wall_time=WALL0 + step, step=step)
+            ev.summary.value.add(tag=tag, simple_value=step + i / 10)
+            payloads.append(ev.SerializeToString())
+    run = tmp_path / "base" / "run"
+    path = write_payloads(run / FILE, payloads)
+    offsets = RecordReader(path).read().offsets
+    bad_row = 150
+    damaged = offsets[1 + bad_row * len(tags) + record]  # the record's header: length, length CRC, payload
+    nxt = offsets[2 + bad_row * len(tags) + record]
+    raw = bytearray(path.read_bytes())
+    raw[nxt - 1] ^= 0x40  # its stored payload CRC (the last 4 bytes of the record)
+    path.write_bytes(bytes(raw))
+    end, arrays = tfevents_batch.read_scalar_records(path, offsets[1], len(raw), 10**9, 10**9)
+    assert offsets[1] < end <= damaged  # stopped at (or before) the damaged record's row
+    assert end == offsets[1 + bad_row * len(tags)]  # ... exactly at the start of that row
+    assert arrays.records == bad_row * len(tags)
+    fast, _ = _same(run, tmp_path)
+    assert fast.problems  # the damage is reported, the same both ways (_same)

@@ -7,6 +7,7 @@ import math
 from pathlib import Path
 
 import numpy as np
+import orjson
 import pytest
 
 from mindinsight_clone.config import settings_for_tests
@@ -192,6 +193,33 @@ def test_short_series_keep_no_samples_and_answer_like_the_reservoir(tmp_path: Pa
     assert short.has_samples("scalar", "c/scalar") and not short.has_samples("scalar", "nope/scalar")
     for cache in (lazy, short):
         cache.close()
+
+
+def test_scalar_metadata_of_a_short_series_is_made_from_its_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                                                  ) -> None:
+    """A short series answers `scalar/metadata` from its stored rows (no Sample per row): the same JSON as the
+    reservoir's answer, NaN and infinities (null) included, before and after it outgrows the capacity."""
+    from mindinsight_clone.plugins import scalars
+    from mindinsight_clone.store import run_cache
+
+    settings = settings_for_tests(scalar_samples=300)
+    root = PointRoot(tmp_path)
+    lazy = RunCache("./r", settings, root.run_store("./r"))
+    eager = RunCache("./r", settings)
+    odd = [SummaryValue("scalar", "a/scalar", s, 1e9 + s, v, "f1")
+           for s, v in ((1, math.nan), (2, math.inf), (3, -math.inf), (4, -0.0), (5, 1e-310))]
+    made: list[int] = []
+    real = run_cache._series_samples
+    monkeypatch.setattr(run_cache, "_series_samples", lambda series: made.append(1) or real(series))
+    for batch in (odd, _values("a/scalar", range(6, 250), "f1"), _values("a/scalar", range(250, 900), "f1")):
+        lazy.add_values(batch)
+        eager.add_values(batch)
+        got = orjson.dumps(scalars.scalar_metadata(lazy, "a/scalar"))
+        assert got == orjson.dumps(scalars.scalar_metadata(eager, "a/scalar"))
+        assert got.count(b'"step"') == min(len(eager.samples("scalar", "a/scalar")), 300)
+        assert batch is not odd or got.count(b'"value":null') == 3
+    assert not made  # the short series' answers came from the rows
+    lazy.close()
 
 
 def test_unwritable_workspace_disables_the_store(tmp_path: Path) -> None:
