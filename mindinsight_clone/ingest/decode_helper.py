@@ -98,7 +98,7 @@ class DecodeHelper:
     def start(self) -> bool:
         """Launch the helper unless it runs; False (and logged) if it cannot be launched."""
         with self._lock:
-            if self.running and self._proc is not None and self._proc.poll() is None:
+            if self._proc is not None and not self._gone and self._proc.poll() is None:
                 return True
             try:
                 self._proc = subprocess.Popen(
@@ -174,9 +174,10 @@ class DecodeHelper:
                     self._note_failure(f"a call raised: {value}")
         except (EOFError, OSError, pickle.UnpicklingError) as exc:
             with self._lock:
-                if proc is self._proc:
+                ours = proc is self._proc  # not a close() of ours
+                if ours:
                     self._gone = True  # before the pending calls fail: no call is registered after them
-            if proc is self._proc:  # not a close() of ours
+            if ours:
                 self._note_failure(f"it stopped ({exc}; exit code {proc.poll()})")
             self._fail_pending("gone")
 

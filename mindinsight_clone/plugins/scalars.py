@@ -10,7 +10,6 @@ min and max real point of each of `points // 4` equal step buckets (M4) from the
 from __future__ import annotations
 
 import csv
-import gc
 import io
 from collections.abc import Iterable
 from typing import Any
@@ -19,6 +18,7 @@ import numpy as np
 import orjson
 
 from mindinsight_clone.errors import ScalarNotExistError
+from mindinsight_clone.ingest.gc_pause import gc_paused
 from mindinsight_clone.plugins.common import tag_samples
 from mindinsight_clone.store.downsample import m4_indices
 from mindinsight_clone.store.reservoir import Sample
@@ -38,26 +38,16 @@ def _points_json(samples: list[Sample]) -> orjson.Fragment:
     # Kept per tag as compact JSON (NaN/Inf -> null), not as dicts: a third of the memory, and a
     # response embeds it without encoding the points again. The dicts are short-lived and cycle-free:
     # no generational GC passes over the whole heap while they are made.
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         return orjson.Fragment(orjson.dumps(_points(samples)))
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _rows_json(rows: np.ndarray) -> orjson.Fragment:
     """`_points_json` of stored rows (point_store.ROW), without making a Sample per row (a run's whole series)."""
     steps, walls, values = rows["step"].tolist(), rows["wall_time"].tolist(), rows["value"].tolist()
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         return orjson.Fragment(orjson.dumps(
             [{"step": s, "value": v, "wall_time": w} for s, w, v in zip(steps, walls, values, strict=True)]))
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _kept_json(cache: RunCache, tag: str) -> orjson.Fragment:
