@@ -103,6 +103,7 @@ class RunCache:
         self._memo: dict[tuple[str, str, Any], tuple[int, Any]] = {}
         self.version = 0
         self.dropped_tags = 0  # tags evicted by the tag limits so far (each counted when it goes)
+        self._closed = False  # the run left the cache: its point store is gone, requests holding it are told so
 
     # ---------------------------------------------------------------- reading
     def tags(self, plugin: str) -> list[str]:
@@ -162,6 +163,7 @@ class RunCache:
         with thousands of short runs the cached views would cost more memory than the points. For such a
         tag, `from_rows` (the same view made from the stored rows, point_store.ROW) skips making Samples."""
         with self._lock:
+            self._check_open()
             whole = self._whole_series(plugin, tag)
             if whole is not None:
                 self._memo.pop((plugin, tag, key), None)
@@ -215,8 +217,15 @@ class RunCache:
             return sum(self._scalar_stats[t].count if t in self._scalar_stats else 1 for t in tags) * ROW.itemsize
 
     def close(self) -> None:
-        """Delete this run's point store (the run left the cache or was reset)."""
-        self.points.close()
+        """Delete this run's point store (the run left the cache or was reset). A request still holding this
+        cache then gets `RunNotCached` (a 4xx, as it would a moment later) where it needed the stored rows."""
+        with self._lock:
+            self._closed = True
+            self.points.close()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RunNotCached
 
     def _whole_series(self, plugin: str, tag: str) -> ScalarSeries | None:
         """The point-store series of scalar `tag` when its sample is simply every stored row: the series holds
@@ -255,6 +264,7 @@ class RunCache:
         rows = [slot_row(x) for x in slots if is_row_slot(x)]
         if not rows:
             return list(slots)
+        self._check_open()
         series = self.points.get(tag)
         assert series is not None, "row slots without their series"
         made = iter(_take_samples(series, rows))

@@ -14,7 +14,7 @@ from mindinsight_clone.config import settings_for_tests
 from mindinsight_clone.ingest.values import SummaryValue
 from mindinsight_clone.store.downsample import m4_indices
 from mindinsight_clone.store.point_store import ROW, SPILL_ROWS, PointRoot, PointStore
-from mindinsight_clone.store.run_cache import RunCache
+from mindinsight_clone.store.run_cache import RunCache, RunNotCached
 
 
 def brute_m4(steps: list[int], values: list[float], points: int) -> list[int]:
@@ -154,6 +154,25 @@ def test_a_settled_sample_is_kept_as_row_numbers(tmp_path: Path) -> None:
         assert with_store.samples("scalar", "a/scalar") == without.samples("scalar", "a/scalar")
         assert with_store.memo("scalar", "a/scalar", "k", len) == len(without.samples("scalar", "a/scalar"))
         with_store.close()
+
+
+def test_a_request_holding_a_closed_cache_is_told_the_run_left(tmp_path: Path) -> None:
+    """The run left the cache (its dir removed, or a reset) while a request still held its RunCache: the request
+    gets RunNotCached (a 4xx), not an internal error from row slots whose series was deleted."""
+    settings = settings_for_tests(scalar_samples=100)
+    root = PointRoot(tmp_path)
+    cache = RunCache("./r", settings, root.run_store("./r"))
+    cache.add_values(_values("long/scalar", range(1, 2_001), "f1"))  # sampled: kept as row slots once read
+    cache.add_values(_values("short/scalar", range(1, 51), "f1"))  # whole series: answered from its rows
+    assert len(cache.memo("scalar", "long/scalar", "k", list)) == 100
+    cache.close()
+    for tag in ("long/scalar", "short/scalar"):
+        with pytest.raises(RunNotCached):
+            cache.memo("scalar", tag, "k2", list)
+        with pytest.raises(RunNotCached):
+            cache.memo("scalar", tag, "k3", list, from_rows=len)
+    with pytest.raises(RunNotCached):
+        cache.samples("scalar", "long/scalar")
 
 
 def test_short_series_keep_no_samples_and_answer_like_the_reservoir(tmp_path: Path) -> None:
