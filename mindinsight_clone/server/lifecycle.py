@@ -19,11 +19,16 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-
-import psutil
+from typing import TYPE_CHECKING
 
 from mindinsight_clone.config import SettingError, Settings, is_url, storage_options
 from mindinsight_clone.ingest import storage
+from mindinsight_clone.server.deferred import DeferredModule
+
+if TYPE_CHECKING:
+    import psutil
+else:
+    psutil = DeferredModule("psutil")  # imported on first use: `start` launches gunicorn without it
 
 APP_SPEC = "mindinsight_clone.server.worker:create_app_from_env()"  # loading starts before the app is built
 CONF_SPEC = "python:mindinsight_clone.server.gunicorn_conf"

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import errno
 import math
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -303,3 +306,15 @@ def test_short_series_in_memory_spill_to_disk_with_the_same_answers(tmp_path: Pa
     assert w.steps.tolist() == steps[ref].tolist()
     series.append(np.array([int(steps[50])]), np.array([0.0]), np.array([7.0]), "g")  # a restart
     assert series.count == 51 and series.window(None, None, 100).values.tolist()[-1] == 7.0
+
+
+def test_point_dirs_of_gone_processes_are_removed_and_live_ones_kept(tmp_path: Path) -> None:
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
+                          check=True)
+    dead_pid = int(gone.stdout)
+    base = tmp_path / "cache" / "points"
+    for name in (f"{dead_pid}-abc", f"{os.getppid()}-def", "1-init", "notapid"):
+        (base / name).mkdir(parents=True)
+    PointRoot(tmp_path)
+    left = sorted(p.name for p in base.iterdir() if not p.name.startswith(f"{os.getpid()}-"))
+    assert left == sorted([f"{os.getppid()}-def", "1-init", "notapid"])
