@@ -1,4 +1,5 @@
-"""The worker starts with the cyclic GC off and turns it back on after its first load (or a time limit)."""
+"""The worker starts with the cyclic GC off and turns it back on, with what exists frozen, after its first load
+(or a time limit)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ def gc_off() -> Iterator[None]:
     try:
         yield
     finally:
+        gc.unfreeze()  # the hook froze this test process's objects: give them back to the collector
         gc.enable()
 
 
@@ -33,6 +35,7 @@ def test_the_first_reload_turns_the_collector_back_on_once(tmp_path: Path, gc_of
         assert not gc.isenabled()
         dm.reload()
         assert gc.isenabled()
+        assert gc.get_freeze_count() > 0  # what the start made is out of the collector's sight
         assert dm.after_reload == []  # one-shot: a later cycle does not touch the collector
         assert not timer.is_alive() or timer.finished.is_set()
         gc.disable()
