@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import gc
 import threading
+from collections.abc import Callable
 from typing import Any
 
 START_GC_PAUSE_S = 30.0  # the collector is back after the first load, or after this long whatever the load
@@ -47,7 +48,7 @@ def create_app_from_env() -> Any:
     return create_app(settings, manager, log_to_workspace=True)
 
 
-def resume_gc_after_first_load(after_reload: list[Any], limit_s: float) -> threading.Timer:
+def resume_gc_after_first_load(after_reload: list[Callable[[], None]], limit_s: float) -> threading.Timer:
     """Freeze what exists and enable the collector, after the first reload cycle (a one-shot `after_reload` hook)
     or after `limit_s`, whichever comes first. Returns the timer (tests cancel it)."""
     timer = threading.Timer(limit_s, _freeze_and_enable)
