@@ -6,9 +6,9 @@ ascend_db_trace) turn their tables into the same in-memory tables the text expor
 never know which export a table came from. Schema facts (checked in ../shared/fixtures/ascend_db): every name /
 type / shape column is an id into `STRING_IDS(id, value)` (ids are sparse); times are ns (local Unix epoch).
 
-**Never written to.** A local file is opened in place with the URI `file:<path>?mode=ro` (SQLite's read-only
-mode: no journal, no write, shared locks only) and `PRAGMA query_only`; a symlink is refused (the path is checked
-with lstat before and after SQLite opens it, and must be the same regular file both times). The header
+**Never written to.** A local file is opened in place with the URI `file:<path>?mode=ro&nofollow=1` (SQLite's
+read-only mode: no journal, no write, shared locks only; a symlink is not opened) and `PRAGMA query_only`; the path
+is also checked with lstat before and after SQLite opens it, and must be the same regular file both times. The header
 is checked first through the storage seam: not SQLite, or shorter than its own page count says (truncated), is
 a clear error before SQLite sees it. A rollback-journal database (what the profiler writes) is read with locks, so
 a database being written answers "locked" instead of half-written pages; a WAL database is opened `immutable=1`
@@ -21,6 +21,13 @@ changes).
 ADBC's SQLite driver into Arrow when `adbc-driver-sqlite` is installed (extra `ascend-db`; 1.7-2x faster on a
 1,000,000-kernel table, see benchmarks/ascend_db.py), else through the standard library's sqlite3 in batches.
 Both give the same arrays; small tables are read with `rows`.
+
+**Bounded work.** A user's file is not trusted to be what its schema promises (issue 29: a 524 KB database whose
+join keys were not unique made operator-details join 56-66 s at 1.16 GB). Every query runs under a deadline
+(QUERY_SECONDS, checked by SQLite's progress handler every PROGRESS_STEPS instructions and by the ADBC reader
+between batches) and SQLite's process-wide `hard_heap_limit` (HEAP_LIMIT_BYTES); a query past either is stopped and
+answers a clear error. `PRAGMA trusted_schema = OFF`: the file's schema cannot make a read call unsafe functions.
+A view that joins checks its keys first (`require_unique`).
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ import functools
 import logging
 import sqlite3
 import sys
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,6 +61,9 @@ HEADER_BYTES = 100
 BUSY_TIMEOUT_S = 2.0  # wait this long for a writer's lock before answering "locked"
 BATCH_ROWS = 65_536  # rows fetched at once (ADBC's default is 1,024)
 INT_NULL = np.iinfo(np.int64).min  # NULL in an integer column read by int_columns
+QUERY_SECONDS = 30.0  # longest one query may run (wall time) before it is stopped
+PROGRESS_STEPS = 20_000  # SQLite VM instructions between two deadline checks (~0.1 ms)
+HEAP_LIMIT_BYTES = 1 << 30  # SQLite's hard heap limit (process-wide, only ever lowered), each SQLite library
 T = TypeVar("T")
 
 
@@ -153,7 +164,14 @@ def explained(label: str) -> Iterator[None]:
 
 
 def _uri(path: Path, immutable: bool) -> str:
-    return path.absolute().as_uri() + "?mode=ro" + ("&immutable=1" if immutable else "")
+    return path.absolute().as_uri() + "?mode=ro&nofollow=1" + ("&immutable=1" if immutable else "")
+
+
+def _limits(pragma: Callable[[str], Any]) -> None:
+    """The PRAGMAs bounding what a user's file can make a connection do (see the module doc)."""
+    pragma(f"PRAGMA hard_heap_limit = {HEAP_LIMIT_BYTES}")
+    pragma("PRAGMA trusted_schema = OFF")
+    pragma("PRAGMA query_only = ON")
 
 
 def _same_file(ref: DbRef, header: Header) -> bool:
@@ -177,11 +195,51 @@ class Db:
         self.ref = ref
         self.label = ref.label
         self._uri = uri
+        self._deadline: float | None = None  # of the query under way
+        self._stopped = False  # whether the progress handler stopped it
         with explained(self.label):
             self._con = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
-            self._con.execute("PRAGMA query_only = ON")
+            _limits(self._con.execute)
             self._con.execute("PRAGMA temp_store = MEMORY")  # a join's automatic index: never a temp file
+            self._con.set_progress_handler(self._past_deadline, PROGRESS_STEPS)
         self._tables: dict[str, frozenset[str]] | None = None
+
+    def _past_deadline(self) -> bool:
+        """SQLite's progress handler: True stops the query under way (it raises "interrupted")."""
+        self._stopped = self._deadline is not None and time.monotonic() > self._deadline
+        return self._stopped
+
+    def _check_deadline(self) -> None:
+        if self._deadline is not None and time.monotonic() > self._deadline:
+            self._stopped = True
+            raise sqlite3.OperationalError("interrupted")
+
+    @contextlib.contextmanager
+    def _query(self) -> Iterator[None]:
+        """One query (or a reader's batches) under the deadline and the heap limit: past either, a clear
+        ProfilerRawFileError, logged; other SQLite errors as `explained` says."""
+        self._deadline, self._stopped = time.monotonic() + QUERY_SECONDS, False
+        started = time.monotonic()
+        try:
+            with explained(self.label):
+                try:
+                    yield
+                except MemoryError:
+                    log.warning("profiler database %s: a query stopped at the heap limit (%d MB) after %.1f s",
+                                self.label, HEAP_LIMIT_BYTES >> 20, time.monotonic() - started)
+                    raise ProfilerRawFileError(
+                        f"<{self.label}> is too costly to read: a query needed more than {HEAP_LIMIT_BYTES >> 20} MB "
+                        "and was stopped (a damaged or crafted database?).") from None
+                except Exception as err:
+                    if not (self._stopped and _is_db_error(err)):
+                        raise
+                    log.warning("profiler database %s: a query stopped at the deadline (%g s)", self.label,
+                                QUERY_SECONDS)
+                    raise ProfilerRawFileError(
+                        f"<{self.label}> is too costly to read: a query ran longer than {QUERY_SECONDS:g} s and was "
+                        "stopped (a damaged or crafted database?).") from None
+        finally:
+            self._deadline = None
 
     def close(self) -> None:
         self._con.close()
@@ -189,7 +247,7 @@ class Db:
     def tables(self) -> dict[str, frozenset[str]]:
         """Table name -> its column names."""
         if self._tables is None:
-            with explained(self.label):
+            with self._query():
                 names = [r[0] for r in self._con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
                 self._tables = {n: frozenset(r[1] for r in self._con.execute(f'PRAGMA table_info("{n}")'))
                                 for n in names if '"' not in n}
@@ -209,8 +267,19 @@ class Db:
             raise ProfilerRawFileError(f"<{self.label}> lacks the column(s) {', '.join(missing)} of table {table}.")
 
     def rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        with explained(self.label):
+        with self._query():
             return self._con.execute(sql, params).fetchall()
+
+    def require_unique(self, table: str, column: str, why: str) -> None:
+        """A damaged file (ProfilerRawFileError) when two rows of `table` share a `column` value: a join on a key
+        the file only claims is unique costs the product of the rows sharing it. One GROUP BY, stopped at the
+        first duplicate (a walk of the table when `column` is its INTEGER PRIMARY KEY)."""
+        found = self.rows(f'SELECT COUNT(*) FROM "{table}" WHERE "{column}" IS NOT NULL '  # noqa: S608
+                          f'GROUP BY "{column}" HAVING COUNT(*) > 1 LIMIT 1')
+        if found:
+            log.warning("profiler database %s: %s.%s is not unique", self.label, table, column)
+            raise ProfilerRawFileError(f"<{self.label}> is damaged: column {column} of table {table} is not unique "
+                                       f"({found[0][0]} rows share one value), so {why}.")
 
     def int_columns(self, select: dict[str, str], tail: str, *, adbc: bool | None = None) -> dict[str, np.ndarray]:
         """`SELECT "<column>" AS <name>, ... <tail>` as int64 arrays (NULL -> INT_NULL; TEXT numbers are cast);
@@ -220,15 +289,17 @@ class Db:
                           for name, column in select.items())
         sql = f"SELECT {exprs} {tail}"  # column names and expressions are our constants
         names = list(select)
-        with explained(self.label):
+        with self._query():
             total = int(self._con.execute(f"SELECT COUNT(*) {tail}").fetchone()[0])
             columns = _Columns(names, total)
             driver = _adbc_module() if adbc is not False else None
             if driver is not None:
                 with driver.connect(self._uri) as con, con.cursor() as cursor:
+                    _limits(lambda pragma: cursor.execute(pragma) or cursor.fetchall())  # its own SQLite library
                     cursor.adbc_statement.set_options(**{"adbc.sqlite.query.batch_rows": str(BATCH_ROWS)})
                     cursor.execute(sql)
                     for batch in cursor.fetch_record_batch():
+                        self._check_deadline()  # no progress handler through ADBC: between batches
                         columns.add([_arrow_ints(batch.column(i)) for i in range(len(names))])
             else:
                 cursor = self._con.execute(sql)

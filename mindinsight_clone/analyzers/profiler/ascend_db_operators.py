@@ -17,6 +17,8 @@ this module does the same computation over the tables the database holds:
   flow (CANNFileParser.combine_acl_to_npu's `setdefault`), so e.g. the second MEMCPY_ASYNC of an
   aclopCompileAndExecute counts for no operator either (checked: this reproduces the text fixture's
   operator_details.csv from its trace_view.json exactly).
+* The join of TASK to COMPUTE_TASK_INFO needs `COMPUTE_TASK_INFO.globalTaskId` unique (its PRIMARY KEY in real
+  exports): a file where it is not is refused as damaged (issue 29: a crafted one made the join quadratic).
 * **launch -> operator**: with a task queue (`PYTORCH_API` rows of type `queue`: `Enqueue` on the operator's
   thread, `Dequeue@<op>` on the launching thread, paired by their `CONNECTION_IDS` id), a launch belongs to the
   dequeue whose [start, end] holds its start (walked in time order as combine_kernel_dict does), that to its
@@ -164,6 +166,7 @@ def _launches(db: Db) -> list[tuple[int, Work]]:
     db.require("TASK", ("connectionId", "startNs", "endNs", "globalTaskId", "taskType"))
     if db.has("COMPUTE_TASK_INFO"):
         db.require("COMPUTE_TASK_INFO", ("globalTaskId", "taskType"))
+        db.require_unique("COMPUTE_TASK_INFO", "globalTaskId", "its kernels cannot be joined to their TASK rows")
         tasks = _TASKS_WITH_COMPUTE
     else:
         tasks = _TASKS_MEMCPY
