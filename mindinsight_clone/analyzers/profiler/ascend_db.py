@@ -63,7 +63,7 @@ BATCH_ROWS = 65_536  # rows fetched at once (ADBC's default is 1,024)
 INT_NULL = np.iinfo(np.int64).min  # NULL in an integer column read by int_columns
 QUERY_SECONDS = 30.0  # longest one query may run (wall time) before it is stopped
 PROGRESS_STEPS = 20_000  # SQLite VM instructions between two deadline checks (~0.1 ms)
-HEAP_LIMIT_BYTES = 1 << 30  # SQLite's hard heap limit (process-wide, only ever lowered), each SQLite library
+HEAP_LIMIT_BYTES = 512 << 20  # SQLite's hard heap limit (process-wide, only ever lowered; 200,000 kernels need 16 MB)
 T = TypeVar("T")
 
 
