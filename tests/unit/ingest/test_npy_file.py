@@ -94,3 +94,44 @@ def test_selection_shape_needs_no_data() -> None:
     assert selection_shape(huge, (0, slice(None, 3), slice(None))) == (3, 4)
     assert selection_shape(huge, (slice(5, 9), -1, slice(None, None, 2))) == (4, 2)
     assert selection_shape(huge, (7, 7, 3)) == ()
+
+
+SPREAD_WINDOWS = [
+    (slice(None, None, 7), 3, slice(None, None, 11)), (slice(0, 40, 13), slice(None), 59),
+    (slice(None, None, -9), slice(49, 0, -16), slice(2, 60, 19)), (-1, slice(None, None, 24), slice(None)),
+    (slice(5, 6), 7, slice(None, None, -1)), (0, 0, 0),
+]
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_spread_windows_are_read_in_pieces_equal_numpy(tmp_path: Path, order: str) -> None:
+    """A window spread over a file far larger than it is read as several spans (boxes), each bounded."""
+    expected = np.asarray(np.arange(40 * 50 * 60, dtype=np.float64).reshape(40, 50, 60), order=order)
+    np.save(tmp_path / "spread.npy", expected)
+    location = tmp_path / "spread.npy"
+    header, _ = read_header(location, location.stat().st_size)
+    array = NpyArray(location, header)  # no prefix: every window is read by ranges
+    for window in SPREAD_WINDOWS:
+        got = array.window(window)
+        assert got.shape == selection_shape(expected.shape, window) and np.array_equal(got, expected[window]), window
+
+
+def test_crafted_headers_are_refused_before_anything_is_read(tmp_path: Path) -> None:
+    def header(descr: str, shape: str, version: int = 1) -> bytes:
+        text = f"{{'descr': {descr}, 'fortran_order': False, 'shape': {shape}, }}".encode()
+        text += b" " * (-(10 + (version > 1) * 2 + len(text) + 1) % 64) + b"\n"
+        return b"\x93NUMPY" + bytes([version, 0]) + len(text).to_bytes(2 if version == 1 else 4, "little") + text
+
+    cases = {
+        "long": (header("'<f4'", "(" + "1, " * 5000 + ")"), "header is .* bytes long"),
+        "dims": (header("'<f4'", "(" + "1, " * 33 + ")"), "33 dimensions"),
+        "record": (header("[('a', [('b', '<f4')])]", "(1,)"), "structured"),
+        "subarray": (header("('<f4', (4,))", "(1,)"), "structured|subarray"),
+        "string": (header("'|S8'", "(1,)"), "numeric dtype"),
+        "overflow": (header("'<f8'", f"(0, {2**40}, {2**40})", version=2), "more than 2\\*\\*62"),
+        "version": (b"\x93NUMPY\x07\x00" + b"\0" * 60, "version 7"),
+    }
+    for name, (data, message) in cases.items():
+        (tmp_path / name).write_bytes(data + b"\0" * 64)
+        with pytest.raises(NpyError, match=message):
+            read_header(tmp_path / name, len(data) + 64)
