@@ -11,7 +11,11 @@
   because the store drops histograms with more buckets, as MindInsight does.
 * `images_from_tensor`: a TF2 `images` plugin tensor, strings [width, height, image0, image1, ...].
 
-Everything inconsistent raises ValueError (the caller reports the record as a problem).
+Everything inconsistent raises ValueError (the caller reports the record as a problem). A TensorProto whose
+typed list holds ONE value for a larger shape means "fill the shape with it": a few bytes on disk can claim
+gigabytes, so every consumer states the most elements it can use and the dtype it needs, both checked from the
+shape alone before anything is allocated, and a fill expands to at most `MAX_FILL_ELEMENTS` (a tensor whose
+values are all on disk costs memory in proportion to the file; a fill does not).
 """
 
 from __future__ import annotations
@@ -45,23 +49,57 @@ _NUMERIC: dict[int, tuple[np.dtype, str]] = {
 }
 MAX_BUCKETS = 90  # store.run_cache.MAX_ORIGINAL_HISTOGRAM_BUCKETS (MindInsight's MAX_ORIGINAL_BUCKETS_COUNT)
 MAX_TENSOR_ELEMENTS = 100_000_000  # a shape claiming more is refused before anything is allocated
+MAX_RANK = 16  # summaries use rank <= 3; TensorFlow's own limit is 254
+MAX_FILL_ELEMENTS = 65_536  # most elements one value may fill (writers put every value on disk)
+MAX_HISTOGRAM_ROWS = 1_000_000  # buckets of a [k, 3] histogram tensor (merged to MAX_BUCKETS anyway)
 
 
-def tensor_shape(proto: tb_tensor_pb2.TensorProto) -> tuple[int, ...]:
+def tensor_shape(proto: tb_tensor_pb2.TensorProto, max_elements: int = MAX_TENSOR_ELEMENTS,
+                 what: str = "tensor") -> tuple[int, ...]:
+    """The declared shape, refused when its rank or element count is more than `what` can use."""
     if proto.tensor_shape.unknown_rank:
-        raise ValueError("tensor has an unknown rank")
+        raise ValueError(f"{what} has an unknown rank")
+    if len(proto.tensor_shape.dim) > MAX_RANK:
+        raise ValueError(f"{what} has {len(proto.tensor_shape.dim)} dimensions; at most {MAX_RANK} are read")
     dims = tuple(int(d.size) for d in proto.tensor_shape.dim)
     if any(d < 0 for d in dims):
-        raise ValueError(f"tensor has an unknown or negative dimension: {list(dims)}")
-    if math.prod(dims) > MAX_TENSOR_ELEMENTS:
-        raise ValueError(f"tensor shape {list(dims)} has more than {MAX_TENSOR_ELEMENTS} elements")
+        raise ValueError(f"{what} has an unknown or negative dimension: {list(dims)}")
+    if any(d > max_elements for d in dims) or math.prod(dims) > max_elements:
+        raise ValueError(f"{what} shape {list(dims)} has more than the {max_elements} elements it can use")
     return dims
 
 
-def tensor_array(proto: tb_tensor_pb2.TensorProto) -> np.ndarray:
-    """The tensor's elements shaped as declared; DT_STRING gives an object array of bytes."""
-    dims = tensor_shape(proto)
+def real_dtype(proto: tb_tensor_pb2.TensorProto, what: str) -> None:
+    """Refuse a tensor that does not hold real numbers, from its dtype alone."""
+    spec = _NUMERIC.get(proto.dtype)
+    if spec is None or spec[0].kind == "c":
+        raise ValueError(f"{what} must hold real numbers, not {_dtype_name(proto.dtype)}")
+
+
+def listed_count(proto: tb_tensor_pb2.TensorProto) -> int:
+    """How many values the tensor holds on disk (before any fill)."""
+    if proto.dtype == tb_types_pb2.DT_STRING:
+        return len(proto.string_val)
+    spec = _NUMERIC.get(proto.dtype)
+    if spec is None:
+        raise ValueError(f"tensor dtype {_dtype_name(proto.dtype)} is not a numeric type we read")
+    dtype, field = spec
+    if proto.tensor_content:
+        return len(proto.tensor_content) // dtype.itemsize
+    listed = len(getattr(proto, field))
+    return listed // 2 if dtype.kind == "c" else listed
+
+
+def tensor_array(proto: tb_tensor_pb2.TensorProto, max_elements: int = MAX_TENSOR_ELEMENTS,
+                 what: str = "tensor") -> np.ndarray:
+    """The tensor's elements shaped as declared; DT_STRING gives an object array of bytes.
+
+    The shape (at most `max_elements`) and a fill (at most MAX_FILL_ELEMENTS) are checked before allocating."""
+    dims = tensor_shape(proto, max_elements, what)
     size = math.prod(dims)
+    if size > MAX_FILL_ELEMENTS and listed_count(proto) == 1:
+        raise ValueError(f"{what} of shape {list(dims)} is one value filling {size} elements; at most "
+                         f"{MAX_FILL_ELEMENTS} are filled")
     if proto.dtype == tb_types_pb2.DT_STRING:
         strings = list(proto.string_val)
         array = np.empty(len(strings), dtype=object)
@@ -100,7 +138,8 @@ def tensor_array(proto: tb_tensor_pb2.TensorProto) -> np.ndarray:
 
 def scalar_from_tensor(proto: tb_tensor_pb2.TensorProto) -> float:
     """A TF2 `scalars` plugin tensor (rank 0, any real dtype) as a float."""
-    array = tensor_array(proto)
+    real_dtype(proto, "a scalar summary")
+    array = tensor_array(proto, 1, "a scalar summary")
     if array.size != 1 or array.dtype.kind not in "fiub":
         raise ValueError(f"a scalar summary needs one real number, got {array.dtype} shape {list(array.shape)}")
     return float(array.reshape(()))
@@ -121,7 +160,11 @@ def histogram_from_proto(proto: tb_summary_pb2.HistogramProto) -> Histogram:
 
 def histogram_from_tensor(proto: tb_tensor_pb2.TensorProto) -> Histogram:
     """A TF2 `histograms` tensor [k, 3]: (left edge, right edge, count) per bucket."""
-    array = tensor_array(proto)
+    real_dtype(proto, "a histogram tensor")
+    dims = tensor_shape(proto, 3 * MAX_HISTOGRAM_ROWS, "a histogram tensor")
+    if len(dims) != 2 or dims[1] != 3:
+        raise ValueError(f"a histogram tensor must be [k, 3] real numbers, got shape {list(dims)}")
+    array = tensor_array(proto, 3 * MAX_HISTOGRAM_ROWS, "a histogram tensor")
     if array.ndim != 2 or array.shape[1] != 3 or array.dtype.kind not in "fiu":
         raise ValueError(f"a histogram tensor must be [k, 3] real numbers, got shape {list(array.shape)}")
     data = array.astype(np.float64)
@@ -179,11 +222,6 @@ def images_from_tensor(proto: tb_tensor_pb2.TensorProto) -> list[Image]:
     except ValueError:
         raise ValueError("an image tensor's width and height are not decimal numbers") from None
     return [Image(width=width, height=height, encoded=data) for data in strings[2:]]
-
-
-def text_from_tensor(proto: tb_tensor_pb2.TensorProto) -> list[str]:
-    """A `text` plugin tensor's strings (UTF-8, undecodable bytes replaced)."""
-    return [s.decode("utf-8", "replace") for s in tensor_array(proto).ravel()]
 
 
 def _dtype_name(number: int) -> str:

@@ -16,20 +16,24 @@ says what is wrong (the record is then skipped and listed as a `bad_payload` pro
 from __future__ import annotations
 
 import io
+import itertools
 import math
 import re
 import wave
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import Any, overload
 
 import numpy as np
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.message import DecodeError
 
-from mindinsight_clone.ingest.tfevents_convert import tensor_array
+from mindinsight_clone.ingest.tfevents_convert import real_dtype, tensor_array, tensor_shape
 from mindinsight_clone.ingest.values import Audio, HParams, Mesh, PrCurve, ScalarsLayout, Text
 from mindinsight_clone.proto import tb_hparams_pb2, tb_plugins_pb2, tb_summary_pb2, tb_tensor_pb2, tb_types_pb2
 
 PR_ROWS = ("tp", "fp", "tn", "fn", "precision", "recall")
+MAX_PR_THRESHOLDS = 100_000  # columns of a [6, n] PR tensor (writers default to 127 or 200)
+MAX_MESH_POINTS = 1_000_000  # vertices, faces or colors of one mesh component (each sent as JSON)
 MESH_COMPONENTS = {1: "vertices", 2: "faces", 3: "colors"}  # MeshPluginData.ContentType -> component
 _WAV_TYPES = ("", "audio/wav", "audio/x-wav", "audio/wave", "audio/vnd.wave")
 _AUDIO_TYPE = re.compile(r"audio/[\w.+-]{1,64}")  # what else a clip may say it is; anything else is served as bytes
@@ -38,23 +42,115 @@ _AUDIO_TYPE = re.compile(r"audio/[\w.+-]{1,64}")  # what else a clip may say it 
 # ---------------------------------------------------------------------- text
 def text_from_tensor(proto: tb_tensor_pb2.TensorProto, max_chars: int) -> Text:
     """A text summary's string, cut to `max_chars` characters. A tensor of one string (tensorboardX and torch:
-    [1]; TF2: []) is that string; several strings are paragraphs, a matrix of strings a markdown table."""
+    [1]; TF2: []) is that string; several strings are paragraphs, a matrix of strings a markdown table.
+
+    Only the first `max_chars` characters are built and the length as written is counted, so a string that
+    fills a large shape costs what is kept, not the shape."""
     if proto.dtype != tb_types_pb2.DT_STRING:
         raise ValueError(f"a text summary must be a DT_STRING tensor, not {_dtype_name(proto.dtype)}")
-    array = tensor_array(proto)
-    if array.ndim == 2 and array.size > 1:
-        cells = [[c.decode("utf-8", "replace").replace("|", "\\|") for c in row] for row in array]
-        text = "\n".join(["| " + " | ".join(cells[0]) + " |", "|" + "---|" * array.shape[1]]
-                         + ["| " + " | ".join(row) + " |" for row in cells[1:]])
+    dims = tensor_shape(proto, what="a text tensor")
+    cells = _string_cells(proto, math.prod(dims), "a text tensor")
+    if len(dims) == 2 and len(cells) > 1:
+        pieces, length = _table(cells, dims[1]), _table_length(cells, dims[0], dims[1])
     else:  # one string, or several: one paragraph each
-        text = "\n\n".join(s.decode("utf-8", "replace") for s in array.ravel())
-    return Text(text=text[:max_chars], length=len(text))
+        pieces, length = _paragraphs(cells), _paragraphs_length(cells)
+    return Text(text=_first_chars(pieces, max_chars), length=length)
+
+
+class _Fill(Sequence[bytes]):
+    """`size` times the same string: a version-0 tensor whose one value fills its shape, never expanded."""
+
+    def __init__(self, value: bytes, size: int) -> None:
+        self.value, self.size = value, size
+
+    def __len__(self) -> int:
+        return self.size
+
+    @overload
+    def __getitem__(self, index: int) -> bytes: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[bytes]: ...
+    def __getitem__(self, index: int | slice) -> bytes | Sequence[bytes]:
+        if isinstance(index, slice):
+            return _Fill(self.value, len(range(*index.indices(self.size))))
+        if not -self.size <= index < self.size:
+            raise IndexError(index)
+        return self.value
+
+
+def _string_cells(proto: tb_tensor_pb2.TensorProto, size: int, what: str) -> Sequence[bytes]:
+    """The strings of a DT_STRING tensor of `size` elements, a fill without expanding it."""
+    strings = proto.string_val
+    if len(strings) == size:
+        return strings
+    if len(strings) == 1:
+        return _Fill(strings[0], size)
+    raise ValueError(f"{what} holds {len(strings)} strings, which do not fill its {size} elements")
+
+
+def _decoded(cells: Sequence[bytes], escape: bool) -> Iterator[str]:
+    for cell in cells:
+        text = cell.decode("utf-8", "replace")
+        yield text.replace("|", "\\|") if escape else text
+
+
+def _paragraphs(cells: Sequence[bytes]) -> Iterator[str]:
+    for i, text in enumerate(_decoded(cells, False)):
+        yield ("\n\n" if i else "") + text
+
+
+def _paragraphs_length(cells: Sequence[bytes]) -> int:
+    if isinstance(cells, _Fill):
+        chars = len(cells) * len(cells.value.decode("utf-8", "replace"))
+    else:
+        chars = sum(len(text) for text in _decoded(cells, False))
+    return chars + 2 * max(len(cells) - 1, 0)  # the texts and the blank lines between them
+
+
+def _table(cells: Sequence[bytes], columns: int) -> Iterator[str]:
+    """The markdown table, piece by piece: header row, separator, the other rows."""
+    for i, text in enumerate(_decoded(cells, True)):
+        row, column = divmod(i, columns)
+        if column == 0:
+            yield ("\n| " if row else "| ")
+        yield text
+        yield " | " if column < columns - 1 else " |"
+        if row == 0 and column == columns - 1:
+            yield "\n|"
+            yield from itertools.repeat("---|", columns)
+
+
+def _table_length(cells: Sequence[bytes], rows: int, columns: int) -> int:
+    """len() of the whole table `_table` gives, without building it."""
+    if isinstance(cells, _Fill):
+        chars = len(cells) * len(cells.value.decode("utf-8", "replace").replace("|", "\\|"))
+    else:
+        chars = sum(len(text) for text in _decoded(cells, True))
+    return chars + rows * (4 + 3 * (columns - 1)) + (1 + 4 * columns) + rows  # cells, row frames, separator, newlines
+
+
+def _first_chars(pieces: Iterator[str], max_chars: int) -> str:
+    """The first `max_chars` characters of the concatenated pieces, consuming no more pieces than that needs."""
+    out: list[str] = []
+    total = 0
+    for piece in pieces:
+        out.append(piece)
+        total += len(piece)
+        if total >= max_chars:
+            break
+    return "".join(out)[:max_chars]
 
 
 # ---------------------------------------------------------------------- PR curves
 def pr_curve_from_tensor(proto: tb_tensor_pb2.TensorProto, content: bytes) -> PrCurve:
     """A `pr_curves` tensor [6, n] (n = num_thresholds of the plugin data when it says)."""
-    array = tensor_array(proto)
+    what = "a pr_curve tensor"
+    real_dtype(proto, what)
+    dims = tensor_shape(proto, len(PR_ROWS) * MAX_PR_THRESHOLDS, what)
+    if len(dims) != 2 or dims[0] != len(PR_ROWS):
+        raise ValueError(f"{what} must be [6, num_thresholds] real numbers (tp, fp, tn, fn, precision, recall), "
+                         f"got shape {list(dims)}")
+    array = tensor_array(proto, len(PR_ROWS) * MAX_PR_THRESHOLDS, what)
     if array.ndim != 2 or array.shape[0] != len(PR_ROWS) or array.dtype.kind not in "fiu":
         raise ValueError(f"a pr_curve tensor must be [6, num_thresholds] real numbers (tp, fp, tn, fn, precision, "
                          f"recall), got {array.dtype} shape {list(array.shape)}")
@@ -89,10 +185,11 @@ def audio_from_tensor(proto: tb_tensor_pb2.TensorProto) -> Audio:
     """TF2 `tf.summary.audio`: strings [k, 2] of (encoded WAV, label); the first clip is taken."""
     if proto.dtype != tb_types_pb2.DT_STRING:
         raise ValueError(f"an audio tensor must hold strings, not {_dtype_name(proto.dtype)}")
-    array = tensor_array(proto)
-    if array.ndim != 2 or array.shape[1] != 2 or not array.shape[0]:
-        raise ValueError(f"an audio tensor must be [k, 2] (clip, label) with k >= 1, got {list(array.shape)}")
-    return _audio(array[0, 0], "audio/wav", 0.0, 0, 0, array[0, 1].decode("utf-8", "replace"))
+    dims = tensor_shape(proto, what="an audio tensor")
+    if len(dims) != 2 or dims[1] != 2 or not dims[0]:
+        raise ValueError(f"an audio tensor must be [k, 2] (clip, label) with k >= 1, got {list(dims)}")
+    cells = _string_cells(proto, math.prod(dims), "an audio tensor")  # only the first clip is read
+    return _audio(cells[0], "audio/wav", 0.0, 0, 0, cells[1].decode("utf-8", "replace"))
 
 
 def _audio(data: bytes, content_type: str, rate: float, channels: int, frames: int, label: str) -> Audio:
@@ -123,11 +220,14 @@ def mesh_from_tensor(proto: tb_tensor_pb2.TensorProto, content: bytes, tag: str)
     component = MESH_COMPONENTS.get(data.content_type)
     if component is None:
         raise ValueError(f"mesh component of tag {tag!r} has no content type (vertices, faces or colors)")
-    array = tensor_array(proto)
-    if array.ndim == 3 and array.shape[0] == 1:
-        array = array[0]
-    if array.ndim != 2 or array.shape[1] != 3 or array.dtype.kind not in "fiu":
-        raise ValueError(f"a mesh {component} tensor must be [1, N, 3] numbers, got shape {list(proto_dims(proto))}")
+    what = f"a mesh {component} tensor"
+    real_dtype(proto, what)
+    dims = tensor_shape(proto, 3 * MAX_MESH_POINTS, what)
+    if dims[-1:] != (3,) or not (len(dims) == 2 or (len(dims) == 3 and dims[0] == 1)):
+        raise ValueError(f"{what} must be [1, N, 3] numbers, got shape {list(dims)}")
+    array = tensor_array(proto, 3 * MAX_MESH_POINTS, what).reshape(-1, 3)
+    if array.dtype.kind not in "fiu":
+        raise ValueError(f"{what} must be [1, N, 3] numbers, got {array.dtype}")
     values = array.astype(np.float64)
     if not np.isfinite(values).all():
         raise ValueError(f"a mesh {component} tensor holds NaN or infinite numbers")
