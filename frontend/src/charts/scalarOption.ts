@@ -10,6 +10,7 @@ import { escapeHtml, formatDuration, formatNumber, formatTick, formatWallTime } 
 import { clockFormatter } from '@/lib/axisFormat'
 import { textWidth } from '@/lib/wrapText'
 import { edgeAwareLabels } from './axisEdges'
+import { csvRow } from '@/lib/csv'
 
 /** `samples`: the step of a metric's `vs samples` twin (consumed samples), drawn like a step axis. */
 export type XMode = 'step' | 'relative' | 'absolute' | 'samples'
@@ -472,8 +473,7 @@ export function stepTickFormatter(span: number | null): (v: number) => string {
 export function toCsv(prepared: PreparedLine[]): string {
   const rows = ['series,step,wall_time,value,smoothed']
   for (const { line, points } of prepared) {
-    const name = /[",\n]/.test(line.name) ? `"${line.name.replace(/"/g, '""')}"` : line.name
-    for (const p of points) rows.push(`${name},${p.step},${p.wall_time},${p.value ?? ''},${p.smoothed ?? ''}`)
+    for (const p of points) rows.push(csvRow([line.name, p.step, p.wall_time, p.value, p.smoothed]))
   }
   return rows.join('\n') + '\n'
 }

@@ -22,9 +22,3 @@ export function downloadDataUrl(name: string, dataUrl: string): void {
   a.click()
   a.remove()
 }
-
-export function csvCell(v: unknown): string {
-  if (v === null || v === undefined) return ''
-  const s = String(v)
-  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s
-}

@@ -1,7 +1,7 @@
 // A tensor slice as shown by the tensor table: as rows (0-D and 1-D become one row), the
 // element-wise difference of two slices (MindInsight's "Comparison with another step"), and CSV.
 import type { TensorData } from '@/api/types'
-import { csvCell } from './download'
+import { csvRow } from './csv'
 
 export type Cell = number | string
 
@@ -38,7 +38,7 @@ export function diffRows(current: Cell[][], other: Cell[][]): Cell[][] | null {
 export function rowsToCsv(rows: Cell[][]): string {
   const cols = rows.reduce((m, r) => Math.max(m, r.length), 0)
   const lines = [['', ...Array.from({ length: cols }, (_, j) => String(j))].join(',')]
-  rows.forEach((row, i) => lines.push([String(i), ...row.map((c) => csvCell(c))].join(',')))
+  rows.forEach((row, i) => lines.push(csvRow([i, ...row])))
   return lines.join('\n') + '\n'
 }
 

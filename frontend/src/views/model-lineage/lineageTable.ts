@@ -4,7 +4,7 @@
 // Both pages fetch every lineage once (no server paging) and sort, filter and page in the
 // browser: the brush needs all rows anyway, and doing the sort on the same rows keeps the
 // chart, the table, the row count and the CSV consistent with each other.
-import { csvCell } from '@/lib/download'
+import { csvRow } from '@/lib/csv'
 
 export type ColumnKind = 'number' | 'string'
 export type ColumnGroup = 'data' | 'metric' | 'user' | 'hyper' | 'op'
@@ -128,7 +128,7 @@ export function hasBrush(intervals: Intervals): boolean {
 // ---------------------------------------------------------------- CSV
 
 export function toCsv(rows: Row[], columns: { key: string; label: string }[]): string {
-  const head = columns.map((c) => csvCell(c.label)).join(',')
-  const body = rows.map((r) => columns.map((c) => csvCell(displayValue(cellValue(r, c.key)))).join(','))
+  const head = csvRow(columns.map((c) => c.label))
+  const body = rows.map((r) => csvRow(columns.map((c) => displayValue(cellValue(r, c.key)))))
   return [head, ...body].join('\n') + '\n'
 }
