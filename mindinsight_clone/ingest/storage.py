@@ -12,6 +12,11 @@ Rules that hold for every backend:
 * `stat` and `list_dir` raise `OSError` subclasses, as `os` does, whatever the backend raised, so one
   `except OSError` handles a missing file, a permission error and a failing store alike.
 * `confine` is the one check that a client-supplied relative path stays inside a base location.
+* Local files are opened without following a final symlink, non-blocking (a FIFO never hangs a thread), and must
+  be regular files (no FIFO, device or socket). Under a base dir registered with `confine_reads_to` (the server
+  registers its summary base dir), what was actually opened must lie inside it: a file or directory swapped for
+  a symlink after discovery is refused, with no race (the check looks at the open descriptor). Errors name the
+  file (its last component), never an absolute path, never its contents.
 * Remote reads are range reads: `open_binary` returns a seekable file whose reads fetch only the bytes asked
   for (plus a read-ahead block), so a growing object is read from the last offset on.
 
@@ -22,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import errno
 import io
 import logging
 import mmap
@@ -75,6 +81,29 @@ S3_CONFIG_DEFAULTS: dict[str, Any] = {"connect_timeout": 5, "read_timeout": 30,
 
 class StorageConfigError(ValueError):
     """The base location cannot be used as given (unknown scheme, backend not installed, bad options)."""
+
+
+class UnsafeFileError(OSError):
+    """A local file this module will not read; `str()` is the reason alone (no errno, no path)."""
+
+    def __str__(self) -> str:
+        return str(self.strerror)
+
+
+class NotRegularFileError(UnsafeFileError):
+    """A FIFO, device or socket where a file was to be read (opening or reading it could block or never end)."""
+
+
+class SymlinkRefusedError(UnsafeFileError):
+    """The file is a symbolic link: reads never follow one (it may have been swapped in after discovery)."""
+
+
+class OutsideBaseError(UnsafeFileError, PermissionError):
+    """What was opened lies outside the registered base dir (a symlinked directory on the way)."""
+
+
+class FileTooLargeError(UnsafeFileError):
+    """A file larger than the caller's bound for a whole-file read."""
 
 
 class Entry:
@@ -240,6 +269,81 @@ def confine_or_raise(base: Location, relative: str) -> Location | None:
     return target
 
 
+# the local base dirs every read under which must stay inside: lexical absolute path -> real path (see
+# `confine_reads_to`). Paths under none of them (library use, the workspace) are not checked.
+_read_roots: dict[str, str] = {}
+_read_roots_lock = threading.Lock()
+_OPEN_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_OPEN_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NONBLOCK | os.O_CLOEXEC
+_KINDS = ((stat_module.S_ISFIFO, "a FIFO"), (stat_module.S_ISCHR, "a character device"),
+          (stat_module.S_ISBLK, "a block device"), (stat_module.S_ISSOCK, "a socket"))
+
+
+def confine_reads_to(base: Location) -> None:
+    """Register a local base dir: from now on a local read of a path under it (as written, or under its real
+    path) must open something whose real path lies inside the base dir's real path, else OutsideBaseError.
+    Remote stores have no symlinks: nothing to register. Registering again is harmless."""
+    if not isinstance(base, Path):
+        return
+    real = os.path.realpath(base)
+    with _read_roots_lock:
+        _read_roots[os.path.abspath(base)] = real
+        _read_roots[real] = real
+
+
+def _root_of(path: str) -> str | None:
+    """The real path of the registered base dir `path` (absolute, as written) claims to be under, if any."""
+    for lexical, real in list(_read_roots.items()):
+        if path == lexical or path.startswith(lexical.rstrip("/") + "/"):
+            return real
+    return None
+
+
+def _check_inside(fd: int, location: Path) -> None:
+    """OutsideBaseError when `location` is under a registered base dir but what `fd` opened is not."""
+    if not _read_roots:
+        return
+    root = _root_of(str(location.absolute()))
+    if root is None:
+        return
+    try:
+        real = os.readlink(f"/proc/self/fd/{fd}")  # what was opened, whatever the path went through
+    except OSError:  # no /proc (macOS...): the path as it resolves now
+        real = os.path.realpath(location)
+    if real != root and not real.startswith(root.rstrip("/") + "/"):
+        raise OutsideBaseError(errno.EACCES, f"{location.name} lies outside the summary base dir "
+                                             "(a symbolic link on its path); not read")
+
+
+def _open_local(location: Path, directory: bool = False) -> int:
+    """A descriptor of the local regular file (or directory) at `location`: a final symlink is not followed
+    (files), a FIFO does not block, anything but a regular file (directory) is refused, and under a registered
+    base dir what was opened must lie inside it. Raises OSError naming only `location.name`."""
+    try:
+        fd = os.open(location, _OPEN_DIR if directory else _OPEN_FILE)
+    except OSError as exc:
+        raise _local_error(exc, location) from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not directory and not stat_module.S_ISREG(mode):
+            if stat_module.S_ISDIR(mode):
+                raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
+            kind = next((name for test, name in _KINDS if test(mode)), "not a file")
+            raise NotRegularFileError(errno.EINVAL, f"{location.name} is not a regular file ({kind}); not read")
+        _check_inside(fd, location)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _local_error(exc: OSError, location: Path) -> OSError:
+    """`exc` without the absolute path `os.open` put in it (a final symlink says so)."""
+    if exc.errno == errno.ELOOP and os.path.islink(location):
+        return SymlinkRefusedError(errno.ELOOP, f"{location.name} is a symbolic link; symbolic links are not followed")
+    return type(exc)(exc.errno, exc.strerror)
+
+
 # ---------------------------------------------------------------------- reading
 def list_dir(location: Location, limit: int | None = None, *,
              details: bool | Callable[[str], bool] = True) -> tuple[list[Entry], bool]:
@@ -312,7 +416,7 @@ def open_binary(location: Location, block_bytes: int = REMOTE_BLOCK_BYTES) -> IO
     """A seekable binary file. Remote files fetch byte ranges on demand (`block_bytes` read-ahead).
     Raises OSError when it cannot be opened."""
     if isinstance(location, Path):
-        return open(location, "rb")
+        return os.fdopen(_open_local(location), "rb")
     fs, path = _fs(location)
     try:
         _invalidate(fs, path)
@@ -333,28 +437,36 @@ def open_text(location: Location, encoding: str = "utf-8", errors: str = "replac
     return io.TextIOWrapper(handle, encoding=encoding, errors=errors, newline=newline)  # type: ignore[arg-type]
 
 
-def read_bytes(location: Location, limit: int | None = None) -> bytes:
-    """The whole file, or its first `limit` bytes. Raises OSError."""
+def read_bytes(location: Location, limit: int | None = None, *, max_size: int | None = None) -> bytes:
+    """The whole file as big as it was when opened, or its first `limit` bytes. With `max_size`, a file larger
+    than that is refused (FileTooLargeError, saying both sizes) rather than read. Raises OSError."""
     with open_binary(location) as handle:
         try:
-            return handle.read() if limit is None else handle.read(limit)
+            size = file_size(handle)
+            if max_size is not None and size > max_size:
+                raise FileTooLargeError(errno.EFBIG, f"{location.name} has {size} bytes, above the {max_size} "
+                                                     "bytes allowed; not read")
+            return handle.read(size if limit is None else min(limit, size))
         except OSError:
             raise
         except Exception as exc:
             raise _as_oserror(exc, location) from exc
 
 
-def read_text(location: Location, encoding: str = "utf-8", errors: str = "strict") -> str:
-    return read_bytes(location).decode(encoding, errors)
+def read_text(location: Location, encoding: str = "utf-8", errors: str = "strict", *,
+              max_size: int | None = None) -> str:
+    return read_bytes(location, max_size=max_size).decode(encoding, errors)
 
 
 def read_range(location: Location, offset: int, length: int) -> bytes:
     """`length` bytes from `offset` (fewer at the end of the file). Remote: one ranged GET (`cat_file`; a file object
     would ask the store for the object's metadata first). Raises OSError."""
     if isinstance(location, Path):
-        with open(location, "rb") as handle:
-            handle.seek(offset)
-            return handle.read(length)
+        fd = _open_local(location)
+        try:
+            return os.pread(fd, max(length, 0), offset)
+        finally:
+            os.close(fd)
     if length <= 0:
         return b""
     fs, path = _fs(location)
@@ -372,10 +484,13 @@ def map_local(location: Location) -> mmap.mmap | None:
     remote location or an empty file (read those with `read_range`). Raises OSError when it cannot be opened."""
     if not isinstance(location, Path):
         return None
-    with open(location, "rb") as handle:
-        if os.fstat(handle.fileno()).st_size == 0:
+    fd = _open_local(location)
+    try:
+        if os.fstat(fd).st_size == 0:
             return None
-        return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        return mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+    finally:
+        os.close(fd)
 
 
 def file_size(handle: IO[bytes]) -> int:
@@ -384,6 +499,8 @@ def file_size(handle: IO[bytes]) -> int:
         return os.fstat(handle.fileno()).st_size
     except (AttributeError, io.UnsupportedOperation, OSError):
         size = getattr(handle, "size", None)
+        if size is None:  # a buffered remote file: the raw file knows
+            size = getattr(getattr(handle, "raw", None), "size", None)
         if size is None:
             raise OSError("cannot tell the size of the file") from None
         return int(size)
@@ -404,7 +521,7 @@ def _list_local(location: Path, limit: int | None,
                 details: bool | Callable[[str], bool] = True) -> tuple[list[Entry], bool]:
     out: list[Entry] = []
     truncated = False
-    with os.scandir(location) as it:
+    with _scandir(location) as it:
         for entry in it:
             if limit is not None and len(out) >= limit:
                 truncated = True
@@ -425,6 +542,22 @@ def _list_local(location: Path, limit: int | None,
             except OSError:  # vanished while we looked
                 continue
     return out, truncated
+
+
+@contextlib.contextmanager
+def _scandir(location: Path) -> Iterator[Iterator[os.DirEntry[str]]]:
+    """`os.scandir(location)`; under a registered base dir, of a descriptor checked to lie inside it (a directory
+    swapped for a symlink out of the base dir after discovery is not listed)."""
+    if not _read_roots or _root_of(str(location.absolute())) is None:
+        with os.scandir(location) as it:
+            yield it
+        return
+    fd = _open_local(location, directory=True)
+    try:
+        with os.scandir(fd) as it:
+            yield it
+    finally:
+        os.close(fd)
 
 
 def _entry_from_stat(name: str, location: Path | None, st: os.stat_result, parent: Path | None = None) -> Entry:

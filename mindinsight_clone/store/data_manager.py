@@ -91,6 +91,7 @@ class DataManager:
         # local Path or remote UPath: every read of it goes through ingest.storage
         self.base_dir: storage.Location = storage.base_location(settings.summary_base_dir,
                                                                 storage_options(settings.storage_options))
+        storage.confine_reads_to(self.base_dir)  # reads under it never leave it (symlinks swapped in later)
         self.load_status: str = "init"  # LoadStatus values; str so protocols in other areas match
         self._lock = threading.RLock()
         self._runs: dict[str, RunInfo] = {}
