@@ -9,7 +9,10 @@ Every path in the config is attacker input (TensorBoard CVE-class bug #7115: a c
 the server could): each one goes through `storage.confine(run folder, path)`, the one path check of every
 backend, and a path that leaves the run folder (`..`, absolute elsewhere, a symlink out, a URL) is refused
 and reported, never opened. An absolute local path inside the run folder (TensorFlow writes those) is
-taken relative to it first. Reads go through `ingest.storage` (local and s3:// alike) and are bounded.
+taken relative to it first. Reads go through `ingest.storage` (local and s3:// alike), which refuses symlinks,
+FIFOs and devices and checks at each open that the file is still inside the base dir (a file that appears or is
+swapped after the config was read is checked when it is read). Reads are bounded: a TSV above MAX_TSV_BYTES or a
+sprite above the caller's bound is refused, saying so. Errors name the file, never quote its contents.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 import numpy as np
 from google.protobuf import text_format
@@ -34,6 +38,8 @@ log = logging.getLogger(__name__)
 
 CONFIG_NAME = "projector_config.pbtxt"
 MAX_CONFIG_BYTES = 1024 * 1024  # a projector config is a few hundred bytes per embedding
+MAX_TSV_BYTES = 1024 * 1024 * 1024  # tensors/metadata TSV: 1M points x 128 dims as text is about 1.3 GB
+_NOT_A_NUMBER = re.compile(r"at row (\d+), column (\d+)")  # where numpy's loadtxt found a non-number
 _STEP_SUFFIX = re.compile(r"^(.*):(\d+)$")  # tensorboardX names tensors `<tag>:<global step, 5 digits>`
 
 
@@ -124,8 +130,10 @@ def tensor_shape(location: Location) -> tuple[int, int]:
     last = b"\n"
     try:
         with storage.open_binary(location) as handle:
+            left = _checked_size(location, handle)  # as big as it was when opened, never more
             first = True
-            while chunk := handle.read(1024 * 1024):
+            while left > 0 and (chunk := handle.read(min(1024 * 1024, left))):
+                left -= len(chunk)
                 if first:
                     line = chunk.split(b"\n", 1)[0].strip()
                     cols = len(line.split(b"\t")) if line else 0
@@ -139,16 +147,37 @@ def tensor_shape(location: Location) -> tuple[int, int]:
     return rows, cols
 
 
+def _checked_size(location: Location, handle: IO[bytes]) -> int:
+    """The size of an open TSV; FileTooLargeError above MAX_TSV_BYTES."""
+    size = storage.file_size(handle)
+    if size > MAX_TSV_BYTES:
+        raise storage.FileTooLargeError(0, f"{location.name} has {size} bytes, above the {MAX_TSV_BYTES} bytes a "
+                                           "projector TSV may have; not read")
+    return size
+
+
+def _open_tsv(location: Location, newline: str | None = None) -> IO[str]:
+    """A TSV as text, refused beyond MAX_TSV_BYTES. Raises OSError."""
+    handle = storage.open_text(location, newline=newline)
+    try:
+        _checked_size(location, handle.buffer)  # type: ignore[attr-defined]
+    except BaseException:
+        handle.close()
+        raise
+    return handle
+
+
 def read_tensors(location: Location, max_rows: int) -> np.ndarray:
     """The first `max_rows` points of a tensors TSV as float32 [rows, dims]."""
     try:
-        with storage.open_text(location) as handle:
+        with _open_tsv(location) as handle:
             array = np.loadtxt(handle, delimiter="\t", dtype=np.float32, max_rows=max_rows, ndmin=2)
     except OSError as exc:
         raise ProjectorFileError(f"cannot read {location.name}: {exc}") from None
-    except ValueError as exc:
-        raise ProjectorFileError(f"{location.name} is not a TSV of numbers with the same count per row: "
-                                 f"{exc}") from None
+    except ValueError as exc:  # numpy quotes the offending field: say only where it is
+        where = _NOT_A_NUMBER.search(str(exc))
+        at = f" (a field that is not a number at row {where[1]}, column {where[2]})" if where else ""
+        raise ProjectorFileError(f"{location.name} is not a TSV of numbers with the same count per row{at}") from None
     return array
 
 
@@ -157,7 +186,7 @@ def read_metadata(location: Location, max_rows: int) -> tuple[list[str], list[li
     `label`; more: the first row names them (TensorBoard's rule)."""
     rows: list[list[str]] = []
     try:
-        with storage.open_text(location, newline="") as handle:
+        with _open_tsv(location, newline="") as handle:
             reader = csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
             header: list[str] | None = None
             for row in reader:
@@ -171,7 +200,7 @@ def read_metadata(location: Location, max_rows: int) -> tuple[list[str], list[li
                 rows.append(row)
     except OSError as exc:
         raise ProjectorFileError(f"cannot read {location.name}: {exc}") from None
-    except (csv.Error, UnicodeError) as exc:
+    except (csv.Error, UnicodeError) as exc:  # csv's messages name limits and line numbers, never the text
         raise ProjectorFileError(f"{location.name} is not a TSV file: {exc}") from None
     return header or [], rows
 
@@ -179,10 +208,6 @@ def read_metadata(location: Location, max_rows: int) -> tuple[list[str], list[li
 def read_sprite(location: Location, max_bytes: int) -> bytes:
     """The sprite image's bytes (refused beyond `max_bytes`)."""
     try:
-        size = storage.stat(location).size
-        if size > max_bytes:
-            raise ProjectorFileError(f"sprite image of {size} bytes exceeds {max_bytes} bytes")
-        return storage.read_bytes(location, max_bytes)
+        return storage.read_bytes(location, max_size=max_bytes)
     except OSError as exc:
         raise ProjectorFileError(f"cannot read {location.name}: {exc}") from None
-
