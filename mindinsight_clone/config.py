@@ -99,6 +99,9 @@ SETTINGS: tuple[Setting, ...] = (
             maximum=100000),
     Setting("max_tensor_tags", int, 6, "Most tensor tags kept per run.", minimum=1, maximum=1000),
     Setting("max_graph_tags", int, 10, "Most graph tags kept per run.", minimum=1, maximum=1000),
+    Setting("max_graph_nodes", int, 500_000, "Most nodes (with their name scopes) of one graph drawn as a scope "
+            "tree (graphs, debugger and model graph views); a larger graph is refused with a clear error. Built "
+            "graphs kept in memory hold at most twice this in all.", minimum=1000, maximum=100_000_000),
     Setting("scalar_samples", int, 1000, "Steps kept per scalar tag (reservoir).", minimum=1, maximum=1_000_000),
     Setting("image_samples", int, 10, "Steps kept per image tag (reservoir).", minimum=1, maximum=10_000),
     Setting("histogram_samples", int, 50, "Steps kept per histogram tag (reservoir).", minimum=1,
@@ -154,6 +157,7 @@ class Settings:
     max_tags_per_run: int
     max_tensor_tags: int
     max_graph_tags: int
+    max_graph_nodes: int
     scalar_samples: int
     image_samples: int
     histogram_samples: int

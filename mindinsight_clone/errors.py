@@ -181,6 +181,14 @@ class KindDataUnreadableError(MindInsightError):
     prefix = "Data can not be served."
 
 
+class GraphTooLargeError(MindInsightError):
+    """A graph whose scope tree would hold more nodes than the max_graph_nodes setting allows (the flat node list of
+    models/graph still pages it)."""
+
+    module, value = 5, 0x22
+    prefix = "Graph is too large to build."
+
+
 # --- lineage (module 2) ------------------------------------------------------------------
 
 

@@ -15,13 +15,18 @@ from mindinsight_clone.server import params
 
 
 def nodes(graph: GraphQuery) -> dict[str, Any]:
+    """A scope's listing; extension: `notes` says which node names were bounded (deep or long names) when any."""
     name = params.arg("name")
     limit = params.int_arg("limit", default=None, minimum=1)
+    answer: dict[str, Any]
     if limit is None:
-        return {"nodes": graph.list_nodes(name)}
-    offset = params.int_arg("offset", default=0, minimum=0) or 0
-    listing = graph.list_nodes(name, offset, limit)
-    return {"nodes": listing, "total": len(graph.children(name or ""))}
+        answer = {"nodes": graph.list_nodes(name)}
+    else:
+        offset = params.int_arg("offset", default=0, minimum=0) or 0
+        answer = {"nodes": graph.list_nodes(name, offset, limit), "total": len(graph.children(name or ""))}
+    if graph.notes:
+        answer["notes"] = graph.notes
+    return answer
 
 
 def names(graph: GraphQuery) -> dict[str, Any]:

@@ -30,7 +30,8 @@ def _make_service(svc: Services) -> DebuggerService:
     from mindinsight_clone.analyzers.debugger.service import DebuggerService
 
     ttl = float(max(1, svc.settings.reload_interval))
-    return DebuggerService(svc.data_manager, svc.settings.workspace, ttl=ttl)
+    return DebuggerService(svc.data_manager, svc.settings.workspace, ttl=ttl,
+                           max_graph_nodes=svc.settings.max_graph_nodes)
 
 
 def _service() -> DebuggerService:

@@ -30,7 +30,7 @@ def _service() -> GraphService:
     extras = services().extras
     svc = extras.get(_SERVICE_KEY)
     if svc is None:
-        svc = extras.setdefault(_SERVICE_KEY, GraphService())
+        svc = extras.setdefault(_SERVICE_KEY, GraphService(max_nodes=services().settings.max_graph_nodes))
     return svc  # type: ignore[no-any-return]
 
 

@@ -28,7 +28,7 @@ def _make_service(svc: Services) -> ModelService:
     # imported on the first models request (it brings the debugger's readers): a worker starts ~50 ms sooner
     from mindinsight_clone.analyzers.models.service import ModelService
 
-    return ModelService(svc.data_manager, svc.settings.workspace)
+    return ModelService(svc.data_manager, svc.settings.workspace, max_graph_nodes=svc.settings.max_graph_nodes)
 
 
 def _service() -> ModelService:

@@ -33,10 +33,10 @@ from mindinsight_clone.ingest import dump_layout, event_parser, ir_text, storage
 from mindinsight_clone.ingest.debug_discovery import DebugFinds
 from mindinsight_clone.ingest.dump_layout import StatisticRow
 from mindinsight_clone.ingest.storage import Location
-from mindinsight_clone.plugins.graphs.model import build_graph
+from mindinsight_clone.plugins.graphs.cache import BuiltGraphs, cache_budget
+from mindinsight_clone.plugins.graphs.model import DEFAULT_MAX_NODES, build_graph
 from mindinsight_clone.plugins.graphs.query import GraphQuery
 
-MAX_GRAPHS = 8  # built dump graphs kept (least recently used dropped)
 MAX_ITERATIONS = 16  # iterations kept in execution order with their names, while their listing is unchanged
 MAX_SIDE_FILE_BYTES = 512 * 1024 * 1024  # graphs/*.pb and csv files larger than this are not read
 
@@ -52,14 +52,15 @@ class DebugFilesRegistry(Protocol):
 
 class DebuggerService:
     def __init__(self, registry: DebugFilesRegistry, workspace: str | None, ttl: float = DEFAULT_TTL,
-                 side_files: ParsedFileCache | None = None) -> None:
+                 side_files: ParsedFileCache | None = None, max_graph_nodes: int = DEFAULT_MAX_NODES) -> None:
         self.registry = registry
         self.listings = Listings(ttl)
         self.stats = StatsCache(workspace)
         self.facts = FactsSource(self.stats)
         self.side_files = side_files if side_files is not None else ParsedFileCache(max_bytes=256 << 20)
         self._trees: dict[tuple[str, str], DumpTree] = {}
-        self._graphs: OrderedDict[tuple[str, int, int], tuple[Any, GraphQuery]] = OrderedDict()
+        self.max_graph_nodes = max_graph_nodes
+        self._graphs: BuiltGraphs[tuple[str, int, int]] = BuiltGraphs(cache_budget(max_graph_nodes))
         self._iterations: OrderedDict[tuple[str, int, int, int], tuple[tuple[Any, ...], Any]] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -278,16 +279,10 @@ class DebuggerService:
             raise DebuggerGraphNotExistError(f"no readable graphs/ms_output_trace_code_graph_{graph_id}.pb or .ir in "
                                              f"rank {rank} of dump {dump_id}")
         key = (dump_id, rank, graph_id)
-        with self._lock:
-            known = self._graphs.get(key)
-            if known is not None and known[0] is proto:
-                self._graphs.move_to_end(key)
-                return known[1]
-        query = GraphQuery(build_graph(proto))
-        with self._lock:
-            self._graphs[key] = (proto, query)
-            while len(self._graphs) > MAX_GRAPHS:
-                self._graphs.popitem(last=False)
+        query = self._graphs.get(key, proto)
+        if query is None:
+            query = GraphQuery(build_graph(proto, max_nodes=self.max_graph_nodes))
+            self._graphs.put(key, proto, query)
         return query
 
     def node_tensors(self, dump_id: str, rank: int, graph_id: int, iteration: int,

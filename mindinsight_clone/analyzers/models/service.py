@@ -8,8 +8,6 @@ parameter statistics are computed once per file version and kept in the workspac
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -24,7 +22,8 @@ from mindinsight_clone.ingest import anf_graph, checkpoint, ir_text, mindir, sto
 from mindinsight_clone.ingest.debug_discovery import ModelFile
 from mindinsight_clone.ingest.model_graph import ModelFormatError, ModelGraph
 from mindinsight_clone.ingest.storage import Entry, Location
-from mindinsight_clone.plugins.graphs.model import build_graph
+from mindinsight_clone.plugins.graphs.cache import BuiltGraphs, cache_budget
+from mindinsight_clone.plugins.graphs.model import DEFAULT_MAX_NODES, build_graph
 from mindinsight_clone.plugins.graphs.query import GraphQuery
 
 GRAPH_KINDS = ("mindir", "ir", "pb")
@@ -32,19 +31,19 @@ PARAMETER_KINDS = ("checkpoint", "mindir")
 TEXT_KINDS = ("ir", "dot")
 MAX_TEXT_BYTES = 256 * 1024 * 1024  # .ir files larger than this are not parsed (their text is still paged)
 MAX_TEXT_PAGE = 4 * 1024 * 1024
-MAX_GRAPHS = 8
 STAT_KEYS = ("count", "finite_count", "min", "max", "mean", "std", "nan_count", "pos_inf_count", "neg_inf_count",
              "zero_count", "abs_mean")
 
 
 class ModelService:
     def __init__(self, registry: DebugFilesRegistry, workspace: str | None,
-                 parsed: ParsedFileCache | None = None, stats: StatsCache | None = None) -> None:
+                 parsed: ParsedFileCache | None = None, stats: StatsCache | None = None,
+                 max_graph_nodes: int = DEFAULT_MAX_NODES) -> None:
         self.registry = registry
         self.parsed = parsed if parsed is not None else ParsedFileCache(max_bytes=512 << 20)
         self.stats = stats if stats is not None else StatsCache(workspace, "models.sqlite3")
-        self._graphs: OrderedDict[str, tuple[Any, GraphQuery]] = OrderedDict()
-        self._lock = threading.Lock()
+        self.max_graph_nodes = max_graph_nodes
+        self._graphs: BuiltGraphs[str] = BuiltGraphs(cache_budget(max_graph_nodes))
 
     # ------------------------------------------------------------------ listing
     def models(self) -> dict[str, Any]:
@@ -105,16 +104,11 @@ class ModelService:
         model = self.model(model_id, GRAPH_KINDS)
         graph, proto = self.model_graph(model)
         source = proto if proto is not None else graph
-        with self._lock:
-            known = self._graphs.get(model_id)
-            if known is not None and known[0] is source:
-                self._graphs.move_to_end(model_id)
-                return known[1]
-        query = GraphQuery(build_graph(proto if proto is not None else graph.to_proto()))
-        with self._lock:
-            self._graphs[model_id] = (source, query)
-            while len(self._graphs) > MAX_GRAPHS:
-                self._graphs.popitem(last=False)
+        query = self._graphs.get(model_id, source)
+        if query is None:
+            built = build_graph(proto if proto is not None else graph.to_proto(), max_nodes=self.max_graph_nodes)
+            query = GraphQuery(built)
+            self._graphs.put(model_id, source, query)
         return query
 
     # ------------------------------------------------------------------ parameters

@@ -19,10 +19,12 @@ scope listings and the search index lives in query.py.
 from __future__ import annotations
 
 import gc
+import logging
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from mindinsight_clone.errors import GraphTooLargeError
 from mindinsight_clone.plugins.graphs.node import (
     AGGREGATION_SCOPE,
     CONST,
@@ -37,6 +39,8 @@ from mindinsight_clone.plugins.graphs.node import (
 from mindinsight_clone.plugins.graphs.parse import parse_graph
 
 FREEZE_AT_NODES = 20_000
+DEFAULT_MAX_NODES = 500_000  # the max_graph_nodes setting's default
+LOG = logging.getLogger(__name__)
 
 
 def _prefixes(name: str) -> Iterator[str]:
@@ -52,7 +56,9 @@ class GraphModel:
 
     min_group = 5
 
-    def __init__(self) -> None:
+    def __init__(self, max_nodes: int = DEFAULT_MAX_NODES) -> None:
+        self.max_nodes = max_nodes
+        self.notes: list[str] = []  # what was bounded while building (limits.py), for the answers
         self.nodes: dict[str, Node] = {}
         self._ids: dict[str, str] = {}  # node id -> name
         self._params: dict[str, Node] = {}
@@ -139,8 +145,17 @@ class GraphModel:
         self._place_variables(CONST)
         self._freeze()
 
+    def _check_size(self, extra: int = 0) -> None:
+        """GraphTooLargeError once the graph holds more than `max_nodes` nodes (scopes and placed copies count)."""
+        if len(self.nodes) + extra > self.max_nodes:
+            raise GraphTooLargeError(f"It has more than {self.max_nodes} nodes with its scopes (the "
+                                     "max_graph_nodes setting).")
+
     def _parse(self, proto: Any) -> None:
-        parse_graph(proto, self.cache, self._keep_op())
+        self.notes = parse_graph(proto, self.cache, self._keep_op()).notes()
+        if self.notes:
+            LOG.warning("graph %r: %s", str(proto.name)[:200], "; ".join(self.notes))
+        self._check_size()
         self._resolve_inputs()
         self._link_outputs()
 
@@ -184,6 +199,7 @@ class GraphModel:
                 placed[var_name] = variable
                 del node.inputs[src_name]
                 node.add_input(var_name, edge.copy())
+            self._check_size(len(placed))
         for variable in placed.values():
             self.cache(variable)
         self.delete(set(cache) - set(placed))
@@ -286,6 +302,7 @@ class GraphModel:
                         work.append(existing)
                     scope_node = Node(scope, scope, NAME_SCOPE, "" if pre < 0 else name[:pre])
                     made[scope] = scope_node
+                    self._check_size(len(made))
                 parents.append(scope_node)
                 pre, index = index, name.find("/", index + 1)
             if parents:
@@ -333,10 +350,11 @@ class GraphModel:
         self._ids.clear()
 
 
-def build_graph(proto: Any, optimized: bool = False) -> GraphModel:
-    """Build the normal view, or the optimized one (gradients and optimizer hidden)."""
+def build_graph(proto: Any, optimized: bool = False, max_nodes: int = DEFAULT_MAX_NODES) -> GraphModel:
+    """Build the normal view, or the optimized one (gradients and optimizer hidden); GraphTooLargeError past
+    `max_nodes` nodes."""
     if optimized:
         from mindinsight_clone.plugins.graphs.optimize import OptimizedGraphModel
 
-        return OptimizedGraphModel().build(proto)
-    return GraphModel().build(proto)
+        return OptimizedGraphModel(max_nodes).build(proto)
+    return GraphModel(max_nodes).build(proto)

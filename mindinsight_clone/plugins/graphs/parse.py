@@ -14,6 +14,7 @@ from typing import Any
 
 from google.protobuf import text_format
 
+from mindinsight_clone.plugins.graphs.limits import NameBounds, bound_name
 from mindinsight_clone.plugins.graphs.node import CONST, PARAMETER, Edge, Node, node_name
 
 MAX_ATTRIBUTE_VALUE_BYTES = 1024  # larger attribute values are left out, as MindInsight does
@@ -77,8 +78,12 @@ def op_node_name(proto: Any) -> str:
     return full_name
 
 
-def parse_op_node(index: int, proto: Any) -> Node:
-    node = Node(op_node_name(proto), proto.name, proto.op_type, proto.scope, index)
+def parse_op_node(index: int, proto: Any, bounds: NameBounds) -> Node:
+    """The operator node; its name, id, scope and input references bounded (limits.py)."""
+    full = op_node_name(proto)
+    name = bounds.bound(full)
+    scope = bound_name(proto.scope) if name is full else name.rpartition("/")[0]
+    node = Node(name, bound_name(proto.name), proto.op_type, scope, index)
     node.full_name = proto.full_name
     for attribute in proto.attribute:
         value = attribute.value
@@ -90,42 +95,47 @@ def parse_op_node(index: int, proto: Any) -> Node:
         node.attr[attribute.name] = value_text(value)
     for inp in proto.input:
         if inp.name:
-            node.inputs[inp.name] = Edge([], "control" if inp.type else "data")
+            node.inputs[bound_name(inp.name)] = Edge([], "control" if inp.type else "data")
     node.output_i = proto.output_i
     node.output_shape = output_shapes(proto.output_type)
     node.output_data_type = data_type_name(proto.output_type)
     return node
 
 
-def parse_parameter(proto: Any) -> Node:
-    node = Node(proto.name, proto.name, PARAMETER)
+def parse_parameter(proto: Any, bounds: NameBounds) -> Node:
+    name = bounds.bound(proto.name)
+    node = Node(name, name, PARAMETER)
     node.output_shape = output_shapes(proto.type)
     node.output_data_type = data_type_name(proto.type)
     node.attr = {"type": node.output_data_type, "shape": str(node.output_shape)}
     return node
 
 
-def parse_const(proto: Any) -> Node:
-    node = Node(proto.key, proto.key, CONST)
+def parse_const(proto: Any, bounds: NameBounds) -> Node:
+    key = bounds.bound(proto.key)
+    node = Node(key, key, CONST)
     value = proto.value
     if value.ByteSize() > MAX_ATTRIBUTE_VALUE_BYTES:
-        node.attr = {proto.key: "dtype: " + _enum_name(value, "dtype", value.dtype)}
+        node.attr = {key: "dtype: " + _enum_name(value, "dtype", value.dtype)}
     else:
-        node.attr = {proto.key: value_text(value)}
+        node.attr = {key: value_text(value)}
     node.output_shape = [list(value.tensor_val.dims)] if value.dtype == DT_TENSOR else [[]]
     return node
 
 
 def parse_graph(proto: Any, cache: Callable[[Node], None],
-                keep_op: Callable[[Any], bool] | None = None) -> None:
-    """Create every operator, parameter and const node of `proto` (in that order) through `cache`."""
+                keep_op: Callable[[Any], bool] | None = None) -> NameBounds:
+    """Create every operator, parameter and const node of `proto` (in that order) through `cache`; the answer says
+    which names were bounded."""
+    bounds = NameBounds()
     for index, op in enumerate(proto.node):
         if not op.name or (keep_op is not None and not keep_op(op)):
             continue
-        cache(parse_op_node(index, op))
+        cache(parse_op_node(index, op, bounds))
     for param in proto.parameters:
         if param.name:
-            cache(parse_parameter(param))
+            cache(parse_parameter(param, bounds))
     for const in proto.const_vals:
         if const.key:
-            cache(parse_const(const))
+            cache(parse_const(const, bounds))
+    return bounds

@@ -74,6 +74,7 @@ class GraphQuery:
 
     def __init__(self, model: GraphModel) -> None:
         self.model = model
+        self.notes = model.notes  # what was bounded while building (limits.py), said in the answers
         self._search = _SearchIndex(list(model.nodes.values()))
         self._listings: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
         self._lock = threading.Lock()

@@ -2,19 +2,19 @@
 
 A graph is built once per (run, plugin, tag) and reused while the run cache still holds the same
 GraphProto object (a new graph for that tag, or a reloaded run, gives a new object and a rebuild).
-At most `max_graphs` built graphs are kept (least recently used dropped first); concurrent requests
-for the same graph wait for one build instead of building it twice.
+Built graphs are kept within a node budget and at most `max_graphs` of them (cache.py: least recently used
+dropped first); concurrent requests for the same graph wait for one build instead of building it twice.
+A graph of more than `max_nodes` nodes is not built (GraphTooLargeError).
 """
 
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from mindinsight_clone.errors import GraphNotExistError, ParamValueError
-from mindinsight_clone.plugins.graphs.model import build_graph
+from mindinsight_clone.plugins.graphs.cache import BuiltGraphs, cache_budget
+from mindinsight_clone.plugins.graphs.model import DEFAULT_MAX_NODES, build_graph
 from mindinsight_clone.plugins.graphs.query import GraphQuery
 from mindinsight_clone.plugins.registry import order_tags
 
@@ -53,16 +53,11 @@ def resolve_tag(source: GraphSource, plugin: str, tag: str | None) -> str:
     raise GraphNotExistError()
 
 
-@dataclass
-class _Entry:
-    proto: Any
-    query: GraphQuery
-
-
 class GraphService:
-    def __init__(self, max_graphs: int = DEFAULT_MAX_GRAPHS) -> None:
+    def __init__(self, max_graphs: int = DEFAULT_MAX_GRAPHS, max_nodes: int = DEFAULT_MAX_NODES) -> None:
         self.max_graphs = max_graphs
-        self._built: OrderedDict[tuple[str, str, str], _Entry] = OrderedDict()
+        self.max_nodes = max_nodes
+        self._built: BuiltGraphs[tuple[str, str, str]] = BuiltGraphs(cache_budget(max_nodes), max_graphs)
         self._lock = threading.Lock()
         self._key_locks: dict[tuple[str, str, str], threading.Lock] = {}
 
@@ -77,21 +72,15 @@ class GraphService:
         with self._lock:
             key_lock = self._key_locks.setdefault(key, threading.Lock())
         with key_lock:
+            query = self._built.get(key, proto)
+            if query is not None:
+                return query
+            query = GraphQuery(build_graph(proto, plugin == "optimized_graph", self.max_nodes))
+            dropped = self._built.put(key, proto, query)
             with self._lock:
-                entry = self._built.get(key)
-                if entry is not None and entry.proto is proto:
-                    self._built.move_to_end(key)
-                    return entry.query
-            query = GraphQuery(build_graph(proto, optimized=plugin == "optimized_graph"))
-            with self._lock:
-                self._built[key] = _Entry(proto, query)
-                self._built.move_to_end(key)
-                while len(self._built) > self.max_graphs:
-                    old, _ = self._built.popitem(last=False)
+                for old in dropped:
                     self._key_locks.pop(old, None)
             return query
 
     def forget(self, train_id: str) -> None:
-        with self._lock:
-            for key in [k for k in self._built if k[0] == train_id]:
-                del self._built[key]
+        self._built.forget(lambda key: key[0] == train_id)
