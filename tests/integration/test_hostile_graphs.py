@@ -7,6 +7,7 @@ create_app; the peak memory of the request is measured with tracemalloc.
 
 from __future__ import annotations
 
+import time
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
@@ -130,3 +131,15 @@ def test_built_graphs_are_kept_within_a_node_budget(tmp_path: Path) -> None:
         assert client.get(f"{MODELS}/nodes", query_string={"model_id": f"./models/m{k}.ir"}).status_code == 200
     kept = client.application.extensions[EXTENSION_KEY].extras["models"]._graphs
     assert len(kept) == 2 and kept.node_count <= 2000
+
+
+def test_a_big_ir_is_read_in_linear_time(tmp_path: Path) -> None:
+    """Each `# Fullname with scope` line scanned every id of the subgraph: 15,000 statements took ~6 s, 40,000 55 s."""
+    base = tmp_path / "base"
+    (base / "models").mkdir(parents=True)
+    (base / "models" / "big.ir").write_text(ir_text([f"Default/b{i % 100}/Conv2D-op{i}" for i in range(15_000)]))
+    client = client_for(base, tmp_path)
+    started = time.perf_counter()
+    flat = client.get(MODELS, query_string={"model_id": "./models/big.ir", "limit": 1}).get_json()
+    assert flat["node_count"] == 15_001 and flat["nodes"][0]["inputs"] == ["w"]
+    assert time.perf_counter() - started < 3  # ~0.4 s when linear
