@@ -3,9 +3,9 @@
 // tags of one plugin, filtered by the tag selection.
 import { computed } from 'vue'
 import type { PluginName, PluginTags, RunExtras, TbKind } from '@/api/client'
-import { filterTags } from '@/lib/tagFilter'
 import { codecs, useQueryState } from './useQueryState'
 import { useRun } from './useRun'
+import { useTagFilter } from './useTagFilter'
 
 /**
  * `list` turns the plugin's tags into the ones the page lists (the Scalars page folds `vs samples` twins and
@@ -27,11 +27,13 @@ export function useRunPage(
   })
   /**
    * The tags with a chart: selected (`tag` absent from the URL = all) and matching the filter
-   * (as MindInsight's search box, it narrows the charts too), in server order.
+   * (as MindInsight's search box, it narrows the charts too; a regex is matched off the page's thread), in
+   * server order.
    */
+  const filtered = useTagFilter(() => tags.value, () => filter.value)
   const shown = computed(() => {
     const sel = selected.value
-    const matching = filterTags(tags.value, filter.value).tags
+    const matching = filtered.value.tags
     return sel === null ? matching : matching.filter((x) => sel.includes(x))
   })
   void run.load()

@@ -45,6 +45,7 @@ export const en = {
   'common.back': 'Back',
   'common.invalidRegex': 'Invalid regular expression; matching as plain text.',
   'common.tagFilter': 'Filter tags (regex)',
+  'common.slowRegex': 'Regular expression too slow on these tags; matching as plain text.',
   'common.tagSelection': 'Tag Selection',
   'common.selectedOf': '{n} of {m} selected',
   'common.selectedOfFiltered': '{n} of {m} selected · {k} more hidden by the filter',

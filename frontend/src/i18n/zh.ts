@@ -46,6 +46,7 @@ export const zh: Partial<Record<MessageKey, string>> = {
   'common.comingSoonHint': '此版本暂未提供该页面。',
   'common.back': '返回',
   'common.invalidRegex': '正则表达式无效，按普通文本匹配。',
+  'common.slowRegex': '正则表达式在这些标签上耗时过长，按普通文本匹配。',
   'common.tagFilter': '筛选标签（正则）',
   'common.tagSelection': '标签选择',
   'common.selectedOf': '已选 {n} / {m}',

@@ -1,6 +1,8 @@
-// Custom scalars: a multiline chart names its lines by regular expressions over the run's scalar tags (as
-// TensorBoard does: Python's `re.match`, anchored at the start only). The patterns come from a file, so they
-// are attacker input: a pattern such as `(a+)+$` takes exponential time in a backtracking engine. They are
+// User regular expressions, run off the page's thread with a time limit. Custom scalars: a multiline chart names its
+// lines by regular expressions over the run's scalar tags (as TensorBoard does: Python's `re.match`, anchored at
+// the start only). Tag filters: the filter box and `?filter=` of every run page and of the comparison page, a
+// case-insensitive search (`mode: 'search'`). The patterns come from a file or a link, and the tags from files, so
+// both are attacker input: a pattern such as `(a+)+$` takes exponential time in a backtracking engine. They are
 // therefore (1) bounded in length and (2) run in a Web Worker one at a time with a time limit: a pattern that
 // takes longer is stopped (the worker is terminated) and reported, and the other charts are still drawn.
 
@@ -8,6 +10,8 @@ export const MAX_PATTERN_LENGTH = 512
 export const MATCH_TIMEOUT_MS = 1000
 
 export type MatchError = 'too_long' | 'invalid' | 'timeout'
+/** `match`: Python's `re.match` (custom scalars); `search`: anywhere in the tag, case-insensitive (tag filters). */
+export type MatchMode = 'match' | 'search'
 
 export interface MatchResult {
   pattern: string
@@ -22,9 +26,16 @@ export function toJsPattern(py: string): string {
   return py.replace(/\(\?P<([A-Za-z_]\w*)>/g, '(?<$1>').replace(/\(\?P=([A-Za-z_]\w*)\)/g, '\\k<$1>')
 }
 
-/** The pattern compiled as `re.match` uses it (anchored at the start), or why it cannot be used. */
-export function compilePattern(pattern: string): RegExp | { error: MatchError; detail: string } {
+/** The pattern compiled for `mode` (`re.match`: anchored at the start), or why it cannot be used. */
+export function compilePattern(pattern: string, mode: MatchMode = 'match'): RegExp | { error: MatchError; detail: string } {
   if (pattern.length > MAX_PATTERN_LENGTH) return { error: 'too_long', detail: `${pattern.length} > ${MAX_PATTERN_LENGTH}` }
+  if (mode === 'search') {
+    try {
+      return new RegExp(pattern, 'i')
+    } catch (e) {
+      return { error: 'invalid', detail: e instanceof Error ? e.message : String(e) }
+    }
+  }
   try {
     return new RegExp(`^(?:${toJsPattern(pattern)})`, 'u')
   } catch (e) {
@@ -37,21 +48,29 @@ export function compilePattern(pattern: string): RegExp | { error: MatchError; d
 }
 
 /** Runs one pattern over the tags (unguarded: call it in the worker, or on trusted patterns). */
-export function matchTags(pattern: string, tags: string[]): MatchResult {
-  const re = compilePattern(pattern)
+export function matchTags(pattern: string, tags: string[], mode: MatchMode = 'match'): MatchResult {
+  const re = compilePattern(pattern, mode)
   if (!(re instanceof RegExp)) return { pattern, tags: [], ...re }
   return { pattern, tags: tags.filter((tag) => re.test(tag)) }
 }
 
+/** What the page asks the worker. */
+export interface MatchRequest {
+  pattern: string
+  tags: string[]
+  mode?: MatchMode
+}
+
 /** What the guard needs of a worker (a Web Worker, or a stand-in in tests). */
 export interface WorkerLike {
-  postMessage(message: { pattern: string; tags: string[] }): void
+  postMessage(message: MatchRequest): void
   onmessage: ((event: { data: MatchResult }) => void) | null
   onerror?: ((event: unknown) => void) | null
   terminate(): void
 }
 
-function once(worker: WorkerLike, pattern: string, tags: string[], timeoutMs: number): Promise<MatchResult | null> {
+function once(worker: WorkerLike, request: MatchRequest, timeoutMs: number): Promise<MatchResult | null> {
+  const { pattern } = request
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve(null), timeoutMs)
     worker.onmessage = (e) => {
@@ -62,7 +81,7 @@ function once(worker: WorkerLike, pattern: string, tags: string[], timeoutMs: nu
       clearTimeout(timer)
       resolve({ pattern, tags: [], error: 'invalid', detail: 'worker error' })
     }
-    worker.postMessage({ pattern, tags })
+    worker.postMessage(request)
   })
 }
 
@@ -75,18 +94,19 @@ export async function matchGuarded(
   tags: string[],
   spawn: () => WorkerLike,
   timeoutMs = MATCH_TIMEOUT_MS,
+  mode: MatchMode = 'match',
 ): Promise<MatchResult[]> {
   const out: MatchResult[] = []
   let worker: WorkerLike | null = null
   try {
     for (const pattern of patterns) {
-      const pre = compilePattern(pattern)
+      const pre = compilePattern(pattern, mode)
       if (!(pre instanceof RegExp)) {
         out.push({ pattern, tags: [], ...pre })
         continue
       }
       worker ??= spawn()
-      const res: MatchResult | null = await once(worker, pattern, tags, timeoutMs)
+      const res: MatchResult | null = await once(worker, { pattern, tags, mode }, timeoutMs)
       if (res) {
         out.push(res)
         continue
