@@ -21,12 +21,13 @@ from mindinsight_clone.plugins.graphs.limits import CUT_MARK, FOLD_SEPARATOR, MA
 from mindinsight_clone.proto import anf_ir_pb2
 from mindinsight_clone.server.app import create_app
 from mindinsight_clone.server.services import EXTENSION_KEY
-from mindinsight_clone.summary.debug_files import Network, Op, write_mindir
+from mindinsight_clone.summary.debug_files import Network, Op, lenet, write_dump, write_graph_pb, write_mindir
 from mindinsight_clone.summary.writer import SummaryWriter
 
 DEPTH = 5000
 PEAK_LIMIT = 40 << 20  # bytes; the unbounded build peaked at ~370 MB for this depth
 MODELS = "/v1/mindinsight/models/graph"
+DEBUGGER = "/v1/mindinsight/debugger/graph"
 GRAPHS = "/v1/mindinsight/datavisual/graphs"
 
 
@@ -104,6 +105,15 @@ def test_deep_summary_graph_scope_is_bounded(tmp_path: Path) -> None:
     with SummaryWriter(tmp_path / "base" / "run") as writer:
         writer.add_graph(graph)
     check_bounded_tree(client_for(tmp_path / "base", tmp_path), GRAPHS, train_id="./run")
+
+
+def test_deep_dump_graph_scope_is_bounded(tmp_path: Path) -> None:
+    dump = tmp_path / "base" / "job" / "dump"
+    write_dump(dump, lenet(np.random.default_rng(0)), [0], np.random.default_rng(1))
+    deep = Network("deep", [Op("Conv2D", deep_name(DEPTH), ["w"], (1,))], {"w": np.zeros(1, np.float32)})
+    write_graph_pb(dump / "rank_0" / "graphs" / "ms_output_trace_code_graph_0.pb", deep, "kernel_graph0")
+    check_bounded_tree(client_for(tmp_path / "base", tmp_path), DEBUGGER, dump_id="./job/dump", rank="0",
+                       graph_id="0")
 
 
 def test_a_graph_over_max_graph_nodes_is_refused_clearly(tmp_path: Path) -> None:
