@@ -108,15 +108,17 @@ def check_remote_summary_dir(url: str, options: str = "{}") -> None:
 
 
 def prepare_workspace(workspace: str) -> None:
-    """Create <workspace>/{log,run} and prove we can write there."""
+    """Create <workspace>/{log,run} and prove we can write there (the probe file is removed whatever happens)."""
+    probe = Path(workspace) / "run" / f".probe.{os.getpid()}"
     try:
         for sub in ("log/gunicorn", "run"):
             (Path(workspace) / sub).mkdir(parents=True, exist_ok=True, mode=0o700)
-        probe = Path(workspace) / "run" / f".probe.{os.getpid()}"
         probe.write_text("ok", encoding="utf-8")
-        probe.unlink()
     except OSError as err:
         raise LifecycleError(f"Workspace {workspace} is not writable: {err.strerror or err}.") from None
+    finally:
+        with contextlib.suppress(OSError):
+            probe.unlink(missing_ok=True)
 
 
 def port_owner(port: int) -> str | None:

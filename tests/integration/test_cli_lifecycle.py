@@ -249,3 +249,23 @@ def test_stop_by_port_never_touches_a_listener_that_only_looks_like_ours(tmp_pat
     finally:
         proc.kill()
         proc.wait()
+
+
+def _file_size_limit(limit: int) -> None:
+    import resource
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
+
+
+def test_workspace_probe_is_removed_when_the_write_fails(tmp_path: Path) -> None:
+    """A full workspace (a 1-byte file-size limit: the probe's 2 bytes fail after its file was made): `start`
+    refuses, and leaves no `.probe.<pid>` behind."""
+    base, ws = tmp_path / "base", tmp_path / "ws"
+    base.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MINDINSIGHT_")}
+    result = subprocess.run([sys.executable, "-m", "mindinsight_clone", "start", "--port", str(free_port()),
+                             "--summary-base-dir", str(base), "--workspace", str(ws)],
+                            capture_output=True, text=True, env=env, timeout=60,
+                            preexec_fn=lambda: _file_size_limit(1))
+    assert result.returncode != 0
+    assert "is not writable" in result.stderr and "File too large" in result.stderr
+    assert (ws / "run").is_dir() and not list((ws / "run").glob(".probe.*"))
