@@ -11,7 +11,9 @@
 
 from __future__ import annotations
 
+import ast
 import tracemalloc
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -21,11 +23,14 @@ from flask.testing import FlaskClient
 
 from mindinsight_clone.config import settings_for_tests
 from mindinsight_clone.ingest.record_reader import frame_record
+from mindinsight_clone.plugins import text_compare
 from mindinsight_clone.proto import tb_event_pb2, tb_plugins_pb2, tb_types_pb2
 from mindinsight_clone.server.app import create_app
+from mindinsight_clone.summary.tfevents_writer import TfeventsWriter
 
 API = "/v1/mindinsight/datavisual"
 TEXT_CAP = 1000
+T0 = 1_760_000_000
 MAX_LOAD_PEAK = 16 << 20  # bytes traced while loading a run of 4 small records (before the fix: 100 MB to 1.6 GB)
 
 
@@ -52,10 +57,10 @@ def _scalar(step: int, value: float) -> tb_event_pb2.Event:
     return event
 
 
-def _loaded(base: Path, workspace: Path) -> tuple[FlaskClient, int]:
+def _loaded(base: Path, workspace: Path, text_max_chars: int = TEXT_CAP) -> tuple[FlaskClient, int]:
     """A client of an app that has loaded `base`, and the peak bytes traced during that load."""
     application: Flask = create_app(settings_for_tests(summary_base_dir=str(base), workspace=str(workspace),
-                                                       reload_interval=0, text_max_chars=TEXT_CAP),
+                                                       reload_interval=0, text_max_chars=text_max_chars),
                                     start_background=False)
     tracemalloc.start()
     try:
@@ -129,3 +134,108 @@ def test_string_fill_audio_reads_its_first_clip_only(tmp_path: Path) -> None:
     assert peak < MAX_LOAD_PEAK, f"loading an audio fill peaked at {peak >> 20} MB"
     problems = _rest_is_served(client)
     assert len(problems) == 1 and "RIFF/WAVE" in problems[0]  # the clip itself is judged, as any other
+
+
+# ------------------------------------------------------------------------------ text/compare
+TAGS = 12
+
+
+def _literal(tag: int, run: str) -> str:
+    """A MindFormers-like `str(dict)` of ~3k characters; tags 0-5 are the same in both runs."""
+    items = ", ".join(f"'k{i}': [{i}, {tag}, None]" for i in range(150))
+    return "{" + items + ("}" if tag < TAGS // 2 else f", 'run': '{run}'}}")
+
+
+@pytest.fixture()
+def compare_base(tmp_path: Path) -> Path:
+    text_compare.PARSED.clear()  # the cache is the process's: start from nothing
+    base = tmp_path / "base"
+    for run in ("a", "b"):
+        with TfeventsWriter(base / run, timestamp=T0, host="h") as writer:
+            for tag in range(TAGS):
+                writer.add_text(f"cfg{tag}", _literal(tag, run), 1)
+            writer.add_text("long", "{'x': '" + "y" * text_compare.MAX_LITERAL_CHARS + "'}", 1)
+    return base
+
+
+@pytest.fixture()
+def literal_evals(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every text ast.literal_eval is called with (the standard library's, counted)."""
+    calls: list[str] = []
+    real = ast.literal_eval
+
+    def counted(node_or_string: Any) -> Any:
+        calls.append(node_or_string)
+        return real(node_or_string)
+
+    monkeypatch.setattr(ast, "literal_eval", counted)
+    return calls
+
+
+def _compare(client: FlaskClient) -> dict[str, Any]:
+    response = client.post(f"{API}/text/compare", json={"train_ids": ["./a", "./b"]})
+    assert response.status_code == 200, response.get_data(as_text=True)[:300]
+    body: dict[str, Any] = response.get_json()
+    return body
+
+
+def test_compare_parses_each_literal_once(compare_base: Path, tmp_path: Path, literal_evals: list[str]) -> None:
+    client, _ = _loaded(compare_base, tmp_path / "ws", 100_000)
+    first = _compare(client)
+    unique = TAGS + TAGS // 2  # the runs share half their texts
+    assert len(literal_evals) == unique and "incomplete" not in first
+    assert _compare(client) == first and len(literal_evals) == unique  # the second request parses nothing
+    keys = {k["key"]: k for k in first["keys"]}
+    assert keys["cfg0.k3"]["values"] == {"./a": "[3, 0, None]", "./b": "[3, 0, None]"}
+    assert keys["cfg11.run"]["values"] == {"./a": "a", "./b": "b"} and keys["cfg11.run"]["differs"]
+    # a new sample of one tag is a new text: parsed once, and the answer follows it
+    with TfeventsWriter(compare_base / "a", timestamp=T0 + 1, host="h") as writer:
+        writer.add_text("cfg0", "{'k3': 'changed'}", 2)
+    client.application.extensions["mindinsight_clone"].data_manager.reload()
+    keys = {k["key"]: k for k in _compare(client)["keys"]}
+    assert len(literal_evals) == unique + 1
+    assert keys["cfg0.k3"]["values"] == {"./a": "changed", "./b": "[3, 0, None]"} and keys["cfg0.k3"]["differs"]
+
+
+def test_over_long_literal_is_compared_as_text(compare_base: Path, tmp_path: Path, literal_evals: list[str]) -> None:
+    client, _ = _loaded(compare_base, tmp_path / "ws", 100_000)
+    keys = {k["key"]: k for k in _compare(client)["keys"]}
+    assert keys["long"]["values"]["./a"].startswith("{'x': 'yyy") and "long.x" not in keys
+    assert f"longer than {text_compare.MAX_LITERAL_CHARS} characters" in keys["long"]["errors"]["./a"]
+    assert not any(len(text) > text_compare.MAX_LITERAL_CHARS for text in literal_evals)
+
+
+def test_one_request_parses_within_its_budget(compare_base: Path, tmp_path: Path, literal_evals: list[str],
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a budget of ~4 literals a request, the answer says it is incomplete until the cache holds them all."""
+    monkeypatch.setattr(text_compare, "PARSE_BUDGET_CHARS", 4 * len(_literal(0, "a")) + 100)
+    client, _ = _loaded(compare_base, tmp_path / "ws", 100_000)
+    first = _compare(client)
+    assert first["incomplete"] is True and 3 <= len(literal_evals) <= 4
+    left = [k["key"] for k in first["keys"] if "parsing budget" in " ".join(k.get("errors", {}).values())]
+    assert len(left) >= TAGS - 4  # compared as text this time, with the reason
+    bodies = [_compare(client) for _ in range(6)]
+    assert "incomplete" not in bodies[-1] and len(literal_evals) == TAGS + TAGS // 2
+    assert not {k["key"] for k in bodies[-1]["keys"]} & set(left)  # parsed into cfgN.k0 ... by now
+
+
+def test_concurrent_compares_share_the_parsing(compare_base: Path, tmp_path: Path, literal_evals: list[str]) -> None:
+    client, _ = _loaded(compare_base, tmp_path / "ws", 100_000)
+    with ThreadPoolExecutor(4) as pool:
+        bodies = list(pool.map(lambda _: _compare(client.application.test_client()), range(4)))
+    assert len(literal_evals) == TAGS + TAGS // 2  # each literal once, whichever request got to it first
+    assert all(body == bodies[0] for body in bodies)
+
+
+def test_answer_keys_are_bounded_the_same_way_in_every_run(compare_base: Path, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past MAX_ANSWER_KEYS a key is compared whole in every run (flattened in one run and whole in another would
+    show differences that are not there) and not parsed at all."""
+    monkeypatch.setattr(text_compare, "MAX_ANSWER_KEYS", 3 * 151)  # three tags' leaves
+    client, _ = _loaded(compare_base, tmp_path / "ws", 100_000)
+    body = _compare(client)
+    whole = {k["key"]: k for k in body["keys"] if "errors" in k and "more than 453 keys" in k["errors"]["./a"]}
+    assert len(body["keys"]) <= 3 * 151 + len(whole) + 1 and len(whole) >= TAGS - 3
+    shared = [k for key, k in whole.items() if key.startswith("cfg") and int(key[3:]) < TAGS // 2]
+    assert shared and not any(k["differs"] for k in shared)  # the same text in both runs: no difference
+    assert text_compare.PARSED.parsed <= 2 * 4  # the tags flattened and the one that did not fit, nothing after
