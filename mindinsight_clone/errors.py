@@ -76,6 +76,28 @@ class FileSystemPermissionError(MindInsightError):
     prefix = "File or dir access failed."
 
 
+# ours (request guards and workspace writes; values far above MindInsight's general ones)
+class CrossSiteRequestError(MindInsightError):
+    """A state-changing or costly request sent by a page of another origin (or with no origin: 'null')."""
+
+    value, http_status = 0x20, 403
+    prefix = "Cross-site request refused."
+
+
+class UnsupportedMediaTypeError(MindInsightError):
+    """A request body that is not JSON: browsers send text/plain or form bodies cross-site without asking."""
+
+    value, http_status = 0x21, 415
+    prefix = "Unsupported media type: the request body must be sent as Content-Type: application/json."
+
+
+class InsufficientStorageError(MindInsightError):
+    """The workspace cannot be written (disk full, quota or file-size limit reached); nothing was changed."""
+
+    value, http_status = 0x22, 507
+    prefix = "The workspace is full; nothing was written."
+
+
 # --- datavisual (module 5) ---------------------------------------------------------------
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -105,15 +106,29 @@ def scalars_multi(caches: Iterable[tuple[str, RunCache]], tags: list[str]) -> di
     return {"scalars": out}
 
 
+# A spreadsheet runs a cell starting with = + - @ (or a tab / CR) as a formula (OWASP "CSV Injection"); text
+# that is only a number or a NaN/Inf marker is left alone (the browser's exports do the same: lib/csv.ts).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_NUMERIC = re.compile(r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan)", re.IGNORECASE)
+
+
+def csv_text(cell: str) -> str:
+    """A text cell (run or tag name, written by whoever writes the summary files) with a leading quote when a
+    spreadsheet would run it as a formula."""
+    if not cell.startswith(_FORMULA_START) or _NUMERIC.fullmatch(cell):
+        return cell
+    return "'" + cell
+
+
 def to_csv(rows: Iterable[tuple[str, str, dict[str, Any]]]) -> str:
-    """CSV `train_id,tag,step,wall_time,value` (empty value for NaN/Inf)."""
+    """CSV `train_id,tag,step,wall_time,value` (empty value for NaN/Inf; names neutralised: `csv_text`)."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(["train_id", "tag", "step", "wall_time", "value"])
     for train_id, tag, p in rows:
         value = p["value"]
         cell = "" if value != value or value in (float("inf"), float("-inf")) else repr(value)
-        writer.writerow([train_id, tag, p["step"], repr(p["wall_time"]), cell])
+        writer.writerow([csv_text(train_id), csv_text(tag), p["step"], repr(p["wall_time"]), cell])
     return buf.getvalue()
 
 

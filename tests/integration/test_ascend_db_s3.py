@@ -60,7 +60,7 @@ def _requests() -> list[tuple[str, str, dict[str, Any] | None]]:
 
 
 def _ask(client: FlaskClient, method: str, url: str, body: dict[str, Any] | None) -> tuple[int, Any]:
-    response = client.post(f"{API}{url}", data=json.dumps(body)) if method == "POST" else client.get(f"{API}{url}")
+    response = client.post(f"{API}{url}", data=json.dumps(body), content_type="application/json") if method == "POST" else client.get(f"{API}{url}")
     return response.status_code, response.get_json()
 
 

@@ -62,7 +62,7 @@ def get(client: FlaskClient, endpoint: str, job: str, rank: str | None = None, *
 
 
 def search(client: FlaskClient, job: str, body: dict[str, Any]) -> Any:
-    return client.post(f"{API}/profile/ops/search?train_id=./{job}&profile=profiler", data=json.dumps(body))
+    return client.post(f"{API}/profile/ops/search?train_id=./{job}&profile=profiler", data=json.dumps(body), content_type="application/json")
 
 
 def num(text: str) -> float | None:

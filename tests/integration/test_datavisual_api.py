@@ -112,7 +112,7 @@ def test_histograms_and_tensors(client: FlaskClient) -> None:
 
 def test_train_job_caches_validation(client: FlaskClient) -> None:
     url = f"{API}/train-job-caches"
-    assert client.post(url, data="{not json").get_json()["error_code"] == "50540003"
+    assert client.post(url, data="{not json", content_type="application/json").get_json()["error_code"] == "50540003"
     assert client.post(url, json={"train_ids": "./run1"}).get_json()["error_code"] == "50540001"
     body = client.post(url, json={"train_ids": ["./run1", "./nope", "../.."]}).get_json()
     assert body == {"cache_result": [{"train_id": "./run1", "cache_status": "CACHED"}]}

@@ -1,8 +1,8 @@
 """Lineage API through create_app over real MindSpore-written files (../shared), compared to MindInsight's goldens.
 
 Deliberate differences (docs/lineage.md), each pinned here: `dataset_graph` without train_id -> 400 50540003
-(MindInsight: 500); `PUT` without a JSON Content-Type parses the body (MindInsight: 500); tag/remark survive
-a restart; dataset marks keep counting after 9; parameter importance is compared with a tolerance.
+(MindInsight: 500); `PUT` without a JSON Content-Type -> 415 (MindInsight: 500); tag/remark survive a restart;
+dataset marks keep counting after 9; parameter importance is compared with a tolerance.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def _golden_files() -> Iterator[Any]:
 def _replay(client: FlaskClient, golden: dict[str, Any]) -> Any:
     kwargs: dict[str, Any] = {}
     if "raw_body" in golden:
-        kwargs["data"] = golden["raw_body"]
+        kwargs["data"], kwargs["content_type"] = golden["raw_body"], "application/json"
     elif "body" in golden:
         kwargs["json"] = golden["body"]
     return client.open(golden["path"], method=golden["method"], **kwargs)
@@ -110,14 +110,15 @@ def test_dataset_graph_without_train_id_is_a_400(corpus_client: FlaskClient) -> 
     assert response.get_json() == {"error_code": "50540003", "error_msg": "Param missing. 'train_id' is required."}
 
 
-def test_put_without_json_content_type_parses_the_body(tmp_path: Path) -> None:
+def test_put_without_json_content_type_is_refused(tmp_path: Path) -> None:
+    """A text/plain body is what a page of another origin can send without asking (issue 29): 415, not run."""
     base = tmp_path / "base"
     write_run(base, "run", 100)
     client = _client(base, tmp_path / "ws")
     response = client.put(f"{API}/lineagemgr/lineages?train_id=./run", data='{"tag": 1}',
                           content_type="text/plain")
-    assert response.status_code == 200 and response.get_json() == {"status": "success"}
-    bad = client.put(f"{API}/lineagemgr/lineages?train_id=./run", data="{nope")
+    assert response.status_code == 415 and response.get_json()["error_code"] == "50540021"
+    bad = client.put(f"{API}/lineagemgr/lineages?train_id=./run", data="{nope", content_type="application/json")
     assert bad.status_code == 400 and bad.get_json()["error_code"] == "50540002"
     empty = client.put(f"{API}/lineagemgr/lineages?train_id=./run")
     assert empty.get_json() == {"error_code": "50540002",

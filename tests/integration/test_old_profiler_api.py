@@ -59,7 +59,7 @@ def _goldens(improved: bool) -> list[Path]:
 
 def _send(client: FlaskClient, case: dict[str, Any]) -> Any:
     data = json.dumps(case["body"]) if "body" in case else None
-    return client.open(case["path"], method=case["method"], data=data)
+    return client.open(case["path"], method=case["method"], data=data, content_type="application/json")
 
 
 @pytest.mark.parametrize("golden", _goldens(False), ids=lambda p: p.name[:3])
@@ -83,7 +83,7 @@ def _rows(path: Path) -> list[list[str]]:
 
 
 def _search(client: FlaskClient, run: str, body: dict[str, Any]) -> Any:
-    return client.post(f"{API}/profile/ops/search?train_id=./{run}&profile=profiler", data=json.dumps(body))
+    return client.post(f"{API}/profile/ops/search?train_id=./{run}&profile=profiler", data=json.dumps(body), content_type="application/json")
 
 
 # --- improvements, each against values computed here ----------------------------------------------------
@@ -201,7 +201,7 @@ def test_cluster_step_trace_from_the_csv(old_layout_client: FlaskClient) -> None
     prof = CORPUS / "cluster4" / "profiler"
     body = {"filter_condition": {"step_id": 2}}
     answer = old_layout_client.post(f"{API}/profile/cluster-step-trace-summary?train_id=./cluster4",
-                                    data=json.dumps(body)).get_json()
+                                    data=json.dumps(body), content_type="application/json").get_json()
     assert answer["parallel-mode"] == "pipeline-parallel" and answer["stage_num"] == 2 and answer["size"] == 4
     for item in answer["info"]:
         rank = item["rank_id"]
@@ -211,7 +211,7 @@ def test_cluster_step_trace_from_the_csv(old_layout_client: FlaskClient) -> None
     # one stage only (stage 2 = ranks 2 and 3)
     body = {"filter_condition": {"step_id": 0, "stage_id": 2}}
     answer = old_layout_client.post(f"{API}/profile/cluster-step-trace-summary?train_id=./cluster4",
-                                    data=json.dumps(body)).get_json()
+                                    data=json.dumps(body), content_type="application/json").get_json()
     assert [i["rank_id"] for i in answer["info"]] == [2, 3]
 
 
@@ -224,16 +224,16 @@ def test_cluster_links_filter_sort_page(old_layout_client: FlaskClient) -> None:
         for src_dst, by_type in json.loads(average[3]).items():
             links += [[src_dst, kind, *values] for kind, values in by_type.items()]
     url = f"{API}/profile/search-cluster-link?train_id=./cluster4"
-    answer = old_layout_client.post(url, data=json.dumps({})).get_json()
+    answer = old_layout_client.post(url, data=json.dumps({}), content_type="application/json").get_json()
     assert answer == {"cluster_link_info": links, "size": len(links)}
     body = {"filter_condition": {"src_rank": "1"}, "sort_condition": {"name": "band_width", "type": "ascending"},
             "group_condition": {"limit": 2, "offset": 0}}
-    answer = old_layout_client.post(url, data=json.dumps(body)).get_json()
+    answer = old_layout_client.post(url, data=json.dumps(body), content_type="application/json").get_json()
     ones = sorted((link for link in links if link[0].startswith("1-")), key=lambda link: link[4])
     assert answer == {"cluster_link_info": ones[:2], "size": len(ones)}
     body = {"filter_condition": {"src_rank": ".*"}}  # a plain string, not a regular expression
-    assert old_layout_client.post(url, data=json.dumps(body)).get_json()["size"] == 0
-    response = old_layout_client.post(url, data=json.dumps({"sort_condition": {"name": "nope"}}))
+    assert old_layout_client.post(url, data=json.dumps(body), content_type="application/json").get_json()["size"] == 0
+    response = old_layout_client.post(url, data=json.dumps({"sort_condition": {"name": "nope"}}), content_type="application/json")
     assert response.get_json() == {"error_code": "50546180", "error_msg": "The column nope does not exist."}
 
 
@@ -347,7 +347,7 @@ def test_truncated_json_and_csv(damaged: tuple[FlaskClient, Path]) -> None:
                                    "Raw file error. <flops_summary_0.json> is not valid JSON (truncated file?)."}
     assert client.get(f"{API}/profile/flops-scope?train_id=./devdir&device_id=0").status_code == 200
     _cut(base / "cluster4" / "profiler" / "hccl_raw_1.csv", 0.99)  # the average row is cut inside its JSON
-    response = client.post(f"{API}/profile/search-cluster-communication?train_id=./cluster4", data="{}")
+    response = client.post(f"{API}/profile/search-cluster-communication?train_id=./cluster4", data="{}", content_type="application/json")
     assert response.status_code == 400 and "<hccl_raw_1.csv>" in response.get_json()["error_msg"]
     cut_type = base / "devdir" / "profiler" / "aicore_intermediate_1_type.csv"
     _cut(cut_type, 0.5)
@@ -361,7 +361,7 @@ def test_truncated_json_and_csv(damaged: tuple[FlaskClient, Path]) -> None:
 def test_missing_cluster_file(damaged: tuple[FlaskClient, Path]) -> None:
     client, base = damaged
     (base / "cluster4" / "profiler" / "ascend_cluster_analyse_pipeline-parallel_2_4_3.csv").unlink()
-    response = client.post(f"{API}/profile/cluster-step-trace-summary?train_id=./cluster4", data="{}")
+    response = client.post(f"{API}/profile/cluster-step-trace-summary?train_id=./cluster4", data="{}", content_type="application/json")
     assert response.get_json() == {"error_code": "50546084", "error_msg":
                                    "The file <ascend_cluster_analyse_pipeline-parallel_2_4_3.csv> not found."}
     # the proposals need every rank's files: they leave that part out, as MindInsight does
@@ -398,9 +398,9 @@ def test_demo_profile_answers_every_view(tmp_path: Path) -> None:
             response = client.get(f"{API}/profile/{url}")
             assert response.status_code == 200 and response.get_json(), url
         response = client.post(f"{API}/profile/minddata-cpu-utilization-summary?{job}",
-                               data=json.dumps({"device_id": device}))
+                               data=json.dumps({"device_id": device}), content_type="application/json")
         assert response.status_code == 200 and response.get_json()["step_total_num"] == 4
-    cluster = client.post(f"{API}/profile/cluster-step-trace-summary?train_id=./demo", data="{}").get_json()
+    cluster = client.post(f"{API}/profile/cluster-step-trace-summary?train_id=./demo", data="{}", content_type="application/json").get_json()
     assert cluster["parallel-mode"] == "data-parallel" and cluster["size"] == 2
     assert client.get(f"{API}/profile/summary/cluster-propose?train_id=./demo").status_code == 200
 
@@ -411,6 +411,6 @@ def test_malformed_cluster_names(damaged: tuple[FlaskClient, Path]) -> None:
     prof = base / "cluster4" / "profiler"
     for path in prof.glob("ascend_cluster_analyse_*.csv"):
         path.rename(path.with_name(path.name.replace("_2_4_", "_0_4_")))
-    answer = client.post(f"{API}/profile/cluster-step-trace-summary?train_id=./cluster4", data="{}").get_json()
+    answer = client.post(f"{API}/profile/cluster-step-trace-summary?train_id=./cluster4", data="{}", content_type="application/json").get_json()
     assert answer["parallel-mode"] == "data-parallel" and answer["size"] == 4
     assert client.get(f"{API}/profile/summary/cluster-propose?train_id=./cluster4").status_code == 200

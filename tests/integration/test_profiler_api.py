@@ -52,7 +52,7 @@ def _csv(path: Path) -> list[list[str]]:
 
 
 def _search(client: FlaskClient, run: str, body: dict[str, Any]) -> Any:
-    response = client.post(f"{API}/profile/ops/search?train_id=./{run}&profile=profiler", data=json.dumps(body))
+    response = client.post(f"{API}/profile/ops/search?train_id=./{run}&profile=profiler", data=json.dumps(body), content_type="application/json")
     return response
 
 
@@ -70,7 +70,7 @@ def _goldens() -> list[Path]:
 def test_old_layout_matches_golden(old_client: FlaskClient, golden: Path) -> None:
     case = json.loads(golden.read_text())
     data = json.dumps(case["body"]) if "body" in case else None
-    response = old_client.open(case["path"], method=case["method"], data=data)
+    response = old_client.open(case["path"], method=case["method"], data=data, content_type="application/json")
     assert response.status_code == case["status"]
     assert response.get_json() == case["response"]
 
@@ -211,7 +211,7 @@ def test_search_condition_errors(new_client: FlaskClient, body: Any, code: str) 
 
 
 def test_search_bad_json_and_unknown_device(new_client: FlaskClient) -> None:
-    response = new_client.post(f"{API}/profile/ops/search?train_id=./profiler_cpu&profile=profiler", data=b"{")
+    response = new_client.post(f"{API}/profile/ops/search?train_id=./profiler_cpu&profile=profiler", data=b"{", content_type="application/json")
     assert response.get_json()["error_code"] == "50540002"
     answer = _search(new_client, "profiler_cpu", {"op_type": "cpu_op_type", "device_id": "7"}).get_json()
     assert answer["object"] == [] and answer["size"] == 0
@@ -286,7 +286,7 @@ def test_new_layout_mindinsight_shapes(new_client: FlaskClient) -> None:
     assert new_client.get(f"{API}/profile/training-trace/graph?dir=./profiler_cpu").get_json() == {}
     response = new_client.get(f"{API}/profile/training-trace/target-time-info?dir=./profiler_cpu&type=fp")
     assert response.get_json()["error_code"] == "50546084"
-    answer = new_client.post(f"{API}/profile/minddata-pipeline/op-queue?{q}", data="{}").get_json()
+    answer = new_client.post(f"{API}/profile/minddata-pipeline/op-queue?{q}", data="{}", content_type="application/json").get_json()
     assert answer["object"] == [] and answer["size"] == 0
     dirs = new_client.get(f"{API}/profile/dirs?train_id=./profiler_cpu").get_json()
     assert dirs["profilers"] == [{"device_list": ["0"], "device_type": "cpu", "layout": "ms2", "profile": "profiler",
@@ -310,5 +310,5 @@ def test_multi_rank_sessions(tmp_path: Path) -> None:
     rows = _csv(source / "cpu_op_type_info_0.csv")
     for rank in ("0", "1"):
         result = client.post(f"{API}/profile/ops/search?train_id=./job&profile=profiler",
-                             data=json.dumps({"op_type": "cpu_op_type", "device_id": rank})).get_json()
+                             json={"op_type": "cpu_op_type", "device_id": rank}).get_json()
         assert result["size"] == len(rows)

@@ -57,7 +57,7 @@ def _rows(path: Path) -> list[dict[str, str]]:
 
 
 def _search(client: FlaskClient, job: str, body: dict[str, Any]) -> dict[str, Any]:
-    response = client.post(f"{API}/profile/ops/search?train_id=./{job}&profile=profiler", data=json.dumps(body))
+    response = client.post(f"{API}/profile/ops/search?train_id=./{job}&profile=profiler", data=json.dumps(body), content_type="application/json")
     assert response.status_code == 200, response.get_json()
     answer: dict[str, Any] = response.get_json()
     return answer

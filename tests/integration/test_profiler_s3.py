@@ -88,7 +88,7 @@ def clients(base: Path, s3_server: S3Server, tmp_path_factory: pytest.TempPathFa
 
 def _ask(client: FlaskClient, method: str, url: str, body: dict[str, Any] | None) -> tuple[int, Any]:
     if method == "POST":
-        response = client.post(f"{API}{url}", data=json.dumps(body or {}))
+        response = client.post(f"{API}{url}", data=json.dumps(body or {}), content_type="application/json")
     else:
         response = client.get(f"{API}{url}")
     return response.status_code, response.get_json()

@@ -93,7 +93,7 @@ def test_old_layout_damaged_files_over_s3(s3_server: S3Server, tmp_path: Path) -
     response = client.get(f"{api}/training-trace/graph?dir=./cluster4&device_id=2")
     assert response.get_json() == {"error_code": "50546087", "error_msg": "Raw file error. "
                                    "<step_trace_raw_2_detail_time.csv> has no average row (truncated file?)."}
-    response = client.post(f"{api}/cluster-step-trace-summary?train_id=./cluster4", data="{}")
+    response = client.post(f"{api}/cluster-step-trace-summary?train_id=./cluster4", data="{}", content_type="application/json")
     assert response.get_json()["error_code"] in ("50546084", "50546087")
     assert client.get(f"{api}/training-trace/graph?dir=./cluster4&device_id=1").status_code == 200
     assert client.get(f"{api}/cluster-flops?train_id=./cluster4").status_code == 200

@@ -4,11 +4,14 @@ MindInsight keeps them in memory only; here they survive restarts. The file maps
 summary base dir to {train_id: {"tag": int, "remark": str}}, so two base dirs never share notes. Writes
 are atomic (temp file + fsync + os.replace) and serialised across processes with an flock on a side
 file; a change made by another worker is picked up on the next read (the file's size/mtime changed).
+A write that fails (full disk, quota, file-size limit, read-only workspace) changes nothing, on disk or in
+memory, and is refused with a clear error (507 for a full disk) instead of a 500.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
 import tempfile
@@ -20,7 +23,7 @@ from typing import Any
 import orjson
 
 from mindinsight_clone.config import is_url
-from mindinsight_clone.errors import LineageParamValueError
+from mindinsight_clone.errors import FileSystemPermissionError, InsufficientStorageError, LineageParamValueError
 
 try:
     import fcntl
@@ -32,6 +35,7 @@ log = logging.getLogger(__name__)
 FILE_NAME = "added_info.json"
 KEYS = ("tag", "remark")
 FORMAT_VERSION = 1
+NO_SPACE = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})  # full disk, quota, RLIMIT_FSIZE
 
 
 def validate_added_info(added_info: Mapping[str, Any]) -> None:
@@ -71,15 +75,19 @@ class AddedInfoStore:
             return {k: dict(v) for k, v in self._all.get(self.base_key, {}).items()}
 
     def update(self, train_id: str, added_info: Mapping[str, Any]) -> dict[str, Any]:
-        """Merge the given keys into the run's info and persist; returns the new info."""
-        with self._lock, self._file_lock():
-            self._stamp = None
-            self._reload_if_changed()
-            runs = self._all.setdefault(self.base_key, {})
-            merged = {**runs.get(train_id, {}), **added_info}
-            runs[train_id] = merged
-            self._write()
-            return dict(merged)
+        """Merge the given keys into the run's info and persist; returns the new info. Nothing changes (on disk
+        or in memory) when the write fails."""
+        try:
+            with self._lock, self._file_lock():
+                self._stamp = None
+                self._reload_if_changed()
+                merged = {**self._all.get(self.base_key, {}).get(train_id, {}), **added_info}
+                updated = {**self._all, self.base_key: {**self._all.get(self.base_key, {}), train_id: merged}}
+                self._write(updated)
+                self._all = updated  # only once it is on disk
+                return dict(merged)
+        except OSError as exc:
+            raise _write_error(exc, self.path) from None
 
     # ------------------------------------------------------------------ internals
     def _reload_if_changed(self) -> None:
@@ -100,9 +108,9 @@ class AddedInfoStore:
             log.warning("ignoring unreadable lineage notes %s: %s", self.path, exc)
             self._all = {}
 
-    def _write(self) -> None:
+    def _write(self, notes: dict[str, dict[str, dict[str, Any]]]) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
-        body = orjson.dumps({"version": FORMAT_VERSION, "base_dirs": self._all},
+        body = orjson.dumps({"version": FORMAT_VERSION, "base_dirs": notes},
                             option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2)
         fd, tmp = tempfile.mkstemp(prefix=".added_info.", suffix=".tmp", dir=self.directory)
         try:
@@ -130,3 +138,12 @@ class AddedInfoStore:
                 yield
             finally:
                 fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
+
+
+def _write_error(exc: OSError, path: Path) -> Exception:
+    """The client's error for a notes file that could not be written (the log has the path; the answer not)."""
+    log.warning("lineage notes not written to %s: %s", path, exc)
+    reason = os.strerror(exc.errno) if exc.errno else str(exc)
+    if exc.errno in NO_SPACE:
+        return InsufficientStorageError(f"The tag/remark was not saved ({reason}).")
+    return FileSystemPermissionError(f"The workspace cannot be written; the tag/remark was not saved ({reason}).")
