@@ -258,3 +258,11 @@ def test_ui_zoom_export_smoke() -> None:
     out = run("ui_zoom_export.py", "--smoke")
     assert "zoom (1 % of the steps):" in out and "CSV of the zoomed window:" in out, out
     assert "CSV of every step:" in out and "(40,000 rows" in out, out  # 2 ranks x 20,000 steps, every one
+
+
+def test_hostile_files_benchmark_smoke() -> None:
+    out = run("hostile.py", "--smoke")
+    rows = [line.split() for line in out.splitlines() if line.startswith("  this ")]
+    assert len(rows) == 7, out
+    for row in rows:  # every case answered (a status code, no stuck trigger) and the server still serves
+        assert row[1].isdigit() and "NOT" not in row, out
