@@ -82,6 +82,9 @@ SETTINGS: tuple[Setting, ...] = (
             maximum=64),
     Setting("threads", int, 8, "Threads per gunicorn worker.", minimum=1, maximum=256),
     Setting("timeout", int, 60, "Seconds before gunicorn restarts a silent worker.", minimum=5, maximum=3600),
+    Setting("client_timeout", int, 30, "Seconds a client has to send a request's head, and then its body, in all "
+            "(slow-client guard): a head not complete in time closes the connection, a body answers 408. Heads are "
+            "read without holding a request thread.", minimum=1, maximum=3600),
     Setting("max_run_count", int, 10_000, "Most runs listed; the most recently updated are kept (the API and the "
             "log say how many are left out). MindInsight: 999.", minimum=1, maximum=100000),
     Setting("max_cached_runs", int, 0, "Most runs whose data is kept in memory (LRU); 0 = no count limit, "
@@ -149,6 +152,7 @@ class Settings:
     workers: int
     threads: int
     timeout: int
+    client_timeout: int
     max_run_count: int
     max_cached_runs: int
     cache_memory_mb: int

@@ -17,7 +17,7 @@ _log_dir.mkdir(parents=True, exist_ok=True)
 _host = f"[{_settings.host}]" if ":" in _settings.host else _settings.host
 bind = [f"{_host}:{_settings.port}"]
 workers = _settings.workers
-worker_class = "gthread"
+worker_class = "mindinsight_clone.server.http_worker.GuardedThreadWorker"  # gthread + slow-client deadlines
 threads = _settings.threads
 timeout = _settings.timeout
 graceful_timeout = 10

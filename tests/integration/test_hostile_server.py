@@ -3,12 +3,18 @@ exports, a full disk under `PUT lineages`, slow clients that hold the request th
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import http.client
 import io
 import json
 import os
+import socket
 import subprocess
 import sys
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,6 +23,7 @@ from flask.testing import FlaskClient
 from mindinsight_clone.config import settings_for_tests
 from mindinsight_clone.plugins.scalars import csv_text
 from mindinsight_clone.server.app import create_app
+from tests.conftest import free_port, run_cli
 from tests.unit.analyzers.lineage.builders import write_run
 from tests.unit.store.summary_files import scalar_run
 
@@ -159,3 +166,94 @@ def test_a_full_workspace_answers_507_and_keeps_the_notes(tmp_path: Path) -> Non
     notes_dir = ws / "lineage"
     assert json.loads((notes_dir / "added_info.json").read_text())["base_dirs"]  # the old file, whole
     assert not list(notes_dir.glob(".added_info.*.tmp"))
+
+
+# ------------------------------------------------------------------------------ slow clients (a real server)
+CLIENT_TIMEOUT = 2  # seconds a client has for a request's head, and again for its body (scaled down)
+SLOW = 12  # more than the worker's 8 threads
+HEAD = b"GET /v1/mindinsight/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+    base, ws, port = tmp_path_factory.mktemp("slow-base"), tmp_path_factory.mktemp("slow-ws"), free_port()
+    env = {"MINDINSIGHT_CLIENT_TIMEOUT": str(CLIENT_TIMEOUT)}
+    started = run_cli("start", "--port", str(port), "--summary-base-dir", str(base), "--workspace", str(ws), env=env)
+    assert started.returncode == 0, started.stdout + started.stderr
+    try:
+        yield port
+    finally:
+        run_cli("stop", "--port", str(port), "--workspace", str(ws))
+
+
+def _health(port: int, timeout: float) -> tuple[int, float]:
+    start = time.monotonic()
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        conn.request("GET", "/v1/mindinsight/health")
+        return conn.getresponse().status, time.monotonic() - start
+    finally:
+        conn.close()
+
+
+def _trickle(socks: list[socket.socket], stop: threading.Event) -> None:
+    """One byte per connection every 0.3 s: each recv gets data, only a total deadline can cut them."""
+    while not stop.wait(0.3):
+        for sock in socks:
+            with contextlib.suppress(OSError):
+                sock.send(b"x")
+
+
+def _closed_within(sock: socket.socket, seconds: float) -> tuple[bool, bytes]:
+    """Whether the server closed the connection within `seconds`, and what it said first."""
+    sock.settimeout(seconds)
+    answer = b""
+    try:
+        while chunk := sock.recv(4096):
+            answer += chunk
+    except TimeoutError:
+        return False, answer
+    except OSError:
+        pass
+    return True, answer
+
+
+def test_trickled_heads_neither_hold_the_server_nor_stay(server: int) -> None:
+    socks = [socket.create_connection(("127.0.0.1", server)) for _ in range(SLOW)]
+    stop = threading.Event()
+    trickler = threading.Thread(target=_trickle, args=(socks, stop), daemon=True)
+    try:
+        for sock in socks:
+            sock.sendall(HEAD)
+        trickler.start()
+        time.sleep(0.5)  # the heads have reached the worker
+        status, took = _health(server, timeout=5)
+        assert status == 200 and took < 1.5, took
+        assert all(_closed_within(sock, CLIENT_TIMEOUT + 3)[0] for sock in socks)  # cut though still sending
+    finally:
+        stop.set()
+        for sock in socks:
+            sock.close()
+
+
+def test_a_body_that_never_comes_is_cut_with_408(server: int) -> None:
+    head = (b"POST /v1/mindinsight/datavisual/train-job-caches HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"train_ids\": ")
+    socks = [socket.create_connection(("127.0.0.1", server)) for _ in range(SLOW)]
+    stop = threading.Event()
+    trickler = threading.Thread(target=_trickle, args=(socks, stop), daemon=True)
+    try:
+        start = time.monotonic()
+        for sock in socks:
+            sock.sendall(head)
+        trickler.start()
+        status, _ = _health(server, timeout=CLIENT_TIMEOUT + 5)  # at worst once the bodies' time is up
+        assert status == 200
+        closed, answer = _closed_within(socks[0], CLIENT_TIMEOUT + 3)
+        assert closed and time.monotonic() - start < CLIENT_TIMEOUT + 3
+        assert answer.startswith(b"HTTP/1.1 408 "), answer[:200]
+        assert b'"error_code"' in answer and b"Request Timeout" in answer
+    finally:
+        stop.set()
+        for sock in socks:
+            sock.close()
