@@ -135,7 +135,9 @@ def make_text_compare(base: Path, size: int) -> tuple[Callable[[], None], Callab
     for run in ("a", "b"):
         with TfeventsWriter(base / run, timestamp=1_760_000_000, host="h") as writer:
             for tag in range(tags):
-                items = [f"'k{i}': [{i}, 0.5, None]" for i in range(chars // 22)]
+                items: list[str] = []
+                while sum(map(len, items)) + 2 * len(items) < chars - 40:  # the literal stays about `chars` long
+                    items.append(f"'k{len(items)}': [{len(items)}, 0.5, None]")
                 writer.add_text(f"cfg{tag}", "{" + ", ".join(items) + ("}" if run == "a" else ", 'z': 1}"), 1)
     return (lambda: None), lambda c: c.post(f"{API}/datavisual/text/compare", json={"train_ids": ["./a", "./b"]})
 
@@ -206,6 +208,7 @@ def run_case(case: str, size: int, limit: float) -> dict[str, Any]:
         again = trigger(client)
         out["second_wall_s"] = time.monotonic() - wall1
         out["second_status"] = again.status_code
+        out["incomplete"] = bool(answer[0].get_json().get("incomplete"))
     probe: list[Any] = []
     alive = threading.Thread(target=lambda: probe.append(client.get(f"{API}/datavisual/train-jobs")), daemon=True)
     alive.start()
@@ -234,7 +237,7 @@ def cell(result: dict[str, Any]) -> str:
         return str(result.get("status"))
     text = f"{result['status']}  {result['wall_s']:.2f} s  cpu {result['cpu_s']:.2f} s  +{result['rss_growth_mb']:.0f} MB"
     if "second_wall_s" in result:
-        text += f"  (2nd {result['second_wall_s']:.2f} s)"
+        text += f"  (2nd {result['second_wall_s']:.2f} s{', 1st incomplete' if result.get('incomplete') else ''})"
     return text + ("" if result.get("alive") else "  NOT ANSWERING")
 
 

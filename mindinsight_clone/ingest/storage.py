@@ -30,7 +30,6 @@ import copy
 import errno
 import io
 import logging
-import mmap
 import os
 import re
 import stat as stat_module
@@ -477,20 +476,6 @@ def read_range(location: Location, offset: int, length: int) -> bytes:
     except Exception as exc:
         raise _as_oserror(exc, location) from exc
     return bytes(data)
-
-
-def map_local(location: Location) -> mmap.mmap | None:
-    """A read-only memory map of a local, non-empty regular file (pages are read only when touched), or None for a
-    remote location or an empty file (read those with `read_range`). Raises OSError when it cannot be opened."""
-    if not isinstance(location, Path):
-        return None
-    fd = _open_local(location)
-    try:
-        if os.fstat(fd).st_size == 0:
-            return None
-        return mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
-    finally:
-        os.close(fd)
 
 
 def file_size(handle: IO[bytes]) -> int:

@@ -3,7 +3,7 @@ comparison of one tensor between two iterations.
 
 The slicing syntax and its checks, the window statistics, the JSON form of NaN/Inf and the histogram buckets are
 the tensors plugin's (`tensor_stats`), reused; what differs is where values come from: only the window is read
-(`npy_file`: a memory map locally, a range read remotely), and the whole-tensor figures (`overall_*`, the
+(`npy_file`: range reads, never a memory map), and the whole-tensor figures (`overall_*`, the
 histogram range) come from the tensor's cached statistics, so a window of a terabyte-sized tensor costs the
 window. A histogram or a comparison reads the tensor(s) in bounded chunks.
 """

@@ -4,7 +4,6 @@ any error."""
 
 from __future__ import annotations
 
-import mmap
 import os
 import shutil
 from collections.abc import Callable
@@ -22,7 +21,6 @@ READERS: dict[str, Callable[[Path], Any]] = {
     "open_text": lambda p: storage.open_text(p).read(),
     "read_bytes": storage.read_bytes,
     "read_range": lambda p: storage.read_range(p, 0, 100),
-    "map_local": lambda p: bytes(storage.map_local(p) or b""),
 }
 
 
@@ -125,7 +123,3 @@ def test_whole_file_reads_are_bounded(base: Path) -> None:
                                                                           "allowed; not read"
 
 
-def test_a_memory_map_outlives_its_descriptor(base: Path) -> None:
-    mapped = storage.map_local(base / "run" / "sub" / "ok.txt")
-    assert isinstance(mapped, mmap.mmap) and mapped[:] == b"fine\n"
-    mapped.close()
