@@ -317,6 +317,8 @@ export interface TextCompareResponse {
   train_ids: string[]
   differing: number
   keys: TextCompareKey[]
+  /** The server's parse budget ran out: some configs were compared as whole texts this time; ask again. */
+  incomplete?: boolean
 }
 
 export interface PrCurve {

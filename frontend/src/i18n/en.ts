@@ -891,6 +891,8 @@ export const en = {
   'diff.noTexts': 'These runs have no text summaries',
   'diff.noTextsHint': 'The config diff compares what add_text wrote (MindFormers and Megatron write their configuration there).',
   'diff.parseError': 'did not parse ({reason}): compared as text',
+  'diff.incomplete': 'Some large configs were compared as whole texts this time (the server parses a bounded amount per request); comparing again parses the rest.',
+  'diff.again': 'Compare again',
   'diff.truncated': 'cut by the server: only its start was compared',
   'customScalars.title': 'Custom Scalars',
   'pr.title': 'PR Curves',

@@ -892,6 +892,8 @@ export const zh: Partial<Record<MessageKey, string>> = {
   'diff.noTexts': '这些运行没有文本摘要',
   'diff.noTextsHint': '配置对比比较 add_text 写入的内容（MindFormers 和 Megatron 会将配置写入其中）。',
   'diff.parseError': '无法解析（{reason}）：按文本比较',
+  'diff.incomplete': '部分较大的配置本次按整段文本比较（服务器每次请求解析的量有上限）；再次比较会解析其余部分。',
+  'diff.again': '再次比较',
   'diff.truncated': '被服务器截断：只比较了开头部分',
   'customScalars.title': '自定义标量',
   'pr.title': 'PR 曲线',
