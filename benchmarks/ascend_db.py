@@ -157,8 +157,8 @@ def _app(base: Path) -> dict[str, Any]:
         url = "/v1/mindinsight/profile/ops/search?train_id=./job&profile=profiler"
         times = {}
         for label, call in (
-            ("ops_cold_s", lambda: client.post(url, data=body)),
-            ("ops_warm_s", lambda: client.post(url, data=body)),
+            ("ops_cold_s", lambda: client.post(url, data=body, content_type="application/json")),
+            ("ops_warm_s", lambda: client.post(url, data=body, content_type="application/json")),
             ("timeline_summary_cold_s",
              lambda: client.get("/v1/mindinsight/profile/timeline-summary?dir=./job&device_id=0")),
             ("timeline_5000_s",

@@ -41,7 +41,7 @@ def _answers(app: Flask) -> list[Any]:
     out = []
     for rank in ("0", "1"):
         page = client.post(f"{API}/profile/ops/search?train_id=./{JOB}&profile=profiler",
-                           data=json.dumps({**KERNEL_PAGE, "device_id": rank}))
+                           data=json.dumps({**KERNEL_PAGE, "device_id": rank}), content_type="application/json")
         summary = client.get(f"{API}/profile/timeline-summary?dir=./{JOB}&device_id={rank}")
         window = client.get(f"{API}/profile/timeline?dir=./{JOB}&device_id={rank}&max_events=300")
         assert page.status_code == summary.status_code == window.status_code == 200
