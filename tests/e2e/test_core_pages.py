@@ -386,6 +386,8 @@ def test_landscape_interval_select(page: Any, ui_server: str, screenshot: Any) -
     screenshot(page, "core_landscape")
     page.reload()
     page.get_by_test_id("landscape-interval").wait_for()
+    # the choice comes back from the URL once the intervals are listed (the select exists before its options)
+    page.wait_for_function("v => document.querySelector('[data-testid=landscape-interval]').value === v", arg=options[-1])
     assert page.get_by_test_id("landscape-interval").input_value() == options[-1]
 
     if FIXTURES.exists():
