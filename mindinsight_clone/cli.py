@@ -6,6 +6,7 @@ Every setting in config.SETTINGS is a flag of `start`; flags left out fall back 
 
 from __future__ import annotations
 
+import logging
 import os
 import shlex
 import sys
@@ -15,14 +16,40 @@ from typing import Any
 import click
 
 from mindinsight_clone import __version__
-from mindinsight_clone.config import BY_NAME, SETTINGS, Setting, SettingError, resolve
+from mindinsight_clone.config import BY_NAME, SETTINGS, Setting, SettingError, given_retired, resolve
 from mindinsight_clone.ingest import storage
 from mindinsight_clone.server import lifecycle
 
 CONFIG_HELP = "Settings file: file:/path/x.py, file:/path/x.yaml or python:pkg.module."
 
 
+class MindInsightValue(click.ParamType):
+    """A MindInsight flag kept for its command lines: MindInsight's parsing and error messages (rc 2)."""
+
+    def __init__(self, setting: Setting) -> None:
+        self.setting = setting
+        self.name = setting.type.__name__
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        flag = "--" + self.setting.name.replace("_", "-")
+        if self.setting.type is bool:
+            if str(value).lower() in ("true", "1", "false", "0"):
+                return str(value).lower() in ("true", "1")
+            raise click.UsageError(f"argument {flag}: invalid enable_debugger_string value: {value!r}", ctx)
+        try:
+            number = int(value)
+        except ValueError:
+            raise click.UsageError(f"argument {flag}: invalid int value: {value!r}", ctx) from None
+        lo, hi = int(self.setting.minimum or 0), int(self.setting.maximum or 0)
+        if not lo <= number <= hi:
+            default = f", default is {self.setting.default}" if self.setting.alias_of else ""
+            raise click.UsageError(f"{flag} should be chosen from {lo} to {hi}{default}", ctx)
+        return number
+
+
 def _click_type(setting: Setting) -> Any:
+    if setting.retired or setting.alias_of:
+        return MindInsightValue(setting)
     if setting.type is int:
         lo = int(setting.minimum) if setting.minimum is not None else None
         hi = int(setting.maximum) if setting.maximum is not None else None
@@ -35,6 +62,8 @@ def _shown_default(setting: Setting) -> str:
         return "current directory"
     if setting.name == "workspace":
         return "~/mindinsight-clone"
+    if setting.alias_of:
+        return f"--{setting.alias_of.replace('_', '-')}"
     return str(setting.default) if setting.default != "" else "none"
 
 
@@ -75,6 +104,9 @@ def main() -> None:
 def start(config: str | None, foreground: bool, **values: Any) -> None:
     """Start the server in the background and wait until it answers."""
     settings = _settings_or_exit(values, config)
+    retired = _retired_notes(values, config)
+    for note in retired:
+        click.secho(f"WARNING: {note}", fg="yellow", err=True)
     if not lifecycle.is_loopback(settings.host):
         click.secho(
             f"WARNING: binding to {settings.host} exposes your training data to the network without "
@@ -85,6 +117,8 @@ def start(config: str | None, foreground: bool, **values: Any) -> None:
     click.echo(f"Workspace: {settings.workspace}")
     click.echo(f"Summary base dir: {storage.redact(settings.summary_base_dir)}")
     try:
+        if retired:
+            _log_notes(settings, retired)
         if foreground:
             click.echo(f"Web address: {lifecycle.web_address(settings)} (foreground; Ctrl+C stops)")
             sys.exit(lifecycle.run_foreground(settings))
@@ -96,6 +130,24 @@ def start(config: str | None, foreground: bool, **values: Any) -> None:
     click.echo(f"Logs: {settings.workspace}/log/")
     click.echo(f"mindinsight-clone started (pid {record.pid}). Stop it with: "
                f"{stop_command(settings.port, settings.workspace)}")
+
+
+def _retired_notes(cli_values: dict[str, Any], config: str | None) -> list[str]:
+    """One line per retired MindInsight flag given: what it no longer does."""
+    return [f"{where} is accepted for MindInsight command lines but retired: {setting.retired}"
+            for setting, where in given_retired(cli_values, config)]
+
+
+def _log_notes(settings: Any, notes: list[str]) -> None:
+    """Put the notes in the app log too; a workspace we cannot write is reported by the start that follows."""
+    from mindinsight_clone.server.logs import setup_app_logging  # here: only when there is something to log
+
+    try:
+        setup_app_logging(settings)
+    except OSError:
+        return
+    for note in notes:
+        logging.getLogger("mindinsight_clone.cli").warning("%s", note)
 
 
 def stop_command(port: int, workspace: str | None) -> str:

@@ -27,6 +27,8 @@ class Setting:
     help: str
     minimum: float | None = None
     maximum: float | None = None
+    retired: str = ""  # a MindInsight flag accepted so its command lines start: what it no longer does
+    alias_of: str = ""  # MindInsight's name for another setting: a value given sets that setting
 
     @property
     def env(self) -> str:
@@ -104,7 +106,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("max_graph_tags", int, 10, "Most graph tags kept per run.", minimum=1, maximum=1000),
     Setting("max_graph_nodes", int, 500_000, "Most nodes (with their name scopes) of one graph drawn as a scope "
             "tree (graphs, debugger and model graph views); a larger graph is refused with a clear error. Built "
-            "graphs kept in memory hold at most twice this in all.", minimum=1000, maximum=100_000_000),
+            "graphs kept in memory hold at most twice this in all.", minimum=1, maximum=100_000_000),
+    Setting("max_graph_node_size", int, 100_000, "MindInsight's name of --max-graph-nodes, with its range: a value "
+            "given sets --max-graph-nodes (a flag beats the environment, which beats a config file; both in one "
+            "place must agree).", minimum=1, maximum=2_000_000, alias_of="max_graph_nodes"),
     Setting("scalar_samples", int, 1000, "Steps kept per scalar tag (reservoir).", minimum=1, maximum=1_000_000),
     Setting("image_samples", int, 10, "Steps kept per image tag (reservoir).", minimum=1, maximum=10_000),
     Setting("histogram_samples", int, 50, "Steps kept per histogram tag (reservoir).", minimum=1,
@@ -133,6 +138,21 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("decode_helper_mb", int, 16, "A reload with at least this many MB of local summary files to read "
             "decodes their scalar records in a helper process on another core, beside the web worker (stopped "
             "when the load is read); 0 = never.", minimum=0, maximum=1_048_576),
+    Setting("enable_debugger", bool, False, "MindInsight's online debugger switch, accepted (True/False/1/0) but "
+            "retired: MindSpore >= 2.5 has no debugger client; dumps are read offline from the summary base dir.",
+            retired="the online debugger is gone (MindSpore >= 2.5 has no debugger client, MindInsight removed it "
+            "in 2024); nothing listens for a training job. Dumps under the summary base dir are still read by "
+            "the offline Debugger page."),
+    Setting("debugger_port", int, 50051, "MindInsight's online debugger port (1-65535, not --port), accepted but "
+            "retired: nothing listens on it.", minimum=1, maximum=65535,
+            retired="nothing listens on this port (no online debugger)."),
+    Setting("offline_debugger_mem_limit", int, 16384, "MindInsight's offline debugger memory limit (MB, "
+            "6144-2147483647), accepted but retired: dumps are read in bounded windows and chunks.",
+            minimum=6144, maximum=2147483647,
+            retired="not applied: dumps are read in bounded windows and chunks, without MindSpore's DbgServices."),
+    Setting("max_offline_debugger_session_num", int, 2, "MindInsight's offline debugger session count (1-2), "
+            "accepted but retired: there are no sessions, every request names its dump.", minimum=1, maximum=2,
+            retired="not applied: there are no debugger sessions; every request names its dump."),
     Setting("log_max_bytes", int, 50 * 1024 * 1024, "Size at which a log file is rotated.", minimum=1024),
     Setting("log_backup_count", int, 10, "Rotated log files kept.", minimum=0, maximum=1000),
 )
@@ -176,6 +196,10 @@ class Settings:
     max_record_bytes: int
     profiler_db_spool_mb: int
     decode_helper_mb: int
+    enable_debugger: bool
+    debugger_port: int
+    offline_debugger_mem_limit: int
+    max_offline_debugger_session_num: int
     log_max_bytes: int
     log_backup_count: int
 
@@ -231,25 +255,71 @@ def read_config_file(spec: str) -> dict[str, Any]:
     return values
 
 
+# Where a value came from; a higher rank wins.
+DEFAULT_RANK, CONFIG_RANK, ENV_RANK, FLAG_RANK = range(4)
+Sources = dict[str, tuple[int, str]]
+
+
+def _collect(cli: Mapping[str, Any] | None, config: str | None, env: Mapping[str, str]) -> tuple[dict[str, Any],
+                                                                                                 Sources]:
+    """Raw values by precedence (defaults < config file < environment < CLI) and where each given one came from."""
+    values: dict[str, Any] = {s.name: s.default for s in SETTINGS}
+    sources: Sources = {}
+    if config:
+        for name, raw in read_config_file(config).items():
+            values[name], sources[name] = raw, (CONFIG_RANK, f"--config {config}")
+    for s in SETTINGS:
+        if s.env in env:
+            values[s.name], sources[s.name] = env[s.env], (ENV_RANK, s.env)
+    for name, raw in (cli or {}).items():
+        if raw is not None:
+            values[name], sources[name] = raw, (FLAG_RANK, f"--{name.replace('_', '-')}")
+    return values, sources
+
+
+def _apply_aliases(values: dict[str, Any], sources: Sources) -> None:
+    """A value given under an alias sets its target, unless the target was given with a higher precedence."""
+    for alias in SETTINGS:
+        if not alias.alias_of or alias.name not in sources:
+            continue
+        rank, where = sources[alias.name]
+        value = alias.parse(values[alias.name], where)
+        target = BY_NAME[alias.alias_of]
+        target_rank, target_where = sources.get(target.name, (DEFAULT_RANK, "defaults"))
+        if rank == target_rank and target.parse(values[target.name], target_where) != value:
+            raise SettingError(f"{where} and {target_where} set the same limit to different values; give one")
+        if rank >= target_rank:
+            values[target.name], sources[target.name] = value, (rank, where)
+
+
+def given_retired(
+    cli: Mapping[str, Any] | None = None,
+    config: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> list[tuple[Setting, str]]:
+    """The retired MindInsight settings given (by flag, environment or config file), with where from."""
+    _, sources = _collect(cli, config, os.environ if environ is None else environ)
+    return [(s, sources[s.name][1]) for s in SETTINGS if s.retired and s.name in sources]
+
+
+def _check_debugger_port(parsed: Mapping[str, Any]) -> None:
+    """MindInsight's check, made only when the (retired) debugger is enabled."""
+    if parsed["enable_debugger"] and parsed["debugger_port"] == parsed["port"]:
+        raise SettingError(f"Port not available error. Detail: The ports for debugger and web page are both "
+                           f"{parsed['port']},please use another port as debugger-port.")
+
+
 def resolve(
     cli: Mapping[str, Any] | None = None,
     config: str | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> Settings:
     """Merge defaults < config file < environment < CLI flags into checked Settings."""
-    env = os.environ if environ is None else environ
-    values: dict[str, Any] = {s.name: s.default for s in SETTINGS}
-    sources: dict[str, str] = {}
-    if config:
-        for name, raw in read_config_file(config).items():
-            values[name], sources[name] = raw, f"--config {config}"
-    for s in SETTINGS:
-        if s.env in env:
-            values[s.name], sources[s.name] = env[s.env], s.env
-    for name, raw in (cli or {}).items():
-        if raw is not None:
-            values[name], sources[name] = raw, f"--{name.replace('_', '-')}"
-    parsed = {s.name: s.parse(values[s.name], sources.get(s.name, "defaults")) for s in SETTINGS}
+    values, sources = _collect(cli, config, os.environ if environ is None else environ)
+    _apply_aliases(values, sources)
+    parsed = {s.name: s.parse(values[s.name], sources.get(s.name, (DEFAULT_RANK, "defaults"))[1])
+              for s in SETTINGS if not s.alias_of}
+    _check_debugger_port(parsed)
     if not parsed["summary_base_dir"]:
         parsed["summary_base_dir"] = os.getcwd()
     base = parsed["summary_base_dir"]
