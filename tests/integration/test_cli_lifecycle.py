@@ -7,6 +7,7 @@ import os
 import socket
 import subprocess
 import sys
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -269,3 +270,31 @@ def test_workspace_probe_is_removed_when_the_write_fails(tmp_path: Path) -> None
     assert result.returncode != 0
     assert "is not writable" in result.stderr and "File too large" in result.stderr
     assert (ws / "run").is_dir() and not list((ws / "run").glob(".probe.*"))
+
+
+def test_a_whole_mindinsight_command_line_starts(tmp_path: Path) -> None:
+    """MindInsight 2.3.1's debugger flags start a server that warns (console and app log) they are retired, and
+    --max-graph-node-size is the graph limit the server applies (issue 31)."""
+    from tests.integration.test_hostile_graphs import ir_text
+
+    base, ws, port = tmp_path / "base", tmp_path / "ws", free_port()
+    (base / "models").mkdir(parents=True)
+    (base / "models" / "wide.ir").write_text(ir_text([f"a{i}/Conv2D-op{i}" for i in range(20)]))
+    result = run_cli("start", "--port", str(port), "--summary-base-dir", str(base), "--workspace", str(ws),
+                     "--enable-debugger", "True", "--debugger-port", "50051", "--offline-debugger-mem-limit",
+                     "16384", "--max-offline-debugger-session-num", "2", "--max-graph-node-size", "10")
+    try:
+        assert result.returncode == 0, result.stdout + result.stderr
+        for flag in ("--enable-debugger", "--debugger-port", "--offline-debugger-mem-limit",
+                     "--max-offline-debugger-session-num"):
+            assert f"WARNING: {flag} is accepted for MindInsight command lines but retired" in result.stderr
+        assert "--max-graph-node-size" not in result.stderr  # honoured, not retired
+        log = (ws / "log" / f"app.{port}.log").read_text()
+        assert "--enable-debugger is accepted for MindInsight command lines but retired" in log
+        url = f"http://127.0.0.1:{port}/v1/mindinsight/models/graph/nodes?model_id=./models/wide.ir"
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(url, timeout=10)
+        body = json.loads(refused.value.read())
+        assert refused.value.code == 400 and body["error_code"] == "50545022"  # 20 operators with their scopes > 10
+    finally:
+        run_cli("stop", "--port", str(port), "--workspace", str(ws))
