@@ -350,8 +350,14 @@ def storage_options(text: str) -> dict[str, Any]:
 
 
 def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
-    """Settings as a gunicorn worker sees them: defaults < environment."""
-    return resolve(environ=environ)
+    """Settings as a gunicorn worker sees them: defaults < environment.
+
+    `start` folded any alias into its target's variable; an alias variable left in the inherited environment
+    (e.g. MINDINSIGHT_MAX_GRAPH_NODE_SIZE beaten by a --max-graph-nodes flag) is ignored here.
+    """
+    env = os.environ if environ is None else environ
+    aliases = {s.env for s in SETTINGS if s.alias_of}
+    return resolve(environ={key: value for key, value in env.items() if key not in aliases})
 
 
 def settings_for_tests(**overrides: Any) -> Settings:

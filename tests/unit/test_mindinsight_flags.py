@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from mindinsight_clone.cli import main
-from mindinsight_clone.config import SettingError, given_retired, resolve
+from mindinsight_clone.config import SettingError, given_retired, load_settings, resolve
 
 
 def start(tmp_path: Path, *args: str) -> tuple[int, str]:
@@ -104,3 +104,11 @@ def test_both_names_in_one_place_must_agree() -> None:
 def test_alias_out_of_range_from_the_environment_is_refused() -> None:
     with pytest.raises(SettingError, match="MINDINSIGHT_MAX_GRAPH_NODE_SIZE"):
         resolve(environ={"MINDINSIGHT_MAX_GRAPH_NODE_SIZE": "0"})
+
+
+def test_workers_ignore_an_alias_left_in_the_inherited_environment() -> None:
+    """The shell's MINDINSIGHT_MAX_GRAPH_NODE_SIZE, beaten by a --max-graph-nodes flag, reaches the workers too."""
+    shell = {"MINDINSIGHT_MAX_GRAPH_NODE_SIZE": "123"}
+    settings = resolve(cli={"max_graph_nodes": 5000}, environ=shell)
+    worker_env = {**shell, **settings.to_env()}
+    assert load_settings(worker_env).max_graph_nodes == 5000
