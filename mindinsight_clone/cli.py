@@ -1,4 +1,4 @@
-"""`mindinsight-clone start|stop`: the only code that reads argv.
+"""`mindinsight-clone start|stop|parse-summary`: the only code that reads argv.
 
 Every setting in config.SETTINGS is a flag of `start`; flags left out fall back to the environment
 (MINDINSIGHT_*), then the --config file, then the built-in default.
@@ -90,7 +90,14 @@ def _settings_or_exit(cli_values: dict[str, Any], config: str | None) -> Any:
         raise click.UsageError(f"could not read --config {config}: {err}") from None
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
+class _Group(click.Group):
+    """Also answers to MindInsight's spelling of a command (`parse_summary`), without listing it twice."""
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        return super().get_command(ctx, cmd_name) or super().get_command(ctx, cmd_name.replace("_", "-"))
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 110})
 @click.version_option(__version__, prog_name="mindinsight-clone")
 def main() -> None:
     """mindinsight-clone: view MindSpore summary, lineage and profiler data in the browser."""
@@ -174,3 +181,28 @@ def stop(port: int | None, workspace: str | None, config: str | None) -> None:
         click.echo(str(err), err=True)
         sys.exit(err.exit_code)
     click.echo(f"Stopped mindinsight-clone on port {record.port} (pid {record.pid}).")
+
+
+@main.command("parse-summary")
+@click.option("--summary-dir", default=".", show_default="current directory",
+              help="Directory whose newest summary file is dumped (a local path or a storage URL).")
+@click.option("--output", default=".", show_default="current directory",
+              help="Where the output_<timestamp> folder (scalar.csv, image/) is created.")
+def parse_summary(summary_dir: str, output: str) -> None:
+    """Dump the newest summary file of a dir to scalar.csv and PNG files, as MindInsight's parse_summary."""
+    from mindinsight_clone import summary_export  # here: the server commands do not need it
+
+    package = logging.getLogger("mindinsight_clone")  # the record reader's warnings too; MindInsight's format
+    handler = logging.StreamHandler(sys.stdout)
+    handler.setFormatter(logging.Formatter("[%(levelname)s]%(message)s"))
+    package.addHandler(handler)
+    summary_export.LOGGER.setLevel(logging.INFO)
+    try:
+        summary_export.parse_summary(summary_export.summary_location(summary_dir),
+                                     os.path.realpath(os.path.expanduser(output)))
+    except (summary_export.ExportError, storage.StorageConfigError) as err:
+        if isinstance(err, storage.StorageConfigError):
+            click.echo(f"Error: {err}", err=True)
+        sys.exit(1)
+    finally:
+        package.removeHandler(handler)
