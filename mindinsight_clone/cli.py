@@ -188,7 +188,11 @@ def stop(port: int | None, workspace: str | None, config: str | None) -> None:
               help="Directory whose newest summary file is dumped (a local path or a storage URL).")
 @click.option("--output", default=".", show_default="current directory",
               help="Where the output_<timestamp> folder (scalar.csv, image/) is created.")
-def parse_summary(summary_dir: str, output: str) -> None:
+@click.option("--all-files", is_flag=True, default=False,
+              help="Read every summary file of the dir, oldest first, into one scalar.csv (not MindInsight's).")
+@click.option("--recursive", is_flag=True, default=False,
+              help="Dump every run below --summary-dir, each into output_<timestamp>/<run path>/ (not MindInsight's).")
+def parse_summary(summary_dir: str, output: str, all_files: bool, recursive: bool) -> None:
     """Dump the newest summary file of a dir to scalar.csv and PNG files, as MindInsight's parse_summary."""
     from mindinsight_clone import summary_export  # here: the server commands do not need it
 
@@ -198,8 +202,12 @@ def parse_summary(summary_dir: str, output: str) -> None:
     package.addHandler(handler)
     summary_export.LOGGER.setLevel(logging.INFO)
     try:
-        summary_export.parse_summary(summary_export.summary_location(summary_dir),
-                                     os.path.realpath(os.path.expanduser(output)))
+        location = summary_export.summary_location(summary_dir)
+        output = os.path.realpath(os.path.expanduser(output))
+        if not recursive:
+            summary_export.parse_summary(location, output, all_files=all_files)
+        elif summary_export.parse_summary_runs(location, output, all_files=all_files)[1]:
+            sys.exit(1)  # some run could not be dumped (each one logged)
     except (summary_export.ExportError, storage.StorageConfigError) as err:
         if isinstance(err, storage.StorageConfigError):
             click.echo(f"Error: {err}", err=True)

@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import NoReturn
 from urllib.parse import quote
 
-from mindinsight_clone.config import is_url
-from mindinsight_clone.ingest import event_parser, storage
+from mindinsight_clone.config import BY_NAME, is_url
+from mindinsight_clone.ingest import event_parser, storage, summary_watcher
 from mindinsight_clone.ingest.record_reader import FRAME_BYTES, RecordReader
 from mindinsight_clone.proto import summary_pb2
 
@@ -53,7 +53,7 @@ class ExportError(Exception):
 @dataclass(frozen=True, slots=True)
 class ExportResult:
     output: Path  # the output_<timestamp> folder
-    summary_file: str  # the file that was read
+    summary_files: list[str]  # the files that were read, in order
     scalars: int
     images: int
 
@@ -65,18 +65,59 @@ def summary_location(text: str) -> storage.Location:
     return Path(os.path.realpath(os.path.expanduser(text)))
 
 
+def summary_file_names(names: list[str]) -> list[str]:
+    """MindInsight's summary files among `names`, in its reading order: by the number after `summary.`, then
+    by name descending (`*_lineage` files hold lineage, not summaries)."""
+    found = [name for name in names if SUMMARY_NAME.search(name) and not name.endswith("_lineage")]
+    return sorted(found, key=lambda name: (-int(SUMMARY_NAME.search(name)[1]), name),  # type: ignore[index]
+                  reverse=True)
+
+
 def newest_summary_file(names: list[str]) -> str | None:
     """The file MindInsight reads: the largest `summary.<N>`, then the smallest name; None if there is none."""
-    found = [name for name in names if SUMMARY_NAME.search(name) and not name.endswith("_lineage")]
-    if not found:
-        return None
-    return min(found, key=lambda name: (-int(SUMMARY_NAME.search(name)[1]), name))  # type: ignore[index]
+    ordered = summary_file_names(names)
+    return ordered[-1] if ordered else None
 
 
 def parse_summary(summary_dir: storage.Location, output_dir: str | os.PathLike[str],
-                  now: datetime.datetime | None = None) -> ExportResult:
-    """Dump the newest summary file of `summary_dir` under `output_dir/output_<now>/`; raise ExportError."""
+                  now: datetime.datetime | None = None, all_files: bool = False) -> ExportResult:
+    """Dump the newest summary file of `summary_dir` (every one, oldest first, with `all_files`) under
+    `output_dir/output_<now>/`; raise ExportError."""
     output = Path(output_dir) / (now or datetime.datetime.now()).strftime(OUTPUT_NAME)
+    files = _summary_files(summary_dir, all_files)
+    for folder in (output, output / IMAGE_DIR):
+        _create_dir(folder)
+    return _export(files, output)
+
+
+def parse_summary_runs(base_dir: storage.Location, output_dir: str | os.PathLike[str],
+                       now: datetime.datetime | None = None, all_files: bool = False) -> tuple[list[ExportResult], int]:
+    """`parse_summary` for every run below `base_dir` (as deep as `--max-depth` may reach), each into
+    `output_<now>/<run path>/`; returns the dumps made and how many runs failed (each failure is logged)."""
+    output = Path(output_dir) / (now or datetime.datetime.now()).strftime(OUTPUT_NAME)
+    if not storage.is_dir(base_dir, follow_symlinks=True):
+        _fail("Summary directory %s not exists.", storage.describe(base_dir))
+    _create_dir(output)
+    scan = summary_watcher.scan_runs(base_dir, max_depth=int(BY_NAME["max_depth"].maximum or 1))
+    runs = sorted(scan.runs, key=lambda run: run.train_id)
+    done: list[ExportResult] = []
+    failed = 0
+    for run in runs:
+        if not summary_file_names([f.name for f in run.summary_files]):
+            continue  # lineage, profiler or TensorBoard only
+        folder = output / run.train_id[2:] if run.train_id != "./" else output
+        try:
+            files = _summary_files(run.path, all_files)
+            for path in (folder, folder / IMAGE_DIR):
+                if path != output:
+                    _create_dir(path)
+            done.append(_export(files, folder))
+        except ExportError:
+            failed += 1
+    return done, failed
+
+
+def _summary_files(summary_dir: storage.Location, all_files: bool) -> list[storage.Location]:
     where = storage.describe(summary_dir)
     if not storage.exists(summary_dir):
         _fail("Summary directory %s not exists.", where)
@@ -86,15 +127,14 @@ def parse_summary(summary_dir: storage.Location, output_dir: str | os.PathLike[s
         entries, _ = storage.list_dir(summary_dir, details=False)
     except PermissionError:
         _fail("Path %s is not accessible, please check the file-authority.", where)
-    name = newest_summary_file([entry.name for entry in entries])
-    if name is None:
+    names = summary_file_names([entry.name for entry in entries])
+    if not names:
         _fail("Path %s has no summary file.", where)
-    summary_file = summary_dir / name
-    if not storage.is_file(summary_file):
-        _fail("Summary file %s is not a valid file.", storage.describe(summary_file))
-    for folder in (output, output / IMAGE_DIR):
-        _create_dir(folder)
-    return _export(summary_file, output)
+    files = [summary_dir / name for name in (names if all_files else names[-1:])]
+    for summary_file in files:
+        if not storage.is_file(summary_file):
+            _fail("Summary file %s is not a valid file.", storage.describe(summary_file))
+    return files
 
 
 def _fail(message: str, *args: object) -> NoReturn:
@@ -108,29 +148,33 @@ def _create_dir(path: Path) -> None:
     os.makedirs(path, mode=0o700)
 
 
-def _export(summary_file: storage.Location, output: Path) -> ExportResult:
-    where = storage.describe(summary_file)
-    LOGGER.info("Loading %s.", where)
+def _export(files: list[storage.Location], output: Path) -> ExportResult:
+    """One scalar.csv and image folder for `files`, read in order; the last one's messages end the dump."""
     scalar_path = output / SCALAR_FILE
     scalars = images = 0
     with open(_private_fd(scalar_path), "w", encoding="utf-8", newline="") as fp:
         rows = csv.writer(fp, dialect="excel")
         rows.writerow(SCALAR_HEADER)
-        try:
-            for event in _events(summary_file, where):
-                for value in event.summary.value:
-                    if value.HasField("scalar_value"):
-                        rows.writerow((value.tag, event.step, event.wall_time, value.scalar_value))
-                        scalars += 1
-                    if value.HasField("image"):
-                        _write_image(output / IMAGE_DIR, value.tag, event.step, value.image.encoded_image)
-                        images += 1
-        except (OSError, event_parser.PayloadError) as exc:
-            fp.close()
-            scalar_path.unlink()  # MindInsight writes no scalar.csv when it cannot finish the file
-            _fail("Parse file fail, detail: %r, file path: %s.", str(exc), where)
+        for summary_file in files:
+            where = storage.describe(summary_file)
+            LOGGER.info("Loading %s.", where)
+            try:
+                for event in _events(summary_file, where):
+                    for value in event.summary.value:
+                        if value.HasField("scalar_value"):
+                            rows.writerow((value.tag, event.step, event.wall_time, value.scalar_value))
+                            scalars += 1
+                        if value.HasField("image"):
+                            _write_image(output / IMAGE_DIR, value.tag, event.step, value.image.encoded_image)
+                            images += 1
+            except (OSError, event_parser.PayloadError) as exc:
+                fp.close()
+                scalar_path.unlink()  # MindInsight writes no scalar.csv when it cannot finish the file
+                _fail("Parse file fail, detail: %r, file path: %s.", str(exc), where)
+            if summary_file is not files[-1]:
+                LOGGER.info("Finished loading %s.", where)
     _finish(output, where, scalars, images)
-    return ExportResult(output, where, scalars, images)
+    return ExportResult(output, [storage.describe(f) for f in files], scalars, images)
 
 
 def _finish(output: Path, where: str, scalars: int, images: int) -> None:

@@ -17,7 +17,7 @@ from PIL import Image
 
 from mindinsight_clone.cli import main
 from mindinsight_clone.summary.writer import SummaryWriter
-from mindinsight_clone.summary_export import ExportError, newest_summary_file, parse_summary
+from mindinsight_clone.summary_export import ExportError, newest_summary_file, parse_summary, parse_summary_runs
 
 NOW = datetime.datetime(2024, 1, 2, 3, 4, 5, 6)
 HEADER = b"tag,step,wall_time (unit: seconds),value\r\n"
@@ -70,7 +70,7 @@ def test_writer_run_newest_file_scalars_and_images(run_dir: tuple[Path, float, f
     result = parse_summary(run, tmp_path / "out", now=NOW)
 
     assert result.output == tmp_path / "out" / "output_20240102_030405_000006"
-    assert result.summary_file.endswith("summary.200.0.h_MS")
+    assert result.summary_files[-1].endswith("summary.200.0.h_MS")
     raw = (result.output / "scalar.csv").read_bytes()
     assert raw.startswith(HEADER) and raw.count(b"\r\n") == 4
     rows = _rows(result.output)
@@ -132,7 +132,7 @@ def test_lenet_rows_are_the_manifest_values_of_its_ms_file(fixtures_dir: Path, t
 
     manifest = json.loads((fixtures_dir / "MANIFEST.json").read_text())["runs"]["lenet_collector"]
     result = parse_summary(fixtures_dir / "lenet_collector", tmp_path, now=NOW)
-    assert result.summary_file.endswith("summary.1795313145.0.vm_MS")  # not the newer *_lineage file
+    assert result.summary_files[-1].endswith("summary.1795313145.0.vm_MS")  # not the newer *_lineage file
     loss = manifest["tags"]["loss/auto"]
     rows = [row for row in _rows(result.output)[1:] if row[0] == "loss/auto"]
     assert [int(row[1]) for row in rows] == loss["steps"]
@@ -145,3 +145,23 @@ def test_a_file_that_is_not_a_summary_leaves_no_scalar_csv(fixtures_dir: Path, t
     with pytest.raises(ExportError, match="Parse file fail"):
         parse_summary(fixtures_dir / "not_summary", tmp_path, now=NOW)
     assert not (tmp_path / NOW.strftime("output_%Y%m%d_%H%M%S_%f") / "scalar.csv").exists()
+
+
+def test_all_files_reads_every_summary_file_oldest_first(run_dir: tuple[Path, float, float], tmp_path: Path) -> None:
+    run, _, _ = run_dir
+    result = parse_summary(run, tmp_path, now=NOW, all_files=True)
+    assert [Path(f).name for f in result.summary_files] == ["events.out.events.summary.100.0.h_MS",
+                                                            "events.out.events.summary.200.0.h_MS"]
+    assert [row[0] for row in _rows(result.output)[1:]] == ["old", "loss", "a,b", "loss"]
+
+
+def test_recursive_dumps_each_run_into_its_own_folder(run_dir: tuple[Path, float, float], tmp_path: Path) -> None:
+    run, _, _ = run_dir
+    with SummaryWriter(run.parent / "deep" / "inner", timestamp=300, host="h") as writer:
+        writer.add_scalar("deep", 1.0, 7)
+    done, failed = parse_summary_runs(run.parent, tmp_path / "out", now=NOW)
+    root = tmp_path / "out" / NOW.strftime("output_%Y%m%d_%H%M%S_%f")
+    assert failed == 0 and sorted(r.output for r in done) == [root / "deep" / "inner", root / "run"]
+    assert _rows(root / "deep" / "inner")[1][:2] == ["deep", "7"]
+    assert [row[0] for row in _rows(root / "run")[1:]] == ["loss", "a,b", "loss"]  # newest file only
+    assert (root / "run" / "image" / "img%2Fx_1.png").is_file()
