@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import re
 import runpy
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
@@ -75,6 +76,14 @@ SETTINGS: tuple[Setting, ...] = (
             '{"endpoint_url": "https://obs.example.com", "anon": true}). For s3:// the botocore timeouts and '
             'retries default to {"config_kwargs": {"connect_timeout": 5, "read_timeout": 30, "retries": '
             '{"max_attempts": 3, "mode": "standard"}}}; keys given here win.'),
+    Setting("url_path_prefix", str, "", "Serve the UI at <prefix>/ and the API at <prefix>/v1/mindinsight/ "
+            "(e.g. /team/mi, behind a reverse proxy); anything outside it answers 404. Segments of "
+            "[a-zA-Z0-9_-.], not . or .. (MindInsight's flag)."),
+    Setting("auth_token", str, "", "Access token: every request needs it (?token= once in the browser, then a "
+            "cookie; 'Authorization: Bearer <token>' for scripts); 'generate' makes a random one, printed in the "
+            "start link. Empty: no token."),
+    Setting("run_filter", str, "", "Regular expression on run paths (train ids without './'): only runs it "
+            "matches (re.search) are listed and loaded. Empty: every run."),
     Setting("reload_interval", int, 3, "Seconds between rescans of the summary base dir; 0 loads once.",
             minimum=0, maximum=300),
     Setting("workspace", str, _home("mindinsight-clone"), "Directory for logs, pid files and lineage notes."),
@@ -166,6 +175,9 @@ class Settings:
     host: str
     summary_base_dir: str
     storage_options: str
+    url_path_prefix: str
+    auth_token: str
+    run_filter: str
     reload_interval: int
     workspace: str
     allowed_hosts: str
@@ -328,8 +340,34 @@ def resolve(
     else:
         parsed["summary_base_dir"] = os.path.realpath(os.path.expanduser(base))
     storage_options(parsed["storage_options"])  # refuse a malformed value now, not in the worker
+    parsed["url_path_prefix"] = url_path_prefix(parsed["url_path_prefix"])
+    _check_run_filter(parsed["run_filter"])
     parsed["workspace"] = os.path.realpath(os.path.expanduser(parsed["workspace"]))
     return Settings(**parsed)
+
+
+PREFIX_SEGMENT = re.compile(r"^[a-zA-Z0-9_\-.]+$")
+
+
+def url_path_prefix(value: str) -> str:
+    """MindInsight's check of --url-path-prefix (each segment [a-zA-Z0-9_-.], not . or ..), plus the leading
+    slash MindInsight forgot to require (`mi/v2` crashed its worker); '' or '/' mean no prefix. Normalised to
+    '/a/b' (no trailing slash)."""
+    text = value.strip()
+    if text in ("", "/"):
+        return ""
+    segments = text.strip("/").split("/")
+    if not text.startswith("/") or any(not PREFIX_SEGMENT.match(s) or s in (".", "..") for s in segments):
+        raise SettingError("--url-path-prefix value is invalid url path prefix (give /segment/segment, each of "
+                           "letters, digits, _ - . and not . or ..)")
+    return "/" + "/".join(segments)
+
+
+def _check_run_filter(pattern: str) -> None:
+    try:
+        re.compile(pattern)
+    except re.error as err:
+        raise SettingError(f"run_filter is not a valid regular expression: {err}") from None
 
 
 def is_url(value: str) -> bool:
