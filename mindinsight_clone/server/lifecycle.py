@@ -50,6 +50,32 @@ class PidRecord:
     port: int
     host: str
     summary_base_dir: str
+    url_path_prefix: str = ""
+    auth_token: str = ""  # the file is written 0600, as Jupyter's runtime files: the notebook magic reads it
+
+
+def record_for(settings: Settings, pid: int) -> PidRecord:
+    return PidRecord(pid=pid, create_time=psutil.Process(pid).create_time(), port=settings.port, host=settings.host,
+                     summary_base_dir=settings.summary_base_dir, url_path_prefix=settings.url_path_prefix,
+                     auth_token=settings.auth_token)
+
+
+def write_pid_record(workspace: str, record: PidRecord) -> None:
+    path = pid_file(workspace, record.port)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(json.dumps(record.__dict__))
+
+
+def list_servers(workspace: str) -> list[PidRecord]:
+    """The servers `start` started with this workspace that are still running, by port."""
+    records = []
+    for path in sorted((Path(workspace) / "run").glob("mindinsight-clone.*.pid")):
+        port = path.name.split(".")[1]
+        record = read_pid_record(workspace, int(port)) if port.isdigit() else None
+        if record is not None and our_server(record) is not None:
+            records.append(record)
+    return records
 
 
 def pid_file(workspace: str, port: int) -> Path:
@@ -237,14 +263,8 @@ def start_background(settings: Settings, timeout: float = 60.0) -> PidRecord:
     except LifecycleError as err:
         terminate_tree(proc.pid)
         raise LifecycleError(f"{err} See the logs in {console_log.parent}.") from None
-    record = PidRecord(
-        pid=proc.pid,
-        create_time=psutil.Process(proc.pid).create_time(),
-        port=settings.port,
-        host=settings.host,
-        summary_base_dir=settings.summary_base_dir,
-    )
-    pid_file(settings.workspace, settings.port).write_text(json.dumps(record.__dict__), encoding="utf-8")
+    record = record_for(settings, proc.pid)
+    write_pid_record(settings.workspace, record)
     return record
 
 
@@ -252,10 +272,9 @@ def run_foreground(settings: Settings) -> int:
     """Run gunicorn attached to this terminal (containers, debugging); returns its exit code."""
     preflight(settings)
     proc = subprocess.Popen(gunicorn_command(), env=child_environment(settings), cwd=settings.workspace)
-    record = PidRecord(proc.pid, psutil.Process(proc.pid).create_time(), settings.port, settings.host,
-                       settings.summary_base_dir)
+    record = record_for(settings, proc.pid)
+    write_pid_record(settings.workspace, record)
     path = pid_file(settings.workspace, settings.port)
-    path.write_text(json.dumps(record.__dict__), encoding="utf-8")
     try:
         return proc.wait()
     except KeyboardInterrupt:
