@@ -71,7 +71,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("port", int, 8080, "Port the web server listens on (1-65535).", minimum=1, maximum=65535),
     Setting("host", str, "127.0.0.1", "Address to bind; anything but loopback prints a warning."),
     Setting("summary_base_dir", str, "", "Directory whose subdirectories are training runs (default: cwd); a URL "
-            "(s3://bucket/prefix, hdfs://..., gs://...) reads it through fsspec."),
+            "(s3://bucket/prefix, hdfs://..., gs://...) reads it through fsspec. Several, named: "
+            "name1=path1,name2=s3://bucket/x (train ids become ./<name>/<run>)."),
     Setting("storage_options", str, "{}", "JSON object passed to the fsspec backend of a URL base dir (e.g. "
             '{"endpoint_url": "https://obs.example.com", "anon": true}). For s3:// the botocore timeouts and '
             'retries default to {"config_kwargs": {"connect_timeout": 5, "read_timeout": 30, "retries": '
@@ -332,18 +333,64 @@ def resolve(
     parsed = {s.name: s.parse(values[s.name], sources.get(s.name, (DEFAULT_RANK, "defaults"))[1])
               for s in SETTINGS if not s.alias_of}
     _check_debugger_port(parsed)
-    if not parsed["summary_base_dir"]:
-        parsed["summary_base_dir"] = os.getcwd()
-    base = parsed["summary_base_dir"]
-    if is_url(base):
-        parsed["summary_base_dir"] = base.rstrip("/") if not base.rstrip("/").endswith(":/") else base
-    else:
-        parsed["summary_base_dir"] = os.path.realpath(os.path.expanduser(base))
+    parsed["summary_base_dir"] = join_base_dirs(base_dirs(parsed["summary_base_dir"]))
     storage_options(parsed["storage_options"])  # refuse a malformed value now, not in the worker
     parsed["url_path_prefix"] = url_path_prefix(parsed["url_path_prefix"])
     _check_run_filter(parsed["run_filter"])
     parsed["workspace"] = os.path.realpath(os.path.expanduser(parsed["workspace"]))
     return Settings(**parsed)
+
+
+BASE_NAME = re.compile(r"[A-Za-z0-9_.-]+")
+
+
+def split_base_dir_spec(value: str) -> list[tuple[str, str]] | None:
+    """`name1=path1,name2=s3://...` as (name, path) pairs, or None when `value` is one plain path.
+
+    A spec only when every comma-separated part is `<name>=...` with a name of `[A-Za-z0-9_.-]` and the whole
+    value is not an existing local path: `/data/a=b`, `./a=b`, `s3://bucket/x=1` and an existing dir `a=b`
+    stay plain paths. Paths inside a spec cannot contain a comma."""
+    if "=" not in value or (not is_url(value) and os.path.exists(os.path.expanduser(value))):
+        return None
+    pairs = []
+    for part in value.split(","):
+        name, sep, path = part.partition("=")
+        if not sep or not BASE_NAME.fullmatch(name):
+            return None
+        pairs.append((name, path))
+    return pairs
+
+
+def _normalize_base_dir(value: str) -> str:
+    """A base dir as the workers get it: a URL without its trailing slash, a local path made real."""
+    if is_url(value):
+        return value.rstrip("/") if not value.rstrip("/").endswith(":/") else value
+    return os.path.realpath(os.path.expanduser(value or os.getcwd()))
+
+
+def base_dirs(value: str) -> list[tuple[str | None, str]]:
+    """The summary base dirs of the `summary_base_dir` setting, normalized: [(None, path)] for one plain dir
+    (default: cwd), else [(name, path), ...] in the order given. SettingError on a bad name or a repeated one."""
+    pairs = split_base_dir_spec(value)
+    if pairs is None:
+        return [(None, _normalize_base_dir(value))]
+    seen: set[str] = set()
+    for name, path in pairs:
+        if name in (".", ".."):
+            raise SettingError(f"summary_base_dir: a base dir name cannot be {name!r}")
+        if name in seen:
+            raise SettingError(f"summary_base_dir: the name {name!r} is given twice")
+        if not path:
+            raise SettingError(f"summary_base_dir: {name}= names no directory")
+        seen.add(name)
+    return [(name, _normalize_base_dir(path)) for name, path in pairs]
+
+
+def join_base_dirs(bases: list[tuple[str | None, str]]) -> str:
+    """The setting's value for `bases` (what `base_dirs` parses back to the same list)."""
+    if len(bases) == 1 and bases[0][0] is None:
+        return bases[0][1]
+    return ",".join(f"{name}={path}" for name, path in bases)
 
 
 PREFIX_SEGMENT = re.compile(r"^[a-zA-Z0-9_\-.]+$")

@@ -281,7 +281,8 @@ _KINDS = ((stat_module.S_ISFIFO, "a FIFO"), (stat_module.S_ISCHR, "a character d
 def confine_reads_to(base: Location) -> None:
     """Register a local base dir: from now on a local read of a path under it (as written, or under its real
     path) must open something whose real path lies inside the base dir's real path, else OutsideBaseError.
-    Remote stores have no symlinks: nothing to register. Registering again is harmless."""
+    Remote stores have no symlinks: nothing to register. Registering again is harmless; several base dirs (named
+    ones, `ingest.bases`) are each registered."""
     if not isinstance(base, Path):
         return
     real = os.path.realpath(base)
@@ -291,11 +292,14 @@ def confine_reads_to(base: Location) -> None:
 
 
 def _root_of(path: str) -> str | None:
-    """The real path of the registered base dir `path` (absolute, as written) claims to be under, if any."""
+    """The real path of the registered base dir `path` (absolute, as written) claims to be under, if any (the
+    innermost one when named base dirs nest)."""
+    found: tuple[int, str] | None = None
     for lexical, real in list(_read_roots.items()):
-        if path == lexical or path.startswith(lexical.rstrip("/") + "/"):
-            return real
-    return None
+        if (path == lexical or path.startswith(lexical.rstrip("/") + "/")) and (found is None
+                                                                               or len(lexical) > found[0]):
+            found = (len(lexical), real)
+    return found[1] if found else None
 
 
 def _check_inside(fd: int, location: Path) -> None:

@@ -123,6 +123,7 @@ class ScanResult:
     failed: dict[str, str] = field(default_factory=dict)
     listings: int = 0  # listing calls made (each one request, or a few pages, on an object store)
     debug: DebugFinds = field(default_factory=DebugFinds)  # dump roots and model files seen on the walk
+    filtered: int = 0  # runs left out by the run filter (store.discovery; not counted in total_runs)
 
 
 def summary_timestamp(name: str) -> int | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, overload
+from typing import TYPE_CHECKING, Protocol, overload
 
 if TYPE_CHECKING:
     from upath import UPath
@@ -29,6 +29,12 @@ NAME_MAX = 255  # longest file name (bytes) on Linux, macOS and Windows file sys
 
 class InvalidTrainId(TrainJobNotExistError):
     """The id is malformed or points outside the base dir (never says where)."""
+
+
+class BaseRouter(Protocol):
+    """Several base dirs (`ingest.bases.Bases`): which one a train id is under, and the id relative to it."""
+
+    def split(self, train_id: str | None) -> tuple[Location, str]: ...
 
 
 def check_train_id_syntax(train_id: str | None) -> str:
@@ -57,23 +63,32 @@ def resolve_train_dir(base_dir: Path | str, train_id: str | None) -> Path: ...
 def resolve_train_dir(base_dir: UPath, train_id: str | None) -> UPath: ...
 @overload
 def resolve_train_dir(base_dir: Location, train_id: str | None) -> Location: ...
+@overload
+def resolve_train_dir(base_dir: BaseRouter, train_id: str | None) -> Location: ...
 
 
-def resolve_train_dir(base_dir: Location | str, train_id: str | None) -> Location:
+def resolve_train_dir(base_dir: Location | str | BaseRouter, train_id: str | None) -> Location:
     """The directory of `train_id` inside `base_dir` (local: its real path); raise if invalid or missing.
 
-    `base_dir` is a storage location (`DataManager.base_dir`), or a `str` naming a local directory.
+    `base_dir` is a storage location, a `str` naming a local directory, or the server's base dirs
+    (`DataManager.bases`: a named base's ids are `./<name>/<run>`, checked the same way below that base).
     Built on `storage.confine`, the one path check of every backend: a local base keeps the symlink and
     realpath rules above; a remote base (`s3://bucket/prefix`...) takes plain components only, so an id
     never leaves the prefix. A name no file system can hold (longer than NAME_MAX) or any error while
     looking it up (ENAMETOOLONG, ELOOP, EACCES, a failing store...) means the train job does not exist,
     never an exception.
     """
+    base: Location
+    if isinstance(base_dir, str):
+        base = Path(base_dir)
+    elif storage.is_location(base_dir):
+        base = base_dir  # type: ignore[assignment]
+    else:  # several base dirs: the one the id names, and the id below it
+        base, train_id = base_dir.split(train_id)  # type: ignore[union-attr]
     train_id = check_train_id_syntax(train_id)
     name = train_id[2:].rstrip("/")
     if name and not fits_name_max(name):
         raise InvalidTrainId("Can not find the train job in data manager.")
-    base = Path(base_dir) if isinstance(base_dir, str) else base_dir
     if not isinstance(base, Path):
         target = storage.confine(base, name) if name else base
         if target is None:

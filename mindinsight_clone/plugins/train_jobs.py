@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from mindinsight_clone.ingest import storage
+from mindinsight_clone.ingest.bases import Bases
 from mindinsight_clone.plugins.registry import order_tags, plugins_dict
 from mindinsight_clone.plugins.scalars import samples_twins
 from mindinsight_clone.store.data_manager import DataManager
@@ -98,7 +99,7 @@ def train_jobs(dm: DataManager, offset: int, limit: int, train_id: str | None, s
         runs = sort_runs(runs, sort, descending)
     page = runs[offset * limit:(offset + 1) * limit]
     body: dict[str, Any] = {
-        "name": os.path.basename(storage.describe(dm.base_dir).rstrip("/")),
+        "name": jobs_name(dm.bases),
         "total": len(runs),
         "train_jobs": [job_item(dm, r, index.groups.get(r.train_id), data_version) for r in page],
         "load_status": dm.load_status,
@@ -108,9 +109,19 @@ def train_jobs(dm: DataManager, offset: int, limit: int, train_id: str | None, s
     if dm.runs_found > listed:
         body["omitted_runs"] = {"count": dm.runs_found - listed, "found": dm.runs_found, "listed": listed,
                                 "setting": "max_run_count"}
+    if dm.runs_filtered > 0:
+        body["filtered_runs"] = {"count": dm.runs_filtered, "setting": "run_filter",
+                                 "pattern": dm.settings.run_filter}
     if dm.scan_truncated:
         body["scan_truncated"] = True
     return body
+
+
+def jobs_name(bases: Bases) -> str:
+    """MindInsight's `name`: the base dir's last component; named base dirs: their names, comma-separated."""
+    if bases.named:
+        return ",".join(b.name or "" for b in bases)
+    return os.path.basename(storage.describe(bases.primary).rstrip("/"))
 
 
 def single_job(train_id: str, plugin: str, tags: list[str]) -> dict[str, Any]:

@@ -13,7 +13,6 @@ from flask.blueprints import BlueprintSetupState
 
 from mindinsight_clone.analyzers.lineage import LineageService
 from mindinsight_clone.errors import ParamMissError, ParamValueError, QueryStringContainsNullByteError
-from mindinsight_clone.ingest import storage
 from mindinsight_clone.ingest.train_id import InvalidTrainId, check_train_id_syntax, normalize_train_id
 from mindinsight_clone.server import params
 from mindinsight_clone.server.services import EXTENSION_KEY, Services, services
@@ -27,8 +26,8 @@ NOT_RELATIVE = "Summary dir should be relative path starting with './'."
 
 def _make_service(svc: Services) -> LineageService:
     settings = svc.settings
-    return LineageService(svc.data_manager.base_dir, settings.workspace, registry=svc.data_manager,
-                          max_run_count=settings.max_run_count)
+    return LineageService(svc.data_manager.bases, settings.workspace, registry=svc.data_manager,
+                          max_run_count=settings.max_run_count, run_filter=settings.run_filter)
 
 
 @bp.record_once
@@ -39,7 +38,7 @@ def _install(state: BlueprintSetupState) -> None:
     if not isinstance(service, LineageService):
         service = _make_service(svc)
         svc.extras[SERVICE_KEY] = service
-        if storage.is_remote(svc.data_manager.base_dir):
+        if svc.data_manager.bases.remote:
             # remote lineage files are read on the reload thread after each cycle, not by the first request
             svc.data_manager.after_reload.append(service.refresh)
     svc.extras.setdefault(MODEL_INFO_KEY, service.model_info)

@@ -22,7 +22,7 @@ from mindinsight_clone.analyzers.profiler.layout import (
 )
 from mindinsight_clone.analyzers.profiler.table_store import TableStore
 from mindinsight_clone.errors import ParamValueError, ProfilerFileNotFoundError, ProfilerParamValueError
-from mindinsight_clone.ingest.storage import Location
+from mindinsight_clone.ingest.bases import Bases
 from mindinsight_clone.ingest.train_id import normalize_train_id, resolve_train_dir
 from mindinsight_clone.server.deferred import deferred
 from mindinsight_clone.server.error_handlers import error_response, log_domain_error
@@ -99,9 +99,10 @@ def _cache() -> ParsedFileCache:
     return cache
 
 
-def _base() -> Location:
-    """The summary base dir as a storage Location (a local path or a remote URL such as `s3://bucket/prefix`)."""
-    return services().data_manager.base_dir
+def _base() -> Bases:
+    """The summary base dirs (each a local path or a remote URL such as `s3://bucket/prefix`): train ids are
+    resolved through them (`ingest.train_id.resolve_train_dir`), named bases included."""
+    return services().data_manager.bases
 
 
 def _style_a(dot: bool = False) -> ProfilerDir:

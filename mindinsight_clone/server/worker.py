@@ -33,7 +33,6 @@ def create_app_from_env() -> Any:
     """Settings from the MINDINSIGHT_* environment; the data manager starts before the app is imported."""
     gc.disable()
     from mindinsight_clone.config import load_settings
-    from mindinsight_clone.ingest import storage
     from mindinsight_clone.server.logs import setup_app_logging
     from mindinsight_clone.store.data_manager import DataManager
 
@@ -41,7 +40,7 @@ def create_app_from_env() -> Any:
     setup_app_logging(settings)  # before the reload thread logs anything
     manager = DataManager(settings)
     resume_gc_after_first_load(manager.after_reload, START_GC_PAUSE_S)
-    if not storage.is_remote(manager.base_dir):
+    if not manager.bases.remote:
         manager.start()
     from mindinsight_clone.server.app import create_app
 

@@ -25,6 +25,7 @@ from typing import Any, Literal
 from mindinsight_clone.config import Settings, storage_options
 from mindinsight_clone.errors import MindInsightError, TrainJobNotExistError
 from mindinsight_clone.ingest import event_parser, formats, projector, storage
+from mindinsight_clone.ingest.bases import Bases
 from mindinsight_clone.ingest.debug_discovery import DebugFinds
 from mindinsight_clone.ingest.decode_helper import DecodeHelper
 from mindinsight_clone.ingest.train_id import check_train_id_syntax, normalize_train_id
@@ -88,10 +89,13 @@ def _keep_members(run: RunInfo, old: RunInfo) -> None:
 class DataManager:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        # local Path or remote UPath: every read of it goes through ingest.storage
-        self.base_dir: storage.Location = storage.base_location(settings.summary_base_dir,
-                                                                storage_options(settings.storage_options))
-        storage.confine_reads_to(self.base_dir)  # reads under it never leave it (symlinks swapped in later)
+        # the base dirs (one unnamed, or several named: train ids ./<name>/<run>), each a local Path or a remote
+        # UPath: every read of them goes through ingest.storage, every train id through bases.split
+        self.bases = Bases.from_setting(settings.summary_base_dir, storage_options(settings.storage_options))
+        for base in self.bases:
+            storage.confine_reads_to(base.location)  # reads under it never leave it (symlinks swapped in later)
+        if self.bases.named:
+            log.info("summary base dirs: %s", self.bases.describe())
         self.load_status: str = "init"  # LoadStatus values; str so protocols in other areas match
         self._lock = threading.RLock()
         self._runs: dict[str, RunInfo] = {}
@@ -110,9 +114,11 @@ class DataManager:
         self._index = RunIndex()
         self._sizes: dict[str, int] = {}  # estimated bytes of each run, measured after its last load
         self._used = 0  # estimated bytes of the cached runs: sum of _size over _loaders
-        self.runs_found = 0  # runs discovered before the max_run_count cut
+        self.runs_found = 0  # runs discovered (and matched by run_filter) before the max_run_count cut
+        self.runs_filtered = 0  # runs the run_filter setting left out of the last scan
         self.scan_truncated = False  # a bounded listing stopped early
-        self._left_out: tuple[int, int] = (0, 0)  # (runs not listed, runs over the budget) last logged
+        # (runs not listed, runs over the budget, runs the run filter left out) last logged
+        self._left_out: tuple[int, int, int] = (0, 0, 0)
         # remote: runs kept although their directory could not be listed (failing store) -> the problem
         self._listing_problems: dict[str, Problem] = {}
         self._scan_failed: dict[str, str] = {}  # the failures last logged
@@ -125,6 +131,11 @@ class DataManager:
         # 25 MB, ready in 2.09-2.14 s so, 2.26-2.68 s with every thread queueing for the helper; W 3.9 vs 4.1-4.6 s)
         self.decode_helper = DecodeHelper(max_in_flight=LOAD_THREADS - 1)
 
+    @property
+    def base_dir(self) -> storage.Location:
+        """The (first) base dir: the one base dir when it is unnamed. Train ids map to locations via `bases`."""
+        return self.bases.primary
+
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> None:
         """Start the background reload thread (called by create_app, never at import)."""
@@ -136,9 +147,10 @@ class DataManager:
         # arming the watch (one per directory: a thousand for many runs) runs beside the first load, not before
         self._watch_setup = threading.Thread(target=self._start_notifier, name="mi-watch-setup", daemon=True)
         self._watch_setup.start()
-        if storage.is_remote(self.base_dir):
-            log.info("summary base dir %s is remote: it is polled every %ss (--reload-interval); no change "
-                     "notifications", storage.describe(self.base_dir), self.settings.reload_interval)
+        for base in self.bases:
+            if storage.is_remote(base.location):
+                log.info("summary base dir %s is remote: it is polled every %ss (--reload-interval); no change "
+                         "notifications", base.describe(), self.settings.reload_interval)
 
     def stop(self) -> None:
         """Stop background work (thread and file notifier)."""
@@ -211,7 +223,7 @@ class DataManager:
         """Watch a local base dir for changes (no-op for a remote one: the reload loop polls it). Runs on a
         thread of its own beside the first load: neither the server's start nor the first load waits for the
         watches; a change seen meanwhile wakes the loop for one more cycle, as always."""
-        notifier = discovery.start_notifier(self.base_dir, self.wake)
+        notifier = discovery.start_notifier(self.bases, self.wake)
         if notifier is None:
             return
         with self._lock:
@@ -226,7 +238,8 @@ class DataManager:
         with self._load_lock:
             if self.load_status == "init":
                 self.load_status = "loading"
-            result = discovery.scan_result(self.base_dir, self.settings.max_run_count, self.settings.max_depth)
+            result = discovery.scan_result(self.bases, self.settings.max_run_count, self.settings.max_depth,
+                                           self.settings.run_filter)
             runs = self._keep_unlisted(result)
             debug = self._keep_unlisted_debug(result)
             with self._lock:
@@ -236,6 +249,7 @@ class DataManager:
                 self._scanned = True
                 self._index = RunIndex.build(runs)  # O(runs), once per rescan
                 self.runs_found, self.scan_truncated = result.total_runs, result.truncated
+                self.runs_filtered = result.filtered
                 self._choose_pool()
                 loaders = list(self._loaders.values())
             queue = LoadQueue(sorted(loaders, key=lambda ld: -self._recency(ld.train_id)))
@@ -269,12 +283,13 @@ class DataManager:
     def _start_helper(self, loaders: list[RunLoader]) -> bool:
         """Start the decode helper when this cycle has at least decode_helper_mb of local files to read."""
         threshold = self.settings.decode_helper_mb << 20
-        if threshold <= 0 or storage.is_remote(self.base_dir):
+        if threshold <= 0:
             return False
         unread = 0
         for loader in loaders:
             run = self._runs.get(loader.train_id)
-            unread += max(0, (run.total_bytes if run else 0) - loader.progress.bytes_read)
+            if run is not None and not storage.is_remote(run.path):  # local files only
+                unread += max(0, run.total_bytes - loader.progress.bytes_read)
         if unread < threshold:
             return False
         log.info("%.0f MB to read: decoding in a helper process beside the worker", unread / 2**20)
@@ -290,7 +305,7 @@ class DataManager:
                 if self._scan_failed.get(tid) != why:
                     log.warning("listing failed, keeping what was known (%s): %s", tid, why)
             if not failed:
-                log.info("listing %s works again", storage.describe(self.base_dir))
+                log.info("listing %s works again", self.bases.describe())
             self._scan_failed = dict(failed)
         problems: dict[str, Problem] = {}
         runs = result.runs
@@ -556,13 +571,16 @@ class DataManager:
         """Say once (per change) how many runs the run list limit and the memory budget leave out."""
         with self._lock:
             cacheable = sum(1 for r in self._runs.values() if r.summary_files or r.pb_files)
-            left_out = (self.runs_found - len(self._runs), cacheable - len(self._loaders))
+            left_out = (self.runs_found - len(self._runs), cacheable - len(self._loaders), self.runs_filtered)
         if left_out == self._left_out:
             return
         self._left_out = left_out
         if left_out[0] > 0:
             log.warning("%d runs found under %s; the %d least recently updated are not listed (max_run_count=%d)",
-                        self.runs_found, self.base_dir, left_out[0], self.settings.max_run_count)
+                        self.runs_found, self.bases.describe(), left_out[0], self.settings.max_run_count)
+        if left_out[2] > 0:
+            log.info("%d runs do not match run_filter %r: not listed, not loaded", left_out[2],
+                     self.settings.run_filter)
         if left_out[1] > 0:
             log.info("%d runs are not kept in memory (cache_memory_mb=%d, max_cached_runs=%d, %.1f MB cached); "
                      "they load when opened", left_out[1], self.settings.cache_memory_mb,

@@ -9,11 +9,16 @@ from __future__ import annotations
 
 import json
 import logging
+import re
+import sys
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from mindinsight_clone.ingest import storage
+from mindinsight_clone.ingest.bases import Base, Bases
 from mindinsight_clone.ingest.storage import Location
 from mindinsight_clone.ingest.summary_watcher import (
     PROFILER_KIND_MARKERS,
@@ -29,20 +34,69 @@ __all__ = ["RunInfo", "ScanResult", "graph_mode", "profiler_type", "scan", "scan
            "stop_notifier"]
 
 _PROFILER_MARKERS = PROFILER_KIND_MARKERS
+UNLIMITED = sys.maxsize
 
 
-def scan(base_dir: Location, max_runs: int, max_depth: int = 1) -> list[RunInfo]:
-    """All runs under `base_dir`, newest update first."""
-    return scan_result(base_dir, max_runs, max_depth).runs
+def scan(base_dir: Location | Bases, max_runs: int, max_depth: int = 1, run_filter: str = "") -> list[RunInfo]:
+    """All runs under `base_dir` (every base of a `Bases`), newest update first."""
+    return scan_result(base_dir, max_runs, max_depth, run_filter).runs
 
 
-def scan_result(base_dir: Location, max_runs: int, max_depth: int = 1) -> ScanResult:
+def scan_result(base_dir: Location | Bases, max_runs: int, max_depth: int = 1, run_filter: str = "") -> ScanResult:
     """The runs under `base_dir` (newest update first), how many were found and whether a bound hit, with
-    each run's profiler type and graph mode looked up here (the caller's thread, i.e. the reload thread)."""
-    result = scan_runs(base_dir, max_run_count=max_runs, max_depth=max_depth)
+    each run's profiler type and graph mode looked up here (the caller's thread, i.e. the reload thread).
+
+    Several bases: each is scanned (down to `max_depth`), its ids prefixed with its name (`./<name>/...`), and a
+    base that fails is logged and noted in `failed` under `./<name>` while the others are listed. `run_filter`
+    (a regex, `re.search`ed on the train id without `./`) drops the runs it does not match before the
+    `max_runs` cut; `filtered` counts them."""
+    bases = base_dir if isinstance(base_dir, Bases) else Bases.single(base_dir)
+    if len(bases) == 1 and not bases.named and not run_filter:  # one base dir: as it always was
+        result = scan_runs(bases.primary, max_run_count=max_runs, max_depth=max_depth)
+    else:
+        result = _scan_bases(bases, max_runs, max_depth, run_filter)
     for run in result.runs:
         _describe_profiler(run)
     return result
+
+
+def _scan_bases(bases: Bases, max_runs: int, max_depth: int, run_filter: str) -> ScanResult:
+    merged = ScanResult(runs=[], total_runs=0)
+    for base in bases:
+        try:
+            part = scan_runs(base.location, max_run_count=UNLIMITED, max_depth=max_depth)
+        except Exception as exc:  # one failing base never hides the others
+            log.warning("cannot scan summary base dir %s: %s", base.describe(), exc)
+            merged.failed[base.train_id("./")] = f"cannot list {storage.describe(base.location)}: {exc}"
+            continue
+        if base.name is not None:
+            _prefix(part, base)
+        merged.runs += part.runs
+        merged.truncated = merged.truncated or part.truncated
+        merged.failed.update(part.failed)
+        merged.listings += part.listings
+        merged.debug.dumps += part.debug.dumps
+        merged.debug.models += part.debug.models
+        merged.debug.dumps_truncated = merged.debug.dumps_truncated or part.debug.dumps_truncated
+        merged.debug.models_truncated = merged.debug.models_truncated or part.debug.models_truncated
+    runs = merged.runs
+    if run_filter:
+        pattern = re.compile(run_filter)
+        runs = [r for r in runs if pattern.search(r.train_id[2:])]
+        merged.filtered = len(merged.runs) - len(runs)
+    runs.sort(key=lambda r: (-r.update_time, r.train_id))
+    merged.total_runs = len(runs)
+    merged.runs = runs[:max_runs]
+    return merged
+
+
+def _prefix(result: ScanResult, base: Base) -> None:
+    """Rewrite a base's ids (runs, failed listings, dump roots, model files) to `./<name>/...`."""
+    for run in result.runs:
+        run.train_id = base.train_id(run.train_id)
+    result.failed = {base.train_id(tid): why for tid, why in result.failed.items()}
+    result.debug.dumps = [replace(d, dump_id=base.train_id(d.dump_id)) for d in result.debug.dumps]
+    result.debug.models = [replace(m, model_id=base.train_id(m.model_id)) for m in result.debug.models]
 
 
 # remote runs: (path, profiler dirs, update time) -> (profiler type, graph mode), so an unchanged run costs no
@@ -159,13 +213,42 @@ def _graph_mode(run: RunInfo) -> str:
     return "static"
 
 
-def start_notifier(base_dir: Location, callback: Callable[[], None]) -> ChangeNotifier | None:
-    """Watch a local base dir for changes (watchdog); None for a remote one (the reload loop polls it)."""
+def start_notifier(base_dir: Location | Bases, callback: Callable[[], None]) -> Any:
+    """Watch a local base dir for changes (watchdog); None for a remote one (the reload loop polls it). Several
+    bases: one watch per local base, behind one `NotifierGroup` (None when every base is remote)."""
+    if not isinstance(base_dir, Bases):
+        return _start_one(base_dir, callback)
+    if len(base_dir) == 1:
+        return _start_one(base_dir.primary, callback)
+    started = [n for n in (_start_one(b.location, callback) for b in base_dir) if n is not None]
+    return NotifierGroup(started) if started else None
+
+
+def _start_one(base_dir: Location, callback: Callable[[], None]) -> ChangeNotifier | None:
     if not isinstance(base_dir, Path):  # remote
         return None
     notifier = ChangeNotifier(base_dir, lambda _path: callback())
     notifier.start()
     return notifier
+
+
+class NotifierGroup:
+    """The change notifiers of several local base dirs, used as one."""
+
+    def __init__(self, notifiers: list[ChangeNotifier]) -> None:
+        self.notifiers = notifiers
+
+    @property
+    def watching(self) -> bool:
+        return all(n.watching for n in self.notifiers)
+
+    def refresh(self) -> None:
+        for n in self.notifiers:
+            n.refresh()
+
+    def stop(self) -> None:
+        for n in self.notifiers:
+            stop_notifier(n)
 
 
 def stop_notifier(notifier: ChangeNotifier) -> None:

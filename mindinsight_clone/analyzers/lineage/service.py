@@ -24,6 +24,7 @@ from mindinsight_clone.analyzers.lineage.notes import AddedInfoStore, validate_a
 from mindinsight_clone.analyzers.lineage.record import RunLineage, merge
 from mindinsight_clone.errors import ParamValueError, TrainJobNotExistError
 from mindinsight_clone.ingest import storage
+from mindinsight_clone.ingest.bases import Bases
 from mindinsight_clone.ingest.storage import Location
 from mindinsight_clone.ingest.summary_watcher import DEFAULT_MAX_RUN_COUNT
 from mindinsight_clone.store import discovery
@@ -41,8 +42,13 @@ def _stamp(file: object) -> tuple[int, float] | None:
     return (size, mtime) if isinstance(size, int) and isinstance(mtime, float) else None
 
 
-def notes_key(base_dir: Location) -> str:
-    """What the notes file keys a base dir by: its real path, or its URL (without credentials)."""
+def notes_key(base_dir: Location | Bases) -> str:
+    """What the notes file keys a base dir by: its real path, or its URL (without credentials); named base dirs:
+    `bases://name=<that>,...` (a URL-like key the notes store keeps as it is; their train ids carry the name)."""
+    if isinstance(base_dir, Bases):
+        if not base_dir.named:
+            return notes_key(base_dir.primary)
+        return "bases://" + ",".join(f"{b.name}={notes_key(b.location)}" for b in base_dir)
     return os.path.realpath(base_dir) if isinstance(base_dir, Path) else storage.describe(base_dir)
 
 
@@ -55,14 +61,21 @@ class RunRegistry(Protocol):
 
 
 class LineageService:
-    def __init__(self, summary_base_dir: str | Location, workspace: str, registry: RunRegistry | None = None,
-                 max_run_count: int = DEFAULT_MAX_RUN_COUNT) -> None:
-        # a local path, or a storage location (remote base dirs: DataManager.base_dir, with its options)
-        self.base_dir: Location = Path(summary_base_dir) if isinstance(summary_base_dir, str) else summary_base_dir
+    def __init__(self, summary_base_dir: str | Location | Bases, workspace: str, registry: RunRegistry | None = None,
+                 max_run_count: int = DEFAULT_MAX_RUN_COUNT, run_filter: str = "") -> None:
+        # a local path, a storage location, or the server's base dirs (DataManager.bases: named ones, remote ones
+        # with their options); runs are found through the same discovery (and run filter) as the DataManager's
+        if isinstance(summary_base_dir, Bases):
+            self.bases = summary_base_dir
+        else:
+            self.bases = Bases.single(Path(summary_base_dir) if isinstance(summary_base_dir, str)
+                                      else summary_base_dir)
+        self.base_dir: Location = self.bases.primary
         self.registry = registry
         self.max_run_count = max_run_count
+        self.run_filter = run_filter
         # notes are written locally, in the workspace, keyed by the base dir (real path, or URL)
-        self.notes = AddedInfoStore(Path(workspace) / NOTES_DIR, notes_key(self.base_dir))
+        self.notes = AddedInfoStore(Path(workspace) / NOTES_DIR, notes_key(self.bases))
         self.files = FileCache()
         self._lock = threading.Lock()
         self._known: set[str] = set()
@@ -75,9 +88,9 @@ class LineageService:
         # a remote base dir is never scanned on a request thread: the registry's runs so far (its reload
         # thread lists the store); a local one is scanned here until the registry has loaded once
         if self.registry is not None and (getattr(self.registry, "load_status", "init") == "loaded"
-                                          or storage.is_remote(self.base_dir)):
+                                          or self.bases.remote):
             return self.registry.runs()
-        return discovery.scan(self.base_dir, self.max_run_count)
+        return discovery.scan(self.bases, self.max_run_count, run_filter=self.run_filter)
 
     def refresh(self) -> None:
         """Bring every run's lineage up to date (cheap when nothing changed: no file is opened)."""

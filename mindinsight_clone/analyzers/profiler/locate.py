@@ -26,7 +26,13 @@ from mindinsight_clone.errors import (
 from mindinsight_clone.ingest import storage
 from mindinsight_clone.ingest.storage import Location
 from mindinsight_clone.ingest.summary_watcher import is_profiler_dir_name
-from mindinsight_clone.ingest.train_id import InvalidTrainId, fits_name_max, normalize_train_id, resolve_train_dir
+from mindinsight_clone.ingest.train_id import (
+    BaseRouter,
+    InvalidTrainId,
+    fits_name_max,
+    normalize_train_id,
+    resolve_train_dir,
+)
 
 
 def _display(train_id: str, name: str) -> str:
@@ -39,7 +45,7 @@ def _plain_component(name: str) -> bool:
             and fits_name_max(name))
 
 
-def style_a(base_dir: Location, train_id: str | None, profile: str | None, *, dot: bool = False,
+def style_a(base_dir: Location | BaseRouter, train_id: str | None, profile: str | None, *, dot: bool = False,
             cache: ParsedFileCache | None = None) -> ProfilerDir:
     """`?train_id=./job&profile=profiler`. `dot` adds the final period some MindInsight messages have; `cache` (the
     app's parse cache) keeps the profiler_info files the scan reads."""
@@ -61,7 +67,7 @@ def style_a(base_dir: Location, train_id: str | None, profile: str | None, *, do
     return scan_profiler_dir(candidate, _display(train_id, profile), cache)
 
 
-def style_b(base_dir: Location, job: str | None, cache: ParsedFileCache | None = None) -> ProfilerDir:
+def style_b(base_dir: Location | BaseRouter, job: str | None, cache: ParsedFileCache | None = None) -> ProfilerDir:
     """`?dir=./job`: the job's last `profiler*` sub-dir by name (preferring ones that hold data)."""
     if not job:
         raise ProfilerParamValueError("The file dir does not exist.")
