@@ -110,33 +110,40 @@ def main() -> None:
               help="Run attached to this terminal instead of in the background.")
 def start(config: str | None, foreground: bool, **values: Any) -> None:
     """Start the server in the background and wait until it answers."""
-    settings = _settings_or_exit(values, config)
+    settings = lifecycle.with_token(_settings_or_exit(values, config))  # `--auth-token generate` made here
     retired = _retired_notes(values, config)
     for note in retired:
         click.secho(f"WARNING: {note}", fg="yellow", err=True)
     if not lifecycle.is_loopback(settings.host):
-        click.secho(
-            f"WARNING: binding to {settings.host} exposes your training data to the network without "
-            "authentication. Use --host 127.0.0.1 unless you really mean it; set --allowed-hosts to the "
-            "names clients will use.",
-            fg="red", bold=True, err=True,
-        )
+        click.secho(f"WARNING: {_exposure_warning(settings.host, bool(settings.auth_token))}", fg="red", bold=True,
+                    err=True)
     click.echo(f"Workspace: {settings.workspace}")
     click.echo(f"Summary base dir: {storage.redact(settings.summary_base_dir)}")
     try:
         if retired:
             _log_notes(settings, retired)
         if foreground:
-            click.echo(f"Web address: {lifecycle.web_address(settings)} (foreground; Ctrl+C stops)")
+            click.echo(f"Web address: {lifecycle.login_link(settings)} (foreground; Ctrl+C stops)")
             sys.exit(lifecycle.run_foreground(settings))
         record = lifecycle.start_background(settings)
     except lifecycle.LifecycleError as err:
         click.echo(f"Error: {err}", err=True)
         sys.exit(err.exit_code)
-    click.echo(f"Web address: {lifecycle.web_address(settings)}")
+    click.echo(f"Web address: {lifecycle.login_link(settings)}")
     click.echo(f"Logs: {settings.workspace}/log/")
     click.echo(f"mindinsight-clone started (pid {record.pid}). Stop it with: "
                f"{stop_command(settings.port, settings.workspace)}")
+
+
+def _exposure_warning(host: str, has_token: bool) -> str:
+    """What binding to a non-loopback address means, with or without --auth-token."""
+    if has_token:
+        return (f"binding to {host} exposes the server to the network, protected by the access token only; over "
+                "plain HTTP the token, its cookie and your training data travel unencrypted: put a TLS reverse "
+                "proxy in front (docs/security.md). Set --allowed-hosts to the names clients will use.")
+    return (f"binding to {host} exposes your training data to the network without authentication. Use --host "
+            "127.0.0.1 unless you really mean it, or set --auth-token; set --allowed-hosts to the names clients "
+            "will use.")
 
 
 def _retired_notes(cli_values: dict[str, Any], config: str | None) -> list[str]:

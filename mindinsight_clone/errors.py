@@ -98,6 +98,13 @@ class InsufficientStorageError(MindInsightError):
     prefix = "The workspace is full; nothing was written."
 
 
+class AuthTokenError(MindInsightError):
+    """A request without the access token (--auth-token), or with a wrong one."""
+
+    value, http_status = 0x23, 401
+    prefix = "Access token required."
+
+
 # --- datavisual (module 5) ---------------------------------------------------------------
 
 

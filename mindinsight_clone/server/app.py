@@ -9,6 +9,7 @@ from flask import Flask
 from mindinsight_clone.config import Settings, load_settings
 from mindinsight_clone.ingest import storage
 from mindinsight_clone.server import (
+    auth,
     body_limit,
     error_handlers,
     routes_datavisual,
@@ -22,6 +23,7 @@ from mindinsight_clone.server import (
     routes_tensorboard,
     routes_ui,
     security,
+    url_prefix,
 )
 from mindinsight_clone.server.json_provider import OrjsonProvider
 from mindinsight_clone.server.logs import setup_app_logging
@@ -47,6 +49,8 @@ def create_app(
     app.json = OrjsonProvider(app)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
     app.wsgi_app = body_limit.ChunkedBodyLimit(app.wsgi_app, MAX_BODY_BYTES)  # type: ignore[method-assign]
+    app.wsgi_app = url_prefix.wrap(app.wsgi_app, settings.url_path_prefix)  # type: ignore[method-assign]
+    auth.register(app, settings)  # first hook: nothing else runs for a request without the token
     app.before_request(body_limit.check)
     app.config["DEBUG"] = False
     if log_to_workspace:

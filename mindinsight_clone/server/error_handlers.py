@@ -8,6 +8,7 @@ from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import HTTPException, MethodNotAllowed, NotFound
 
 from mindinsight_clone.errors import (
+    AuthTokenError,
     GraphNotExistError,
     HistogramNotExistError,
     ImageNotExistError,
@@ -23,6 +24,7 @@ from mindinsight_clone.errors import (
     UnknownError,
 )
 from mindinsight_clone.ingest.train_id import check_train_id_syntax, normalize_train_id
+from mindinsight_clone.server.auth import refusal_page
 from mindinsight_clone.server.routes_ui import page_redirect
 from mindinsight_clone.server.services import services
 
@@ -70,6 +72,16 @@ def register(app: Flask) -> None:
         err = loading_instead(err)
         log_domain_error(err)
         return error_response(err)
+
+    @app.errorhandler(AuthTokenError)
+    def _no_token(err: AuthTokenError) -> Response | tuple[Response, int]:
+        log.info("[%s] %s %s without the access token", err.error_code, request.method, request.path)
+        page = refusal_page(request)  # a browser asking for a page: how to get in, in HTML
+        if page is not None:
+            return page
+        response, status = error_response(err)
+        response.headers["WWW-Authenticate"] = 'Bearer realm="mindinsight-clone"'
+        return response, status
 
     @app.errorhandler(NotFound)
     def _not_found(_: NotFound) -> Response | tuple[Response, int]:

@@ -9,9 +9,11 @@ is our gunicorn, started at the recorded time.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import ipaddress
 import json
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -20,6 +22,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import quote
 
 from mindinsight_clone.config import SettingError, Settings, is_url, storage_options
 from mindinsight_clone.ingest import storage
@@ -33,6 +36,7 @@ else:
 APP_SPEC = "mindinsight_clone.server.worker:create_app_from_env()"  # loading starts before the app is built
 CONF_SPEC = "python:mindinsight_clone.server.gunicorn_conf"
 HEALTH_PATH = "/v1/mindinsight/health"
+GENERATE_TOKEN = "generate"  # noqa: S105 - the --auth-token value that asks start for a random token
 
 
 class LifecycleError(Exception):
@@ -91,12 +95,31 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def web_address(settings: Settings) -> str:
+def web_origin(settings: Settings) -> str:
+    """`http://host:port` of the server as this machine reaches it (a wildcard bind is reached on loopback)."""
     host = settings.host
     if host in ("0.0.0.0", "::"):
         host = "127.0.0.1" if host == "0.0.0.0" else "::1"
     shown = f"[{host}]" if ":" in host else host
     return f"http://{shown}:{settings.port}"
+
+
+def web_address(settings: Settings) -> str:
+    """The UI's address: `http://host:port<prefix>/`."""
+    return f"{web_origin(settings)}{settings.url_path_prefix}/"
+
+
+def login_link(settings: Settings) -> str:
+    """The address `start` prints: the UI's, with `?token=` when the server needs a token."""
+    address = web_address(settings)
+    return f"{address}?token={quote(settings.auth_token, safe='')}" if settings.auth_token else address
+
+
+def with_token(settings: Settings) -> Settings:
+    """`--auth-token generate` replaced by a random token (made here, before any worker starts)."""
+    if settings.auth_token != GENERATE_TOKEN:
+        return settings
+    return dataclasses.replace(settings, auth_token=secrets.token_urlsafe(32))
 
 
 # --- checks -------------------------------------------------------------------------------
@@ -229,13 +252,14 @@ def wait_healthy(settings: Settings, proc: subprocess.Popen[bytes], timeout: flo
     import urllib.error  # here, not at the top: the CLI's start imports less before it launches gunicorn
     import urllib.request
 
-    url = web_address(settings) + HEALTH_PATH
+    url = web_origin(settings) + settings.url_path_prefix + HEALTH_PATH
+    headers = {"Authorization": f"Bearer {settings.auth_token}"} if settings.auth_token else {}
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise LifecycleError(f"The server exited during start (code {proc.returncode}).")
         try:
-            with urllib.request.urlopen(url, timeout=2) as resp:  # noqa: S310 - our own http URL
+            with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=2) as resp:  # noqa: S310 - our own http URL
                 if resp.status == 200:
                     return
         except (urllib.error.URLError, OSError):
@@ -359,5 +383,7 @@ def our_listener(port: int) -> tuple[psutil.Process, PidRecord] | None:
                 env = candidate.environ()
                 return candidate, PidRecord(candidate.pid, candidate.create_time(), port,
                                             env.get("MINDINSIGHT_HOST", ""),
-                                            env.get("MINDINSIGHT_SUMMARY_BASE_DIR", ""))
+                                            env.get("MINDINSIGHT_SUMMARY_BASE_DIR", ""),
+                                            env.get("MINDINSIGHT_URL_PATH_PREFIX", ""),
+                                            env.get("MINDINSIGHT_AUTH_TOKEN", ""))
     return None

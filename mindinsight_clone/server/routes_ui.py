@@ -1,5 +1,6 @@
 """The bundled single-page app: `/` serves index.html, `/static/<path>` its assets; a browser asking
-for another page path is sent to the app's own route for it (`/x` -> `/#/x`).
+for another page path is sent to the app's own route for it (`/x` -> `/#/x`; under --url-path-prefix
+`<prefix>/x` -> `<prefix>/#/x`).
 
 index.html carries the server's reload interval (`<meta name="mi-reload-interval">`), so the page's
 auto-refresh label names the real interval from its first paint, even when `ui-config` is slow or lost."""
@@ -62,7 +63,7 @@ def page_redirect(request: Request) -> Response | None:
         return None
     if request.accept_mimetypes.best_match(["application/json", "text/html"]) != "text/html":
         return None
-    target = "/#" + quote(request.path, safe=SAFE_PATH)
+    target = quote(request.script_root, safe=SAFE_PATH) + "/#" + quote(request.path, safe=SAFE_PATH)
     if request.query_string:
         target += "?" + quote(request.query_string.decode("latin-1"), safe=SAFE_QUERY)
     return Response(status=302, headers={"Location": target})
