@@ -130,3 +130,14 @@ def test_a_local_and_an_s3_base_together(tmp_path: Path, s3_server: S3Server) ->
     assert [m["step"] for m in answer["metadatas"]] == [1, 2, 3, 4, 5]
     lineages = client.post(f"{API}/lineagemgr/lineages", data=json.dumps({}), content_type="application/json")
     assert {row["summary_dir"] for row in lineages.get_json()["object"]} == {"./a/run1", "./b/run2"}
+
+
+def test_model_files_of_a_named_base_are_listed_and_read(tmp_path: Path) -> None:
+    a, b = _tree(tmp_path)
+    (b / "run2" / "net.ir").write_text("# IR entry      : @1_construct\n%1(x) = Add(%para1, %para2)\n")
+    client = _app(f"a={a},b={b}", tmp_path / "ws").test_client()
+    models = client.get(f"{API}/models/list").get_json()["models"]
+    assert [m["model_id"] for m in models] == ["./b/run2/net.ir"]
+    text = client.get(f"{API}/models/text?model_id=./b/run2/net.ir")
+    assert text.status_code == 200 and "Add" in text.get_data(as_text=True)
+    assert client.get(f"{API}/models/text?model_id=./run2/net.ir").status_code in (400, 404)
