@@ -5,6 +5,8 @@ dir itself) or `./<name>` for a direct subdirectory, or `./<dir>/.../<name>` for
 (`--max-depth`): no null bytes, no `..` or `.` or empty components, no backslashes, no absolute paths,
 no symlinked component, and after resolving symlinks the directory must still be inside the base dir.
 The base dir may be remote (`s3://bucket/prefix`); the check is `storage.confine`, the same for every backend.
+With several named base dirs (`ingest.bases`) an id is `./<name>/<run path>`: `Bases.split` picks the base by
+name (an unknown one is refused like any bad id) and the rest is checked here below that base.
 """
 
 from __future__ import annotations
