@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -16,6 +17,8 @@ from flask.testing import FlaskClient
 
 from mindinsight_clone.config import settings_for_tests
 from mindinsight_clone.server.app import create_app
+from mindinsight_clone.store.data_manager import DataManager
+from mindinsight_clone.store.discovery import NotifierGroup
 from tests.conftest import FIXTURES, require_shared
 from tests.remote_base import s3_app
 from tests.s3_server import S3Server
@@ -141,3 +144,24 @@ def test_model_files_of_a_named_base_are_listed_and_read(tmp_path: Path) -> None
     text = client.get(f"{API}/models/text?model_id=./b/run2/net.ir")
     assert text.status_code == 200 and "Add" in text.get_data(as_text=True)
     assert client.get(f"{API}/models/text?model_id=./run2/net.ir").status_code in (400, 404)
+
+
+def test_every_local_base_is_watched(tmp_path: Path) -> None:
+    """One watch per local base (NotifierGroup): a run appearing in the second base is listed without waiting
+    for the (300 s) reload interval."""
+    a, b = _tree(tmp_path)
+    dm = DataManager(settings_for_tests(summary_base_dir=f"a={a},b={b}", workspace=str(tmp_path / "ws"),
+                                        reload_interval=300))
+    dm.start()
+    try:
+        assert dm.wait_until_loaded(10)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not (dm._notifier is not None and dm._notifier.watching):
+            time.sleep(0.02)
+        assert isinstance(dm._notifier, NotifierGroup) and len(dm._notifier.notifiers) == 2
+        scalar_run(b / "late", range(1, 3), ["loss"])
+        while time.monotonic() < deadline and dm.run("./b/late") is None:
+            time.sleep(0.05)
+        assert dm.run("./b/late") is not None
+    finally:
+        dm.stop()
