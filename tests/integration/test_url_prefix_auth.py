@@ -192,3 +192,12 @@ def test_real_start_with_prefix_and_generated_token(tmp_path: Path) -> None:
     finally:
         stopped = run_cli("stop", "--port", str(port), "--workspace", str(ws))
     assert stopped.returncode == 0, stopped.stderr
+
+
+def test_binding_beyond_loopback_with_a_token_warns_about_plain_http(tmp_path: Path) -> None:
+    """The warning comes before any check; the missing dir then stops the start before anything binds."""
+    result = run_cli("start", "--host", "0.0.0.0", "--port", str(free_port()), "--summary-base-dir",
+                     str(tmp_path / "missing"), "--workspace", str(tmp_path / "ws"), "--auth-token", "generate")
+    assert result.returncode == 1
+    assert "protected by the access token only" in result.stderr and "TLS" in result.stderr
+    assert "without authentication" not in result.stderr
