@@ -202,7 +202,8 @@ class _Bundle:
 
     def _json(self, report: _RunReport, kind: str, body: dict[str, Any] | None, reason: str) -> Iterator[bytes]:
         if not body:
-            report.skip(kind, reason)
+            if not any(x["kind"] == kind for x in report.left_out):
+                report.skip(kind, reason)
             return
         with self._entry(f"{report.folder}/{kind}.json") as raw:
             raw.write(json.dumps(body, ensure_ascii=False, indent=1, default=str).encode())
@@ -231,11 +232,22 @@ class _Bundle:
                 finally:
                     loader.close()
         if "hparams" in self.kinds:
-            hp = self.sources.hparams(info.train_id)
+            hp = self._answer(report, "hparams", self.sources.hparams)
             yield from self._json(report, "hparams", hp if hp and hp.get("sessions") else None,
                                   "no hparams sessions in or below the run")
         if "lineage" in self.kinds:
-            yield from self._json(report, "lineage", self.sources.lineage(info.train_id), "the run has no lineage")
+            yield from self._json(report, "lineage", self._answer(report, "lineage", self.sources.lineage),
+                                  "the run has no lineage")
+
+    @staticmethod
+    def _answer(report: _RunReport, kind: str, lookup: JsonLookup) -> dict[str, Any] | None:
+        """The server's answer for the run; a failure is said in the manifest (the zip is already on its way)."""
+        try:
+            return lookup(report.train_id)
+        except Exception as err:
+            log.exception("export: %s of %s", kind, report.train_id)
+            report.skip(kind, f"the server could not answer ({type(err).__name__})")
+            return None
 
     def manifest(self) -> dict[str, Any]:
         counts = {k: sum(r.files.get(k, {}).get("rows", 0) for r in self.reports) for k in self.kinds}

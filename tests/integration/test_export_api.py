@@ -7,6 +7,7 @@ histograms 50, texts 10), plus a MindSpore lineage file and a TensorBoard add_hp
 from __future__ import annotations
 
 import csv
+import importlib.util
 import io
 import json
 import math
@@ -29,6 +30,7 @@ from tests.unit.analyzers.lineage import builders
 P = "/v1/mindinsight/datavisual"
 STEPS = 1_500  # more than the server's 1,000-sample scalar reservoir
 FORMULA_TAG = "=HYPERLINK(1)"
+HAS_PANDAS = importlib.util.find_spec("pandas") is not None
 
 
 def _write_runs(base: Path) -> None:
@@ -103,6 +105,10 @@ def test_scalars_are_every_step_as_the_full_resolution_window(written: tuple[Pat
     assert body["window"]["exact"] is True
     api = [(p["step"], p["wall_time"], p["value"]) for p in body["metadatas"]]
     assert [(int(r["step"]), _num(r["wall_time"]), _num(r["value"])) for r in rows] == api
+    if HAS_PANDAS:  # the reader's frames too (pandas is an optional extra)
+        frame = reader.read_scalars(written[0], runs=["./ms"])
+        assert [(int(r["step"]), _num(r["wall_time"]), _num(r["value"])) for r in rows] == list(
+            frame[["step", "wall_time", "value"]].itertuples(index=False, name=None))
     assert {(r["run"], r["tag"]) for r in rows} == {("./ms", "loss/scalar")}
 
 
@@ -140,6 +146,22 @@ def test_text_whole_and_every_step(written: tuple[Path, FlaskClient], bundle: zi
     kept = _api(client, "text", train_id="./tb", tag="note/text_summary")
     texts = {(x["step"], x["text"]) for x in lines}
     assert {(v["step"], v["value"]) for v in kept["texts"]} <= texts
+    pytest.importorskip("pandas")
+    frame = reader.read_text(written[0], runs=["./tb"])
+    assert [(x["tag"], x["step"], x["wall_time"], x["text"]) for x in lines] == list(
+        frame[["tag", "step", "wall_time", "text"]].itertuples(index=False, name=None))
+
+
+def test_failing_lineage_is_said_in_the_manifest(written: tuple[Path, FlaskClient]) -> None:
+    def broken(train_id: str) -> None:
+        raise OSError("store down")
+    runs = reader.list_runs(written[0])
+    ms = [r for r in runs if r.train_id == "./ms"]
+    sources = export_bundle.Sources(hparams=lambda tid: None, lineage=broken)
+    data = b"".join(export_bundle.stream_zip(ms, ("scalars", "lineage"), sources))
+    manifest = json.loads(zipfile.ZipFile(io.BytesIO(data)).read("manifest.json"))
+    assert manifest["runs"][0]["left_out"] == [{"kind": "lineage", "reason": "the server could not answer (OSError)"}]
+    assert manifest["counts"]["scalars"] == STEPS
 
 
 def test_hparams_and_lineage_are_the_api_answers(written: tuple[Path, FlaskClient], bundle: zipfile.ZipFile) -> None:
