@@ -16,8 +16,9 @@ from typing import Any
 import click
 
 from mindinsight_clone import __version__
-from mindinsight_clone.config import BY_NAME, SETTINGS, Setting, SettingError, given_retired, resolve
+from mindinsight_clone.config import BY_NAME, SETTINGS, Setting, SettingError, base_dirs, given_retired, resolve
 from mindinsight_clone.ingest import storage
+from mindinsight_clone.ingest.bases import describe_setting
 from mindinsight_clone.server import lifecycle
 
 CONFIG_HELP = "Settings file: file:/path/x.py, file:/path/x.yaml or python:pkg.module."
@@ -118,7 +119,8 @@ def start(config: str | None, foreground: bool, **values: Any) -> None:
         click.secho(f"WARNING: {_exposure_warning(settings.host, bool(settings.auth_token))}", fg="red", bold=True,
                     err=True)
     click.echo(f"Workspace: {settings.workspace}")
-    click.echo(f"Summary base dir: {storage.redact(settings.summary_base_dir)}")
+    shown = describe_setting(settings.summary_base_dir)
+    click.echo(f"Summary base dir{'s' if len(base_dirs(settings.summary_base_dir)) > 1 else ''}: {shown}")
     try:
         if retired:
             _log_notes(settings, retired)

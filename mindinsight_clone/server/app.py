@@ -7,7 +7,6 @@ import logging
 from flask import Flask
 
 from mindinsight_clone.config import Settings, load_settings
-from mindinsight_clone.ingest import storage
 from mindinsight_clone.server import (
     auth,
     body_limit,
@@ -63,7 +62,7 @@ def create_app(
         app.register_blueprint(module.bp)
     if start_background:
         manager.start()
-    log.info("app created: summary base dir %s, reload interval %ss", storage.describe(manager.base_dir),
+    log.info("app created: summary base dir %s, reload interval %ss", manager.bases.describe(),
              settings.reload_interval)
     return app
 

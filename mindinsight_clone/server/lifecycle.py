@@ -24,8 +24,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from mindinsight_clone.config import SettingError, Settings, is_url, storage_options
+from mindinsight_clone.config import SettingError, Settings, base_dirs, is_url, storage_options
 from mindinsight_clone.ingest import storage
+from mindinsight_clone.ingest.bases import describe_setting
 from mindinsight_clone.server.deferred import DeferredModule
 
 if TYPE_CHECKING:
@@ -236,13 +237,14 @@ def child_environment(settings: Settings) -> dict[str, str]:
 
 def preflight(settings: Settings) -> None:
     """Every check `start` makes before launching anything."""
-    check_summary_dir(settings.summary_base_dir, settings.storage_options)
+    for _name, path in base_dirs(settings.summary_base_dir):  # one plain dir, or each of name=path,...
+        check_summary_dir(path, settings.storage_options)
     prepare_workspace(settings.workspace)
     record = read_pid_record(settings.workspace, settings.port)
     if record and our_server(record):
         raise LifecycleError(
             f"mindinsight-clone is already running on port {settings.port} (pid {record.pid}, summary base dir "
-            f"{storage.redact(record.summary_base_dir)}). Use `mindinsight-clone stop --port {settings.port}` "
+            f"{describe_setting(record.summary_base_dir)}). Use `mindinsight-clone stop --port {settings.port}` "
             "to stop it."
         )
     check_port_free(settings.host, settings.port)

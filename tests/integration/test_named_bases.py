@@ -7,6 +7,7 @@ import json
 import logging
 import shutil
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -19,7 +20,7 @@ from mindinsight_clone.config import settings_for_tests
 from mindinsight_clone.server.app import create_app
 from mindinsight_clone.store.data_manager import DataManager
 from mindinsight_clone.store.discovery import NotifierGroup
-from tests.conftest import FIXTURES, require_shared
+from tests.conftest import FIXTURES, free_port, require_shared, run_cli
 from tests.remote_base import s3_app
 from tests.s3_server import S3Server
 from tests.unit.analyzers.lineage.builders import write_run
@@ -165,3 +166,22 @@ def test_every_local_base_is_watched(tmp_path: Path) -> None:
         assert dm.run("./b/late") is not None
     finally:
         dm.stop()
+
+
+def test_start_checks_each_named_base_and_prints_them(tmp_path: Path) -> None:
+    """The real CLI: `start` checks every base of the spec (not the spec as one path) and names each."""
+    first, second = _tree(tmp_path)
+    ws, port = tmp_path / "ws", free_port()
+    missing = run_cli("start", "--port", str(port), "--workspace", str(ws), "--summary-base-dir",
+                      f"a={first},b={tmp_path / 'nowhere'}")
+    assert missing.returncode != 0 and f"Summary base dir {tmp_path / 'nowhere'} does not exist" in missing.stderr
+    started = run_cli("start", "--port", str(port), "--workspace", str(ws), "--summary-base-dir",
+                      f"a={first},b={second}")
+    try:
+        assert started.returncode == 0, started.stderr
+        assert f"Summary base dirs: a={first}, b={second}" in started.stdout
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/mindinsight/datavisual/train-jobs?limit=50") as r:
+            ids = {job["train_id"] for job in json.load(r)["train_jobs"]}
+        assert {"./a/run1", "./b/run2"} <= ids
+    finally:
+        run_cli("stop", "--port", str(port), "--workspace", str(ws))
