@@ -237,6 +237,10 @@ def show(args: list[str], environ: Mapping[str, str]) -> None:
               "to stop it.)")
     url = viewer_url(record, mode, environ)
     print(f"Shown {MODE_NAMES[mode]}: {url}")
+    stripped = record.url_path_prefix != absolute_prefix(jupyter_base_url(environ), record.port)
+    if record.auth_token and mode.startswith("server-proxy") and stripped:
+        print("Note: through /proxy/<port>/ the token link's redirect leaves the proxy's path; stop this server and "
+              "let --proxy server-proxy start one under /proxy/absolute/<port>/ (docs/notebook.md).", file=sys.stderr)
     display(HTML(iframe_html(url, height)))
 
 
