@@ -83,6 +83,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("auth_token", str, "", "Access token: every request needs it (?token= once in the browser, then a "
             "cookie; 'Authorization: Bearer <token>' for scripts); 'generate' makes a random one, printed in the "
             "start link. Empty: no token."),
+    Setting("frame_ancestors", str, "", "Other pages allowed to show the UI in a frame: CSP frame-ancestors "
+            "sources, space-separated (e.g. 'http://localhost:* vscode-webview:' for a notebook on this machine; the "
+            "notebook magic sets it for the servers it starts). Empty: only this server's own pages."),
     Setting("run_filter", str, "", "Regular expression on run paths (train ids without './'): only runs it "
             "matches (re.search) are listed and loaded. Empty: every run."),
     Setting("reload_interval", int, 3, "Seconds between rescans of the summary base dir; 0 loads once.",
@@ -178,6 +181,7 @@ class Settings:
     storage_options: str
     url_path_prefix: str
     auth_token: str
+    frame_ancestors: str
     run_filter: str
     reload_interval: int
     workspace: str
@@ -337,6 +341,7 @@ def resolve(
     storage_options(parsed["storage_options"])  # refuse a malformed value now, not in the worker
     parsed["url_path_prefix"] = url_path_prefix(parsed["url_path_prefix"])
     _check_run_filter(parsed["run_filter"])
+    parsed["frame_ancestors"] = frame_ancestors(parsed["frame_ancestors"])
     parsed["workspace"] = os.path.realpath(os.path.expanduser(parsed["workspace"]))
     return Settings(**parsed)
 
@@ -408,6 +413,19 @@ def url_path_prefix(value: str) -> str:
         raise SettingError("--url-path-prefix value is invalid url path prefix (give /segment/segment, each of "
                            "letters, digits, _ - . and not . or ..)")
     return "/" + "/".join(segments)
+
+
+FRAME_SOURCE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:(//(\*\.)?[a-zA-Z0-9.\-\[\]:]*(:(\d+|\*))?/?)?$")
+
+
+def frame_ancestors(value: str) -> str:
+    """The frame_ancestors setting as checked CSP sources (`scheme:` or `scheme://host[:port|:*]`), one space
+    apart; anything else (a ';' that would end the directive, quotes, a bare '*') is refused."""
+    sources = value.split()
+    bad = [s for s in sources if not FRAME_SOURCE.match(s)]
+    if bad:
+        raise SettingError(f"frame_ancestors: {bad[0]!r} is not a scheme: or scheme://host[:port] source")
+    return " ".join(sources)
 
 
 def _check_run_filter(pattern: str) -> None:

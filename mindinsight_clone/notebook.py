@@ -48,6 +48,8 @@ MODE_NAMES = {
     "url": f"through the {PROXY_URL_ENV} template",
 }
 WILDCARD_HOSTS = ("", "0.0.0.0", "::")
+# Pages that may frame a server the magic starts in direct mode (Chromium refuses the source http://[::1]:*).
+LOCAL_NOTEBOOK_FRAMERS = "http://localhost:* http://127.0.0.1:* https://localhost:* vscode-webview:"
 
 
 # --- where the browser finds the server ------------------------------------------------------
@@ -164,6 +166,9 @@ def settings_to_start(settings: Settings, given: Mapping[str, Any], mode: str, e
         except SettingError:
             raise click.UsageError(f"the notebook's base URL {jupyter_base_url(environ)!r} cannot be a "
                                    "--url-path-prefix; use --proxy server-proxy-strip") from None
+    if mode == "direct" and not settings.frame_ancestors:
+        # the notebook page (localhost:8888, a VS Code webview) is another origin than the server: let it frame us
+        changes["frame_ancestors"] = LOCAL_NOTEBOOK_FRAMERS
     if not settings.allowed_hosts:
         # jupyter-server-proxy forwards the browser's Host header: under JupyterHub it is the hub's public name,
         # unknown here (the browser is not on this machine, so a DNS-rebinding page cannot reach this loopback)

@@ -94,7 +94,19 @@ def check_cross_site(origin_hosts: frozenset[str]) -> None:
         raise UnsupportedMediaTypeError()
 
 
+def response_headers(settings: Settings) -> dict[str, str]:
+    """SECURITY_HEADERS, with the frame_ancestors setting's pages allowed to frame the UI (notebooks): CSP
+    frame-ancestors gains them and X-Frame-Options (which can only say SAMEORIGIN) is left out."""
+    if not settings.frame_ancestors:
+        return SECURITY_HEADERS
+    headers = {name: value for name, value in SECURITY_HEADERS.items() if name != "X-Frame-Options"}
+    headers["Content-Security-Policy"] = headers["Content-Security-Policy"].replace(
+        "frame-ancestors 'self'", f"frame-ancestors 'self' {settings.frame_ancestors}")
+    return headers
+
+
 def register(app: Flask, settings: Settings) -> None:
+    headers = response_headers(settings)
     hosts = allowed_host_names(settings)
     origin_hosts = allowed_origin_hosts(settings)
 
@@ -109,7 +121,7 @@ def register(app: Flask, settings: Settings) -> None:
 
     @app.after_request
     def _headers(response: Response) -> Response:
-        for name, value in SECURITY_HEADERS.items():
+        for name, value in headers.items():
             response.headers.setdefault(name, value)
         if request.path.startswith("/static/") and response.status_code == 200:
             response.headers["Cache-Control"] = "public, max-age=31536000, immutable"

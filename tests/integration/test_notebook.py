@@ -188,3 +188,15 @@ def test_auto_mode_rule() -> None:
     assert notebook.choose_mode("auto", {"JUPYTERHUB_SERVICE_PREFIX": "/user/a/"}) == "server-proxy"
     assert notebook.choose_mode("auto", {"VSCODE_PID": "1"}) == "direct"
     assert notebook.choose_mode("direct", {"JUPYTERHUB_SERVICE_PREFIX": "/user/a/"}) == "direct"
+
+
+def test_direct_mode_lets_the_notebook_page_frame_the_server_it_starts() -> None:
+    from mindinsight_clone.config import settings_for_tests
+    from mindinsight_clone.notebook import LOCAL_NOTEBOOK_FRAMERS, settings_to_start
+
+    started = settings_to_start(settings_for_tests(), {"port": 1}, "direct", {})
+    assert started.frame_ancestors == LOCAL_NOTEBOOK_FRAMERS
+    own = settings_to_start(settings_for_tests(frame_ancestors="https://nb.example.com"), {"port": 1}, "direct", {})
+    assert own.frame_ancestors == "https://nb.example.com"  # the user's value wins
+    template = {"MINDINSIGHT_CLONE_PROXY_URL": "https://hub.example.com/proxy/%PORT%/"}
+    assert settings_to_start(settings_for_tests(), {"port": 1}, "url", template).frame_ancestors == ""  # same origin
