@@ -148,21 +148,26 @@ class ScalarSeries:
         n = int(steps.size)
         if not n:
             return
-        rows = np.empty(n, dtype=ROW)
-        as_ints, as_floats = rows.view("<i8").reshape(n, 3), rows.view("<f8").reshape(n, 3)
-        as_ints[:, 0] = steps  # through plain views: assigning structured fields costs more than the copy
-        as_floats[:, 1] = wall_times
-        as_floats[:, 2] = values
         with self._lock:
             if self.last_step is not None and int(steps[0]) <= self.last_step:
                 self._truncate_from(int(steps[0]))
             before = self.count
             mem = self._mem
+            kept = 0 if mem is None else int(mem.size)  # rows in memory, written before the new ones
+            # one array for the rows in memory and the new ones, filled through plain views: concatenating
+            # structured arrays promotes their fields each time (~13 us a call, x tags x batches)
+            rows = np.empty(kept + n, dtype=ROW)
+            flat = rows.view("<f8").reshape(kept + n, 3)
+            if kept:
+                rows.view(np.uint8)[:kept * ROW.itemsize] = mem.view(np.uint8)  # type: ignore[union-attr]
+            flat.view("<i8")[kept:, 0] = steps
+            flat[kept:, 1] = wall_times
+            flat[kept:, 2] = values
             if mem is not None and self._budget is not None and before + n <= SPILL_ROWS \
-                    and self._budget.take(rows.nbytes):
-                self._mem = np.concatenate((mem, rows))
+                    and self._budget.take(n * ROW.itemsize):
+                self._mem = rows
             else:
-                self._write(rows if mem is None else np.concatenate((mem, rows)), before if mem is None else 0)
+                self._write(rows, before if mem is None else 0)
                 if mem is not None and self._budget is not None:
                     self._budget.give(mem.nbytes)
                 self._mem = None
