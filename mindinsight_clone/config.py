@@ -113,8 +113,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("max_depth", int, 1, "Directory levels below the summary base dir searched for runs "
             "(1 = MindInsight's: direct subdirectories only; e.g. 4 finds ./job/output/summary/rank_0).",
             minimum=1, maximum=16),
-    Setting("max_tags_per_run", int, 300, "Most tags kept per run, all plugins together.", minimum=1,
-            maximum=100000),
+    Setting("max_tags_per_run", int, 100_000, "Most tags kept per run, all plugins together: a safety net; memory "
+            "is bounded by --cache-memory-mb, which counts each tag (~1 KB plus its points). A run of 10,000 "
+            "scalar tags (large-model training) is kept whole. MindInsight: 300 (set it to keep its behaviour).",
+            minimum=1, maximum=1_000_000),
     Setting("max_tensor_tags", int, 6, "Most tensor tags kept per run.", minimum=1, maximum=1000),
     Setting("max_graph_tags", int, 10, "Most graph tags kept per run.", minimum=1, maximum=1000),
     Setting("max_graph_nodes", int, 500_000, "Most nodes (with their name scopes) of one graph drawn as a scope "

@@ -21,7 +21,13 @@ from mindinsight_clone.store.run_cache import RunCache
 MB = 1024 * 1024
 RUN_OVERHEAD = 24 * 1024  # loader, cache, dicts and per-file state of one run (measured, rounded up)
 SAMPLE_OVERHEAD = 130  # one kept scalar sample: Sample tuple, int, float, float, list slot (tracemalloc: ~125)
-TAG_OVERHEAD = 2 * 1024  # reservoir, RNG state, tag name, scalar stats
+# one kept tag: reservoir, tag name in the cache's dicts, its point-store series object and path; measured
+# ~1,000 B/tag held after loading 5,000 and 10,000 scalar tags (benchmarks/many_tags.py), rounded up
+TAG_OVERHEAD = 1280
+# a scalar tag's exact stats once asked for (ScalarStats: a 256-bucket min/max/count envelope of three
+# 8-byte arrays, 6 KB, plus objects): measured 6.9 KB/tag over 5,000 tags; a run of 10,000 tags whose stats
+# were all shown holds 70 MB of them
+STATS_OVERHEAD = 7 * 1024
 PROVISIONAL_CAP = 4 * MB  # stand-in size of a run never loaded: min(4 x file bytes, this)
 PROVISIONAL_MIN = 64 * 1024
 
@@ -61,7 +67,8 @@ def provisional_bytes(file_bytes: int) -> int:
 
 def run_bytes(cache: RunCache) -> int:
     """Estimated bytes of a loaded run."""
-    return RUN_OVERHEAD + cache.tag_count() * TAG_OVERHEAD + cache.memory_estimate(sample_cost)
+    return (RUN_OVERHEAD + cache.tag_count() * TAG_OVERHEAD + cache.stats_count() * STATS_OVERHEAD
+            + cache.memory_estimate(sample_cost))
 
 
 def choose_within_budget(candidates: Sequence[str], size_of: Callable[[str], int], budget_bytes: int,

@@ -114,6 +114,11 @@ class RunCache:
         with self._lock:
             return len(self._tags)
 
+    def stats_count(self) -> int:
+        """Scalar tags whose exact stats (with their envelope) are held (for the memory estimate)."""
+        with self._lock:
+            return len(self._scalar_stats)
+
     def all_tags(self) -> dict[str, list[str]]:
         with self._lock:
             return {p: sorted(tags) for p, tags in self._tags_by_plugin.items()}

@@ -26,7 +26,7 @@ def many_tag_run(run_dir: Path, tags: int, steps: int = 3) -> Path:
 def test_dropped_tags_are_counted_logged_and_listed(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     many_tag_run(tmp_path / "base" / "run", 2000)
     settings = settings_for_tests(summary_base_dir=str(tmp_path / "base"), workspace=str(tmp_path / "ws"),
-                                  reload_interval=0)
+                                  reload_interval=0, max_tags_per_run=300)  # MindInsight's limit (no longer the default)
     app = create_app(settings, start_background=False)
     with caplog.at_level(logging.WARNING, logger="mindinsight_clone.store.loader"):
         app.extensions["mindinsight_clone"].data_manager.reload()
@@ -49,7 +49,7 @@ def test_a_run_within_the_limit_has_no_dropped_tags_field(tmp_path: Path) -> Non
 def test_dropped_tags_cost_next_to_nothing_while_loading(tmp_path: Path) -> None:
     """Was ~3 KB per distinct tag (every evicted tag's reservoir kept alive until its batch ended)."""
     many_tag_run(tmp_path / "run", TAGS)
-    dm = DataManager(settings_for_tests(summary_base_dir=str(tmp_path), reload_interval=0))
+    dm = DataManager(settings_for_tests(summary_base_dir=str(tmp_path), reload_interval=0, max_tags_per_run=300))
     tracemalloc.start()
     try:
         dm.reload()
