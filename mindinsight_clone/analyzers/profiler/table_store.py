@@ -139,6 +139,7 @@ class TableStore:
             if found is not None:
                 return found[0]
             self.stats.add("builds")
+            log.info("profiler cache: parsing %s (%s): no kept table", key.source, kind)  # replicas: counted
             value = parse(path)
         except BaseException:
             _unlock(lock)
@@ -225,6 +226,7 @@ class TableStore:
                 temp.unlink()
             return
         self.stats.add("writes")
+        log.info("profiler cache: kept %s as %s (%.1f MB)", key.source, target.name, size / MB)
         self._evict(keep=target)
 
     def _evict(self, keep: Path) -> None:
