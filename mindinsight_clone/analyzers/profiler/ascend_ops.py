@@ -6,7 +6,9 @@
   `percent` its share of the total), then `core_type` and the µs figures.
 * `*_detail`: one row per kernel from `kernel_details.csv` (MindInsight's columns first, then name, core, start,
   duration, wait, block dim, shapes, dtypes, formats, step, stream and task ids).
-* `aicpu_*` are the rows whose core is `AI_CPU`; `aicore_*` are all the others.
+* `aicpu_*` are the rows whose core is `AI_CPU`; `aicore_*` are all the others (MindInsight's split);
+  `ascend_type` / `ascend_detail` are every core (AI_CORE, AI_VECTOR_CORE, MIX_*, AI_CPU), so a page can show
+  one table whose shares sum to 100 %.
 
 kernel_details.csv is read into numpy columns (csv_columns.py, column_query.py), so a million rows cost tens of MB.
 """
@@ -81,7 +83,11 @@ AICPU_DETAIL = (
 )
 TYPE_COLUMNS = ("op_type", "execution_time", "execution_frequency", "percent", "core_type", "total_time_us",
                 "avg_time_us", "min_time_us", "max_time_us")
+# this project's own op types: all cores in one table (not MindInsight's; only over Ascend output)
+ALL_CORES = {"ascend_type": "aicore_type", "ascend_detail": "aicore_detail"}  # -> the table with its columns
 ASCEND_COLUMNS: dict[str, tuple[str, ...]] = {
+    "ascend_type": TYPE_COLUMNS,
+    "ascend_detail": tuple(c.name for c in AICORE_DETAIL),
     "aicore_type": TYPE_COLUMNS,
     "aicpu_type": TYPE_COLUMNS,
     "aicore_detail": tuple(c.name for c in AICORE_DETAIL),
@@ -95,8 +101,10 @@ class KernelTable:
     problems: tuple[dict[str, Any], ...]
     subsets: dict[bool, ColumnTable] = field(default_factory=dict, compare=False)  # aicpu? -> rows
 
-    def subset(self, aicpu: bool) -> ColumnTable:
-        """The AI_CPU rows (aicpu) or all the others, made once per loaded file."""
+    def subset(self, aicpu: bool | None) -> ColumnTable:
+        """The AI_CPU rows (aicpu), all the others (False) or every row (None), made once per loaded file."""
+        if aicpu is None:
+            return self.table
         if aicpu not in self.subsets:
             mask = _core_mask(self.table, aicpu)
             table = self.table
@@ -192,7 +200,7 @@ def _core_mask(table: ColumnTable, aicpu: bool) -> np.ndarray:
 def detail(device: DeviceFiles, op_type: str, condition: dict[str, Any],
            cache: ParsedFileCache | None = None) -> dict[str, Any]:
     kernels = kernels_for(device, cache)
-    aicpu = op_type == "aicpu_detail"
+    aicpu = _cores(op_type)
     answer = query(kernels.subset(aicpu), AICPU_DETAIL if aicpu else AICORE_DETAIL, condition)
     starts = kernels.table.numbers["start"]
     # the profile's start (the rank's first kernel): timestamp columns are shown relative to it (column_defs.py)
@@ -207,13 +215,19 @@ def _type_row(op_type: str, core: str, count: int, total: float, min_us: float |
     return [op_type, fmt(total / 1000.0), count, percent, core, total, avg, min_us, max_us]
 
 
-def _from_op_statistic(path: Location, rank: str, aicpu: bool) -> tuple[tuple[Row, ...], list[dict[str, Any]]]:
+def _cores(op_type: str) -> bool | None:
+    """Which rows an op type holds: AI_CPU (True), the other cores (False) or all (None)."""
+    return None if op_type in ALL_CORES else op_type.startswith("aicpu_")
+
+
+def _from_op_statistic(path: Location, rank: str, aicpu: bool | None
+                       ) -> tuple[tuple[Row, ...], list[dict[str, Any]]]:
     required = ("OP Type", "Count", "Total Time(us)")
     csv_file = ascend_csv.open_csv(path, ascend_csv.label(OP_STATISTIC, rank), required)
     rows: list[Row] = []
     for raw in csv_file.rows():
         core = csv_file.get(raw, "Core Type")
-        if (core == AI_CPU) != aicpu:
+        if aicpu is not None and (core == AI_CPU) != aicpu:
             continue
         try:
             total = ascend_csv.number(csv_file.get(raw, "Total Time(us)"))
@@ -232,14 +246,14 @@ def _from_op_statistic(path: Location, rank: str, aicpu: bool) -> tuple[tuple[Ro
     return tuple(rows), csv_file.report.problems()
 
 
-def aggregate_types(kernels: KernelTable, aicpu: bool) -> tuple[Row, ...]:
+def aggregate_types(kernels: KernelTable, aicpu: bool | None) -> tuple[Row, ...]:
     """op_statistic.csv's table from kernel rows: per (Type, Accelerator Core), HCCL kernels left out; the percent
     is of all non-HCCL kernel time (AI_CPU included), as op_statistic.csv's Ratio(%)."""
     table = kernels.table
     cores = table.strings["core"]
     is_hccl = np.array([c == HCCL for c in cores], dtype=bool)
     compute = ~is_hccl[table.ids["core"]] if cores else np.zeros(table.length, dtype=bool)
-    keep = _core_mask(table, aicpu) & compute
+    keep = compute if aicpu is None else _core_mask(table, aicpu) & compute
     types, core_ids, dur = table.ids["type"][keep], table.ids["core"][keep], table.numbers["duration"][keep]
     if dur.size == 0:
         return ()
@@ -261,7 +275,7 @@ def aggregate_types(kernels: KernelTable, aicpu: bool) -> tuple[Row, ...]:
 
 def types(device: DeviceFiles, op_type: str, condition: dict[str, Any],
           cache: ParsedFileCache | None = None) -> dict[str, Any]:
-    aicpu = op_type == "aicpu_type"
+    aicpu = _cores(op_type)
     stat = device.output_file(OP_STATISTIC) if has_op_statistic(device) else None
     if stat is not None:
         rows, problems = cached(cache, f"op_statistic_{aicpu}", stat,

@@ -35,6 +35,8 @@ _TABLES: dict[str, dict[str, str | None]] = {
     "gpu_op_info": {"op_total_time": US, "op_avg_time": US, "proportion": PERCENT, "cuda_activity_cost_time": US},
     "gpu_cuda_activity": {"total_duration": US, "avg_duration": US, "max_duration": US, "min_duration": US},
     "aicore_type": {"execution_time": MS},
+    "ascend_type": {"execution_time": MS},
+    "ascend_detail": {"avg_execution_time": MS},
     "aicpu_type": {"execution_time": MS},
     "aicore_detail": {"avg_execution_time": MS},
     "aicpu_detail": {"total_time": MS, "dispatch_time": MS, "run_start": US, "run_end": US},
@@ -46,6 +48,7 @@ _TABLES: dict[str, dict[str, str | None]] = {
 # Absolute times (µs since the epoch) per table.
 _TIMESTAMPS: dict[str, tuple[str, ...]] = {
     "aicore_detail": ("start_time_us",),
+    "ascend_detail": ("start_time_us",),
     "aicpu_detail": ("start_time_us", "run_start", "run_end"),
 }
 
@@ -54,6 +57,8 @@ def table_columns(table: str) -> tuple[str, ...]:
     """Every column a table can answer, in answer order (the Ascend output's columns extend MindInsight's)."""
     if table in ascend_tables.TABLES:
         return ascend_tables.TABLES[table].col_names
+    if table in ascend_ops.ALL_CORES:
+        return ascend_ops.ASCEND_COLUMNS[table]
     base = op_stats.columns(table)
     wider = ascend_ops.ASCEND_COLUMNS.get(table, ())
     return (*wider, *(c for c in base if c not in wider)) if wider else base
@@ -68,5 +73,5 @@ def definition(table: str, column: str) -> dict[str, Any]:
 
 
 def all_tables() -> dict[str, list[dict[str, Any]]]:
-    names = (*op_stats.OP_TYPES, *ascend_tables.TABLES)
+    names = (*op_stats.OP_TYPES, *ascend_ops.ALL_CORES, *ascend_tables.TABLES)
     return {t: [definition(t, c) for c in table_columns(t)] for t in names}

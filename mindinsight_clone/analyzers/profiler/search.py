@@ -24,10 +24,10 @@ def validate_ops_condition(condition: Any) -> tuple[str, str, dict[str, Any]]:
     body = conditions.check_dict(condition)
     device_id = conditions.check_device_id(body)
     op_type = body.get("op_type")
-    if not isinstance(op_type, str) or op_type not in op_stats.OP_TYPES:
+    if not isinstance(op_type, str) or op_type not in (*op_stats.OP_TYPES, *ascend_ops.ALL_CORES):
         raise conditions.op_type_error(op_stats.OP_TYPES_MESSAGE)
     conditions.check_group(body)
-    cols = op_stats.columns(op_type)
+    cols = ascend_ops.ASCEND_COLUMNS[op_type] if op_type in ascend_ops.ALL_CORES else op_stats.columns(op_type)
     sort = body.get("sort_condition")
     name = sort.get("name") if isinstance(sort, dict) else None
     if name in ascend_ops.ASCEND_COLUMNS.get(op_type, ()):  # a column only the Ascend tables have
@@ -47,7 +47,10 @@ def search_ops(pdir: ProfilerDir, op_type: str, device_id: str, condition: dict[
     if (op_type in ascend_ops.ASCEND_COLUMNS and device is not None and pdir.layout == "ms2"
             and ascend_ops.is_ascend(device)):
         result = ascend_ops.search(device, op_type, condition, cache)
-        return op_stats.aicore_detail_view(result, filters) if op_type == "aicore_detail" else result
+        return op_stats.aicore_detail_view(result, filters) if op_type.endswith("_detail") and \
+            op_type != "aicpu_detail" else result
+    if op_type in ascend_ops.ALL_CORES:  # every core in one table: only the Ascend output has it
+        raise conditions.op_type_error(op_stats.OP_TYPES_MESSAGE)
     if op_type in op_stats.DYNAMIC_COLUMNS:
         return op_stats.dynamic_shape_query(op_type, device, filters)
     table = op_stats.load_table(op_type, device, cache)
