@@ -14,9 +14,11 @@ from mindinsight_clone.ingest.train_id import InvalidTrainId, check_train_id_syn
 from mindinsight_clone.plugins.registry import check_plugin_name, order_tags
 from mindinsight_clone.plugins.tag_search import MAX_PATTERN_CHARS, TagQuery, search_tags
 from mindinsight_clone.server import params
+from mindinsight_clone.server.routes_datavisual import revalidate_and_compress
 from mindinsight_clone.server.services import services
 
 bp = Blueprint("tags", __name__, url_prefix="/v1/mindinsight")
+bp.after_request(revalidate_and_compress)  # ETag/304 and gzip, as the datavisual answers
 
 MAX_PAGE = 10_000
 
