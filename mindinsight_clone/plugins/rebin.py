@@ -3,6 +3,11 @@
 All kept steps of a tag share one visual range (global min and max over the steps that have values) and
 `calc_histogram_bins(max_count)` equal buckets, so the steps can be compared. Each step's original
 buckets are spread over the visual buckets in proportion to their overlap; counts are rounded up.
+
+Unlike MindInsight (which loses these counts): a zero-width original bucket (TensorBoard writes its buckets
+with left = right when every value is equal) counts in the visual bucket holding its edge, the last one closed;
+and when every value of every step is one number (an all-zero bias), each step is one zero-width bucket at
+that value holding its count — a spike, not 8 empty buckets re-made over ±0.5.
 """
 
 from __future__ import annotations
@@ -98,18 +103,26 @@ def resample(h: OriginalHistogram, vmax: float, vmin: float, bins: int) -> list[
         if not math.isfinite(cur_right):
             cur_right = _edge(vmin, width, i + 1)
         estimated = 0.0
-        if cur_right <= o_left:
+        last = i == bins - 1
+        if cur_right <= o_left and (o_width or not last):
             out.append([cur_left, width, math.ceil(estimated)])
             continue
-        while cur_left >= o_left + o_width:
+        while cur_left > o_left + o_width or (o_width and cur_left == o_left + o_width):
             pos += 1
             if pos >= len(original):
                 break
             o_left, o_width, o_count = original[pos]
         while pos < len(original):
             o_left, o_width, o_count = original[pos]
+            if not o_width:  # a point: counted in the bucket holding it, the last bucket closed (and taking
+                if o_left >= cur_right and not last:  # what float rounding of its right edge leaves out)
+                    break
+                if o_left >= cur_left:
+                    estimated += o_count
+                pos += 1
+                continue
             inter = _intersection(cur_right, cur_left, o_left + o_width, o_left)
-            estimated += o_count if not o_width else _share(inter, o_width) * o_count
+            estimated += _share(inter, o_width) * o_count
             if cur_right > o_left + o_width:
                 pos += 1
             else:
@@ -120,4 +133,6 @@ def resample(h: OriginalHistogram, vmax: float, vmin: float, bins: int) -> list[
 
 def rebin_all(histograms: Sequence[OriginalHistogram]) -> list[list[list[float | int]]]:
     vmax, vmin, bins = visual_range(histograms)
+    if vmax == vmin and any(h.count for h in histograms):  # one value everywhere: a spike per step
+        return [[[vmin, 0.0, h.count]] for h in histograms]
     return [resample(h, vmax, vmin, bins) for h in histograms]

@@ -44,3 +44,19 @@ describe('histogramContent', () => {
     expect(histogramContent([])).toBe('empty')
   })
 })
+
+describe('all values equal', () => {
+  // the server's answer for a TensorBoard all-zero bias: one zero-width bucket holding the 64 values
+  const spike: HistogramStep[] = [{ step: 1, wall_time: 1, buckets: [[0, 0, 64]] }]
+  it('draws one spike at the value with its count, on an axis around it', () => {
+    expect(histogramContent(spike)).toBe('data')
+    const o = buildHistogramOption(spike, 'front', 'step', labels) as {
+      xAxis: { min: number; max: number }
+      series: { data: number[][] }[]
+    }
+    expect(o.xAxis.min).toBeLessThan(0)
+    expect(o.xAxis.max).toBeGreaterThan(0)
+    expect(o.series[0].data.map((d) => d.slice(0, 2))).toEqual([[0, 64], [0, 0]])
+    expect(nearestBucket(spike, 0.1, 60)).toEqual({ seriesIndex: 0, dataIndex: 0 })
+  })
+})

@@ -119,7 +119,14 @@ export function buildHistogramOption(
   if (!Number.isFinite(xmin)) {
     xmin = 0
     xmax = 1
+  } else if (xmin === xmax) {
+    // every value equal (an all-zero bias): the server answers one zero-width bucket per step, a spike at the value
+    const pad = Math.abs(xmin) * 0.1 || 0.5
+    xmin -= pad
+    xmax += pad
   }
+  // a zero-width bucket is drawn as a spike this wide (the ridgeline) or as a vertical line (the front view)
+  const spike = (xmax - xmin) / 100
   const t0 = n ? steps[0].wall_time : 0
   const axisCommon = {
     axisLine: { onZero: false, lineStyle: { color: pal.axis } },
@@ -150,7 +157,7 @@ export function buildHistogramOption(
           const { data, seriesIndex } = p as { data: number[]; seriesIndex: number }
           const h = steps[seriesIndex]
           return `<div class="tt"><div class="tt-title">${escapeHtml(labels.step)} ${h.step}</div>
-            <div>${escapeHtml(labels.range)}: [${formatNumber(data[2], 4)}, ${formatNumber(data[3], 4)})</div>
+            <div>${escapeHtml(labels.range)}: ${data[2] === data[3] ? `${formatNumber(data[2], 4)}` : `[${formatNumber(data[2], 4)}, ${formatNumber(data[3], 4)})`}</div>
             <div>${escapeHtml(labels.count)}: <b>${formatNumber(data[1])}</b></div>${nonFiniteLines(h, labels)}
             <div class="tt-sub">${escapeHtml(labels.time)} ${formatWallTime(h.wall_time)}</div></div>`
         },
@@ -158,7 +165,10 @@ export function buildHistogramOption(
       series: steps.map((h, i) => ({
         type: 'line',
         name: `step ${h.step}`,
-        data: h.buckets.map(([left, width, count]) => [left + width / 2, count, left, left + width]),
+        // a zero-width bucket: its peak, then down to 0 at the same x (a vertical line; the peak keeps index 0)
+        data: h.buckets.flatMap(([left, width, count]) =>
+          width ? [[left + width / 2, count, left, left + width]] : [[left, count, left, left], [left, 0, left, left]],
+        ),
         showSymbol: !compact,
         symbolSize: 3,
         symbol: 'circle',
@@ -218,11 +228,12 @@ export function buildHistogramOption(
           const base = rows[i]
           const pts: number[][] = []
           if (!h.buckets.length) return null
-          pts.push(api.coord([h.buckets[0][0], base]))
-          for (const [left, width, count] of h.buckets) {
+          const drawn = h.buckets.map(([left, width, count]) => (width ? [left, width, count] : [left - spike / 2, spike, count]))
+          pts.push(api.coord([drawn[0][0], base]))
+          for (const [left, width, count] of drawn) {
             pts.push(api.coord([left + width / 2, base - (cmax > 0 ? (count / cmax) * height : 0)]))
           }
-          const lastB = h.buckets[h.buckets.length - 1]
+          const lastB = drawn[drawn.length - 1]
           pts.push(api.coord([lastB[0] + lastB[1], base]))
           const color = rowColor(i, n)
           return {

@@ -26,3 +26,21 @@ def test_ordinary_ranges_are_unchanged() -> None:
     (buckets,) = rebin_all([h])
     assert sum(int(c) for _l, _w, c in buckets) >= 10
     assert buckets[0][0] == 0.0 and math.isclose(buckets[-1][0] + buckets[-1][1], 1.0)
+
+
+def test_all_equal_values_answer_one_spike_with_the_count() -> None:
+    """TensorBoard's all-zero bias: 30 buckets with left = right = 0, the last one holding the 64 values."""
+    buckets = (*((0.0, 0.0, 0.0) for _ in range(29)), (0.0, 0.0, 64.0))
+    h = OriginalHistogram(buckets=buckets, max=0.0, min=0.0, count=64)
+    assert rebin_all([h, h]) == [[[0.0, 0.0, 64]], [[0.0, 0.0, 64]]]
+
+
+def test_zero_width_buckets_keep_their_counts_at_visual_edges() -> None:
+    """A point at a visual edge (here 0, 1 and the closed right end 2) is counted once, in the bucket holding it."""
+    points = OriginalHistogram(buckets=((0.0, 0.0, 5.0), (1.0, 0.0, 7.0), (2.0, 0.0, 3.0)), max=2.0, min=0.0,
+                               count=15)
+    (out,) = rebin_all([points])
+    assert sum(int(c) for _l, _w, c in out) == 15
+    spread = OriginalHistogram(buckets=((-2.0, 4.0, 10.0),), max=2.0, min=-2.0, count=10)
+    _, out = rebin_all([spread, points])
+    assert sum(int(c) for _l, _w, c in out) == 15
