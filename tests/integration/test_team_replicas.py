@@ -20,6 +20,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -63,8 +64,9 @@ def _bucket(server: S3Server, tmp_path: Path) -> str:
     types = ("MatMul", "Add", "Conv2D", "ReLU")
     aj.write_kernels(tree / "job", 0, ((f"Default/net/op_{i % 5000}", types[i % 4], "AI_CORE", i * 10.0, 5.0 + i % 7)
                                        for i in range(KERNEL_ROWS)))
-    server.upload_tree(tree, "team", "jobs")
-    return "s3://team/jobs"
+    prefix = f"jobs-{uuid.uuid4().hex[:8]}"  # the S3 server is shared by the session's tests
+    server.upload_tree(tree, "team", prefix)
+    return f"s3://team/{prefix}"
 
 
 @contextlib.contextmanager
