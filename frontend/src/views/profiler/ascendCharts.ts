@@ -5,7 +5,7 @@ import { theme } from '@/state'
 import { t } from '@/i18n'
 import { usAxisFormatter } from '@/lib/axisFormat'
 import { fmtUs } from './profilerApi'
-import { PHASES, type Heatmap, type LinkBandwidth, type MemLine, type Phase } from './ascendModel'
+import { PHASES, autoUnit, sigDigits, type Heatmap, type LinkBandwidth, type MemLine, type Phase } from './ascendModel'
 
 export const PHASE_LABEL = {
   computing_us: 'ascend.computing',
@@ -179,6 +179,9 @@ export function bandwidthOption(all: LinkBandwidth[]): EChartsOption {
 /** The src->dst matrix of one op as a heatmap (y: source rank, x: destination rank). */
 export function heatmapOption(h: Heatmap, metricLabel: string, unit: string): EChartsOption {
   const p = chartPalette()
+  // one unit for the whole matrix, picked from its largest value; cells and scale in significant digits
+  const su = autoUnit(unit, Math.max(Math.abs(h.min), Math.abs(h.max)))
+  const show = (v: number, digits = 3) => sigDigits(v * su.scale, digits)
   const xs = h.dsts.map(String)
   const ys = h.srcs.map(String)
   return {
@@ -191,7 +194,7 @@ export function heatmapOption(h: Heatmap, metricLabel: string, unit: string): EC
         const [x, y, v, transport] = q.value
         return (
           `<div class="tt"><div class="tt-title">${ys[y]} → ${xs[x]}</div>` +
-          `<div>${esc(metricLabel)}: <b>${v.toFixed(3)} ${unit}</b></div>` +
+          `<div>${esc(metricLabel)}: <b>${show(v, 4)} ${su.unit}</b></div>` +
           (transport ? `<div>${t('ascend.transport')}: ${esc(transport)}</div>` : '') +
           '</div>'
         )
@@ -229,13 +232,13 @@ export function heatmapOption(h: Heatmap, metricLabel: string, unit: string): EC
       top: 'middle',
       textStyle: { color: p.subtext },
       inRange: { color: theme.value === 'dark' ? ['#1d3b4a', '#1fc3c4', '#f0a55a'] : ['#e6f7f7', '#00a5a7', '#f6903d'] },
-      formatter: (v: number) => v.toFixed(1),
+      formatter: (v: number) => `${show(v)} ${su.unit}`,
     },
     series: [
       {
         type: 'heatmap',
         data: h.cells,
-        label: { show: h.dsts.length <= 16, color: p.text, fontSize: 10, formatter: (q: { value: number[] }) => q.value[2].toFixed(1) },
+        label: { show: h.dsts.length <= 16, color: p.text, fontSize: 10, formatter: (q: { value: number[] }) => show(q.value[2]) },
         itemStyle: { borderColor: p.background, borderWidth: 1 },
         emphasis: { itemStyle: { borderColor: p.text, borderWidth: 1 } },
       },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import {
+  autoUnit,
   bandwidthByLink,
   clusterBars,
   findingLink,
@@ -8,11 +9,13 @@ import {
   matrixOps,
   memoryLines,
   relDiff,
+  sigDigits,
   sortFindings,
   stepShares,
   topDiffs,
 } from './ascendModel'
 import type { CommOp, MatrixCell, RankStepTime } from './ascendApi'
+import { heatmapOption } from './ascendCharts'
 
 function op(bandwidth: CommOp['bandwidth']): CommOp {
   return {
@@ -109,5 +112,33 @@ describe('ascend view model', () => {
     expect(['Ascend Hardware', 'HCCL', 'Overlap Analysis', 'Python', 'CANN', 'HCCLX'].filter(isNpuProcess)).toEqual([
       'Ascend Hardware', 'HCCL', 'Overlap Analysis',
     ])
+  })
+})
+
+describe('communication matrix numbers (issue 34)', () => {
+  it('picks the unit from the largest value and keeps significant digits', () => {
+    expect(autoUnit('GB/s', 0.0842)).toEqual({ unit: 'MB/s', scale: 1e3 })
+    expect(autoUnit('GB/s', 12.8)).toEqual({ unit: 'GB/s', scale: 1 })
+    expect(autoUnit('MB', 96e-6)).toEqual({ unit: 'B', scale: 1e6 })
+    expect(autoUnit('ms', 0.012)).toEqual({ unit: 'µs', scale: 1e3 })
+    expect(autoUnit('GB/s', 0)).toEqual({ unit: 'GB/s', scale: 1 })
+    expect(sigDigits(0.0571 * 1e3)).toBe('57.1')
+    expect(sigDigits(96e-6 * 1e6)).toBe('96')
+  })
+  it('labels cells and the colour scale in that unit', () => {
+    const cells: MatrixCell[] = [
+      { op: 'send', src: 0, dst: 1, size_mb: 96e-6, time_ms: 96e-6 / 0.0571, transport: 'HCCS', gbps: null },
+      { op: 'send', src: 1, dst: 0, size_mb: 96e-6, time_ms: 96e-6 / 0.0842, transport: 'HCCS', gbps: null },
+    ]
+    const o = heatmapOption(heatmap(cells, 'send', 'gbps'), 'Bandwidth', 'GB/s') as unknown as {
+      visualMap: { formatter: (v: number) => string }
+      series: { label: { formatter: (q: { value: number[] }) => string } }[]
+    }
+    const labels = heatmap(cells, 'send', 'gbps').cells.map((c) => o.series[0].label.formatter({ value: c }))
+    expect(labels.sort()).toEqual(['57.1', '84.2'])
+    expect(o.visualMap.formatter(0.0571)).toBe('57.1 MB/s')
+    const sizes = heatmapOption(heatmap(cells, 'send', 'size_mb'), 'Size', 'MB') as unknown as typeof o
+    expect(sizes.series[0].label.formatter({ value: [0, 0, 96e-6] })).toBe('96')
+    expect(sizes.visualMap.formatter(96e-6)).toBe('96 B')
   })
 })

@@ -181,3 +181,30 @@ export const NPU_PROCESSES = ['Ascend Hardware', 'HCCL', 'Overlap Analysis']
 export function isNpuProcess(name: string): boolean {
   return NPU_PROCESSES.some((p) => name === p || name.startsWith(`${p} `))
 }
+
+/** A unit chosen for a set of values, and the factor from the data's unit to it. */
+export interface ScaledUnit {
+  unit: string
+  scale: number
+}
+// decimal steps, as the profiler writes them (Transit Size(MB) is 10^6 bytes; MB/ms is GB/s)
+const UNIT_LADDERS: Record<string, [string, number][]> = {
+  'GB/s': [['GB/s', 1], ['MB/s', 1e3], ['KB/s', 1e6], ['B/s', 1e9]],
+  MB: [['GB', 1e-3], ['MB', 1], ['KB', 1e3], ['B', 1e6]],
+  ms: [['s', 1e-3], ['ms', 1], ['µs', 1e3], ['ns', 1e6]],
+}
+
+/** The largest unit in which `max` (in `unit`) is at least 1: 0.0842 GB/s -> MB/s, 96e-6 MB -> B, 0.012 ms -> µs. */
+export function autoUnit(unit: string, max: number): ScaledUnit {
+  const ladder = UNIT_LADDERS[unit]
+  const a = Math.abs(max)
+  if (!ladder || !(a > 0) || !Number.isFinite(a)) return { unit, scale: 1 }
+  const hit = ladder.find(([, s]) => a * s >= 1) ?? ladder[ladder.length - 1]
+  return { unit: hit[0], scale: hit[1] }
+}
+
+/** `digits` significant digits, no trailing zeros (0.0571 -> "0.0571", 57.14 -> "57.1", 1234 -> "1230"). */
+export function sigDigits(v: number, digits = 3): string {
+  if (!Number.isFinite(v)) return String(v)
+  return String(Number(v.toPrecision(digits)))
+}
