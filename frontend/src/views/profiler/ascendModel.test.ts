@@ -134,7 +134,7 @@ describe('communication matrix numbers (issue 34)', () => {
       visualMap: { formatter: (v: number) => string }
       series: { label: { formatter: (q: { value: number[] }) => string } }[]
     }
-    const labels = heatmap(cells, 'send', 'gbps').cells.map((c) => o.series[0].label.formatter({ value: c }))
+    const labels = heatmap(cells, 'send', 'gbps').cells.map((c) => o.series[0].label.formatter({ value: [c[0], c[1], c[2]] }))
     expect(labels.sort()).toEqual(['57.1', '84.2'])
     expect(o.visualMap.formatter(0.0571)).toBe('57.1 MB/s')
     const sizes = heatmapOption(heatmap(cells, 'send', 'size_mb'), 'Size', 'MB') as unknown as typeof o
