@@ -79,6 +79,14 @@ def refusal_page(req: Request) -> Response | None:
                     headers={"WWW-Authenticate": 'Bearer realm="mindinsight-clone"'})
 
 
+def _over_tls() -> bool:
+    """Whether the browser reached us over HTTPS, directly or through a TLS-terminating proxy. Trusting the
+    proxy's X-Forwarded-Proto here is safe: a forged `https` only makes the cookie Secure, which a plain-HTTP
+    client then does not send back (its own visit fails, nothing else changes)."""
+    forwarded = request.headers.get("X-Forwarded-Proto", "").split(",")[0].strip().lower()
+    return request.is_secure or forwarded == "https"
+
+
 def register(app: Flask, settings: Settings) -> None:
     """Require `settings.auth_token` on every request (nothing when it is empty). Register before other hooks."""
     token = settings.auth_token
@@ -94,7 +102,7 @@ def register(app: Flask, settings: Settings) -> None:
         rest = query_without_token(request.query_string)
         response = Response(status=302, headers={"Location": target + ("?" + rest if rest else "")})
         response.set_cookie(name, value, max_age=COOKIE_MAX_AGE, path=request.script_root or "/", httponly=True,
-                            samesite="Lax", secure=request.is_secure)
+                            samesite="Lax", secure=_over_tls())
         return response
 
     @app.before_request

@@ -133,6 +133,13 @@ def test_the_link_sets_a_cookie_and_drops_the_token_from_the_url(guarded: FlaskC
     assert bare.headers["Location"] == f"{PREFIX}/"
 
 
+def test_the_cookie_is_secure_behind_a_tls_proxy(guarded: FlaskClient) -> None:
+    plain = guarded.get(f"{PREFIX}/?token={TOKEN}", headers=HTML)
+    assert "Secure" not in plain.headers["Set-Cookie"]
+    proxied = guarded.get(f"{PREFIX}/?token={TOKEN}", headers={**HTML, "X-Forwarded-Proto": "https"})
+    assert "Secure" in proxied.headers["Set-Cookie"]
+
+
 def test_a_wrong_token_in_the_link_sets_nothing(guarded: FlaskClient) -> None:
     response = guarded.get(f"{PREFIX}/?token=nope", headers=HTML)
     assert response.status_code == 401 and "Set-Cookie" not in response.headers
