@@ -43,3 +43,19 @@ describe('legendRows', () => {
     expect(legendRows([], 100, chars)).toBe(1)
   })
 })
+
+describe('zoomed windows keep the whole series smoothing (issue 34)', () => {
+  it('smooths the window as part of its series: the same step, the same smoothed value', () => {
+    const f = (s: number) => 0.1 + 0.05 * Math.sin(s / 37) + (s % 7) * 0.01
+    const pt = (s: number) => ({ step: s, wall_time: 1000 + s, value: f(s) })
+    const base = [{ key: 'a', name: 'loss', color: '#000', points: Array.from({ length: 100 }, (_, i) => pt(i * 10)) }]
+    const zoomed = [{ ...base[0], points: Array.from({ length: 201 }, (_, i) => pt(400 + i)) }]
+    const whole = prepareLines(base, 'step', 0.9)[0].points
+    const win = prepareLines(zoomed, 'step', 0.9, base)[0].points
+    for (const step of [400, 500, 600]) {
+      const a = whole.find((p) => p.step === step)!.smoothed!
+      const b = win.find((p) => p.step === step)!.smoothed!
+      expect(Math.abs(a - b)).toBeLessThan(0.01)
+    }
+  })
+})

@@ -5,7 +5,7 @@ import type { ScalarEnvelopeBucket, ScalarPoint } from '@/api/types'
 import type { EChartsOption } from './echarts'
 import type { SeriesSummary } from '@/composables/useChart'
 import { chartPalette } from '@/lib/palette'
-import { defaultScale, smooth } from '@/lib/smoothing'
+import { defaultScale, smooth, smoothWindow } from '@/lib/smoothing'
 import { escapeHtml, formatDuration, formatNumber, formatTick, formatWallTime } from '@/lib/format'
 import { clockFormatter } from '@/lib/axisFormat'
 import { textWidth } from '@/lib/wrapText'
@@ -119,20 +119,25 @@ export function legendRows(names: readonly string[], width: number, measure: (te
   return rows
 }
 
-/** Computes x positions and smoothed values. Smoothing is by step distance, with one scale for all lines. */
-export function prepareLines(lines: ScalarLine[], xMode: XMode, smoothing: number): PreparedLine[] {
+/**
+ * Computes x positions and smoothed values. Smoothing is by step distance, with one scale for all lines.
+ * `whole`: when `lines` hold a zoomed window's points, the whole series (same order): the scale is theirs and
+ * each window continues its series' average, so zooming only magnifies the curve (and exports the same values).
+ */
+export function prepareLines(lines: ScalarLine[], xMode: XMode, smoothing: number, whole?: ScalarLine[]): PreparedLine[] {
   const allSteps: number[] = []
-  for (const l of lines) for (const p of l.points) allSteps.push(p.step)
+  for (const l of whole ?? lines) for (const p of l.points) allSteps.push(p.step)
   const scale = defaultScale(allSteps)
-  return lines.map((line) => {
+  return lines.map((line, li) => {
     const pts = line.points
     const t0 = pts.length ? pts[0].wall_time : 0
-    const sm = smooth(
-      pts.map((p) => p.step),
-      pts.map((p) => p.value),
-      smoothing,
-      scale,
-    )
+    const full = whole?.[li]
+    const steps = pts.map((p) => p.step)
+    const values = pts.map((p) => p.value)
+    const sm =
+      full && full.points !== pts
+        ? smoothWindow(full.points.map((p) => p.step), full.points.map((p) => p.value), steps, values, smoothing, scale)
+        : smooth(steps, values, smoothing, scale)
     const points = pts.map((p, i) => ({
         step: p.step,
         wall_time: p.wall_time,

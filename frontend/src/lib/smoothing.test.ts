@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { smooth } from './smoothing'
+import { defaultScale, smooth, smoothWindow } from './smoothing'
 
 function tensorboard(ys: number[], w: number): number[] {
   let last = 0
@@ -47,5 +47,27 @@ describe('smooth', () => {
     const out = smooth([0, 1, 2], [1, null, 1], 0.5, 1)
     expect(out[1]).toBeNull()
     expect(out[2]).toBeCloseTo(1, 12)
+  })
+})
+
+describe('smoothing a zoomed window (issue 34)', () => {
+  it('gives a step the same smoothed value zoomed as on the whole series', () => {
+    // the whole series sampled every 10 steps; the window holds every step of 400..600
+    const fullXs = Array.from({ length: 100 }, (_, i) => i * 10)
+    const f = (x: number) => 0.1 + 0.05 * Math.sin(x / 37) + (x % 7) * 0.01
+    const fullYs = fullXs.map(f)
+    const xs = Array.from({ length: 201 }, (_, i) => 400 + i)
+    const ys = xs.map(f)
+    const scale = defaultScale(fullXs)
+    const whole = smooth(fullXs, fullYs, 0.9, scale)
+    const zoomed = smoothWindow(fullXs, fullYs, xs, ys, 0.9, scale)
+    for (const step of [400, 500, 600]) {
+      const a = whole[fullXs.indexOf(step)]!
+      const b = zoomed[xs.indexOf(step)]!
+      expect(Math.abs(a - b)).toBeLessThan(0.01)
+    }
+    // restarting the average at the window's left edge (the old behaviour) gives the raw value there
+    expect(smooth(xs, ys, 0.9, defaultScale(xs))[0]).toBe(ys[0])
+    expect(zoomed[0]).not.toBe(ys[0])
   })
 })

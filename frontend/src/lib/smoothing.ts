@@ -33,11 +33,25 @@ export function defaultScale(xs: number[]): number {
   return Math.max(1, (max - min) / 999)
 }
 
+/** The running state of the average after some points: carried into a zoomed window so it continues the curve. */
+export interface SmoothState {
+  acc: number
+  total: number
+  prevX: number | null
+}
+
 /**
  * Smooths `ys` given at positions `xs` (ascending). `weight` in [0, 1): 0 = no smoothing.
- * `scale` is the step distance over which one full `weight` of decay applies.
+ * `scale` is the step distance over which one full `weight` of decay applies. `from`: the state the average
+ * starts in (default: empty); it is updated in place.
  */
-export function smooth(xs: number[], ys: (number | null)[], weight: number, scale?: number): (number | null)[] {
+export function smooth(
+  xs: number[],
+  ys: (number | null)[],
+  weight: number,
+  scale?: number,
+  from?: SmoothState,
+): (number | null)[] {
   const n = ys.length
   const out: (number | null)[] = new Array(n)
   const w = Math.min(Math.max(weight, 0), 0.999)
@@ -46,9 +60,7 @@ export function smooth(xs: number[], ys: (number | null)[], weight: number, scal
     return out
   }
   const s = scale && scale > 0 ? scale : defaultScale(xs)
-  let acc = 0 // biased running average
-  let total = 0 // accumulated weight, 1 - prod(decays)
-  let prevX: number | null = null
+  const st = from ?? { acc: 0, total: 0, prevX: null }
   for (let i = 0; i < n; i++) {
     const y = ys[i]
     if (y === null || !Number.isFinite(y)) {
@@ -56,12 +68,34 @@ export function smooth(xs: number[], ys: (number | null)[], weight: number, scal
       continue
     }
     const x = xs[i]
-    const dx = prevX === null ? 1 : Math.max(0, x - prevX) / s
-    const decay = prevX === null ? w : Math.pow(w, dx)
-    acc = acc * decay + (1 - decay) * y
-    total = total * decay + (1 - decay)
-    prevX = x
-    out[i] = total > 0 ? acc / total : y
+    const dx = st.prevX === null ? 1 : Math.max(0, x - st.prevX) / s
+    const decay = st.prevX === null ? w : Math.pow(w, dx)
+    st.acc = st.acc * decay + (1 - decay) * y // biased running average
+    st.total = st.total * decay + (1 - decay) // accumulated weight, 1 - prod(decays)
+    st.prevX = x
+    out[i] = st.total > 0 ? st.acc / st.total : y
   }
   return out
+}
+
+/**
+ * Smooths a window (`xs`, `ys`: e.g. the real points of a zoomed step range) as part of its whole series
+ * (`fullXs`, `fullYs`, possibly sampled): the average runs over the series' points before the window, then on
+ * through the window, with the series' `scale`. Zooming then only magnifies the curve: a step's smoothed value
+ * does not depend on where the window starts.
+ */
+export function smoothWindow(
+  fullXs: number[],
+  fullYs: (number | null)[],
+  xs: number[],
+  ys: (number | null)[],
+  weight: number,
+  scale: number,
+): (number | null)[] {
+  const state: SmoothState = { acc: 0, total: 0, prevX: null }
+  const start = xs.length ? xs[0] : Infinity
+  let k = 0
+  while (k < fullXs.length && fullXs[k] < start) k++
+  smooth(fullXs.slice(0, k), fullYs.slice(0, k), weight, scale, state)
+  return smooth(xs, ys, weight, scale, state)
 }
