@@ -72,6 +72,8 @@ export interface TrainJob {
   scalar_groups?: RunExtras['scalar_groups']
   samples_twins?: RunExtras['samples_twins']
   hparams_sessions?: string[]
+  /** mindinsight-clone: tags the tag limits (--max-tags-per-run, ...) dropped, only when some were. */
+  dropped_tags?: number
 }
 
 /** The rank group of a run: `id` is the parent's train_id, `size` the number of listed ranks. */
