@@ -60,3 +60,19 @@ describe('formatBytes', () => {
     expect(formatBytes(40 * 2 ** 20)).toBe('40 MB')
   })
 })
+
+describe('sparse series and close y ticks (issue 34)', () => {
+  const settings = {
+    xMode: 'step' as const, smoothing: 0, logY: false, showRaw: false, zoom: null,
+    labels: { step: 's', value: 'v', smoothed: 'sm', time: 't', relative: 'r' },
+  }
+  it('draws the markers of a 2-point series', () => {
+    const two = [{ step: 1, value: 30.51e9, wall_time: 1 }, { step: 2, value: 30.55e9, wall_time: 2 }]
+    const o = buildScalarOption(prepareLines([{ key: 'a', name: 'a', color: '#000', points: two }], 'step', 0), settings)
+    const series = o.series as { id: string; showSymbol: boolean }[]
+    expect(series.find((x) => x.id === 'sm:a')!.showSymbol).toBe(true)
+    // ticks 10M apart on a 30.5G value: each tick its own label
+    const y = (o.yAxis as { axisLabel: { formatter: (v: number) => string } }[])[0]
+    expect(new Set([30.51e9, 30.52e9, 30.53e9, 30.54e9, 30.55e9].map(y.axisLabel.formatter)).size).toBe(5)
+  })
+})

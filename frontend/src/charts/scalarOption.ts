@@ -7,7 +7,7 @@ import type { SeriesSummary } from '@/composables/useChart'
 import { chartPalette } from '@/lib/palette'
 import { defaultScale, smooth, smoothWindow } from '@/lib/smoothing'
 import { escapeHtml, formatDuration, formatNumber, formatTick, formatWallTime } from '@/lib/format'
-import { clockFormatter } from '@/lib/axisFormat'
+import { clockFormatter, spacedTickFormatter } from '@/lib/axisFormat'
 import { textWidth } from '@/lib/wrapText'
 import { edgeAwareLabels } from './axisEdges'
 import { csvRow } from '@/lib/csv'
@@ -209,13 +209,31 @@ export function summarize(prepared: PreparedLine[]): SeriesSummary[] {
   })
 }
 
+/** A series with at most this many points is drawn with its markers. */
+export const SPARSE_POINTS = 20
+
+/** The y extent shown on axis `axis` (all lines, or line `axis` of a dual axis; the zoom window on the left). */
+function yExtent(prepared: PreparedLine[], axis: number, dual: boolean, zoom: Zoom | null | undefined, raw: boolean): number {
+  if (zoom && axis === 0) return Math.abs(zoom.y[1] - zoom.y[0])
+  let lo = Infinity
+  let hi = -Infinity
+  for (const [i, { points }] of prepared.entries()) {
+    if (dual && i !== axis) continue
+    for (const p of points)
+      for (const v of raw ? [p.value, p.smoothed] : [p.smoothed])
+        if (v !== null && Number.isFinite(v)) [lo, hi] = [Math.min(lo, v), Math.max(hi, v)]
+  }
+  return hi > lo ? hi - lo : 0
+}
+
 export function buildScalarOption(prepared: PreparedLine[], s: ScalarChartSettings): EChartsOption {
   const pal = chartPalette()
   const multi = prepared.length > 1
   const dual = !!s.dualY && prepared.length === 2
   const series: unknown[] = []
   for (const [index, { line, points, band }] of prepared.entries()) {
-    const single = points.length === 1
+    // a sparse series (a few points) shows its points: a 2-point line alone hides that there are only two
+    const single = points.length <= SPARSE_POINTS
     const yAxisIndex = dual ? index : 0
     if (s.showBand && band.length) {
       const rects = s.logY ? band.filter((b) => b.min > 0) : band
@@ -393,7 +411,11 @@ export function buildScalarOption(prepared: PreparedLine[], s: ScalarChartSettin
       ...axisCommon,
       position: i === 0 ? 'left' : 'right',
       splitLine: { show: i === 0, lineStyle: { color: pal.split } },
-      axisLabel: { ...axisCommon.axisLabel, formatter: (v: number) => formatTick(v) },
+      // ticks about a tenth of the shown range apart, or more: enough digits to tell them apart (not "30.5G" x5)
+      axisLabel: {
+        ...axisCommon.axisLabel,
+        formatter: s.logY ? (v: number) => formatTick(v) : spacedTickFormatter(yExtent(prepared, i, dual, z, !!s.showRaw) / 10),
+      },
     })),
     dataZoom: [
       { ...insideCommon, id: 'dzx', xAxisIndex: 0, ...(z ? { startValue: z.x[0], endValue: z.x[1] } : zoomNone) },

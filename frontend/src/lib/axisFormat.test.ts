@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { bytesAxis, clockFormatter, niceBinaryStep, trimNumber, usAxisFormatter } from './axisFormat'
+import { bytesAxis, clockFormatter, niceBinaryStep, spacedTickFormatter, trimNumber, usAxisFormatter } from './axisFormat'
 
 describe('usAxisFormatter', () => {
   it('labels every tick in the unit of the largest, without trailing zeros, and 0 bare', () => {
@@ -57,5 +57,25 @@ describe('trimNumber', () => {
     expect(trimNumber(100)).toBe('100')
     expect(trimNumber(1.5)).toBe('1.5')
     expect(trimNumber(0.1234)).toBe('0.123')
+  })
+})
+
+describe('spacedTickFormatter (issue 34)', () => {
+  it('gives ticks close together enough digits to differ', () => {
+    const g = spacedTickFormatter(0.01e9)
+    const ticks = [30.50e9, 30.51e9, 30.52e9, 30.53e9, 30.54e9].map(g)
+    expect(new Set(ticks).size).toBe(5)
+    expect(ticks[1]).toBe('30.51G')
+    const k = spacedTickFormatter(1)
+    expect([4410, 4411, 4412].map(k)).toEqual(['4.41k', '4.411k', '4.412k'])
+    const small = spacedTickFormatter(1e-6)
+    expect(new Set([2e-4, 2.01e-4, 2.02e-4].map(small)).size).toBe(3)
+  })
+  it('keeps the short form where three digits are enough', () => {
+    const f = spacedTickFormatter(1e8)
+    expect(f(3e9)).toBe('3G')
+    expect(f(0)).toBe('0')
+    expect(spacedTickFormatter(0)(1234)).toBe('1.23k')
+    expect(spacedTickFormatter(0.1)(0.5)).toBe('0.5')
   })
 })

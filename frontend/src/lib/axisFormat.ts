@@ -2,6 +2,8 @@
 // "0"; nice steps in binary units for bytes (64 KiB, 256 MiB, never 97.7 KiB); clock labels for absolute time that
 // read as a clock ("08:38:40.56", not ECharts' default "08:38:40 560").
 
+import { formatTick } from './format'
+
 /** Up to `digits` decimals, trailing zeros dropped: 6 -> "6", 1.5 -> "1.5", 0.125 -> "0.125". */
 export function trimNumber(v: number, digits = 3): string {
   const s = v.toFixed(digits)
@@ -68,5 +70,35 @@ export function clockFormatter(spanMs: number): (ms: number) => string {
     if (!decimals) return sec
     const frac = pad(d.getMilliseconds(), 3).slice(0, decimals).replace(/0+$/, '')
     return frac ? `${sec}.${frac}` : sec
+  }
+}
+
+/** Decimals that write `step` exactly (0.2 -> 1, 0.25 -> 2, 5 -> 0), at most 12. */
+function decimalsOf(step: number): number {
+  for (let d = 0; d < 12; d++) {
+    const scaled = step * 10 ** d
+    if (Math.abs(scaled - Math.round(scaled)) < 1e-6 * Math.max(1, scaled)) return d
+  }
+  return 12
+}
+
+/**
+ * Value-axis ticks whose neighbours differ by about `spacing` or more (e.g. the visible range / 10): the short
+ * form (30.5G, 4.41k) where its three significant digits tell them apart, else as many digits as the spacing
+ * needs (30.51G / 30.52G, 4.411k / 4.412k, not "30.5G" five times). Ticks are multiples of an interval at least
+ * `spacing`, so the extra digits are exact and trailing zeros are dropped.
+ */
+export function spacedTickFormatter(spacing: number): (v: number) => string {
+  if (!(spacing > 0) || !Number.isFinite(spacing)) return formatTick
+  const step = 10 ** Math.floor(Math.log10(spacing)) // a power of ten at most the spacing
+  return (v: number) => {
+    const a = Math.abs(v)
+    if (v === 0 || !Number.isFinite(v)) return formatTick(v)
+    // significant digits that separate ticks `step` apart
+    const digits = Math.floor(Math.log10(a)) - Math.floor(Math.log10(step)) + 1
+    if (a < 1e-3) return v.toExponential(Math.min(12, Math.max(1, digits - 1)))
+    const [div, suffix] = a >= 1e9 ? [1e9, 'G'] : a >= 1e6 ? [1e6, 'M'] : a >= 1e3 ? [1e3, 'k'] : [1, '']
+    if (digits <= (div === 1 ? 4 : 3)) return formatTick(v)
+    return trimNumber(v / div, decimalsOf(step / div)) + suffix
   }
 }
