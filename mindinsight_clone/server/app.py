@@ -19,6 +19,7 @@ from mindinsight_clone.server import (
     routes_lineage,
     routes_models,
     routes_profiler,
+    routes_scalar_views,
     routes_tags,
     routes_tensorboard,
     routes_ui,
@@ -34,7 +35,8 @@ log = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 16 * 1024 * 1024  # request bodies, with or without Content-Length (413 beyond)
 BLUEPRINTS = (routes_health, routes_datavisual, routes_tensorboard, routes_graphs, routes_lineage, routes_profiler,
-              routes_debugger, routes_models, routes_export, routes_tags, routes_ui)
+              routes_debugger, routes_models, routes_export, routes_tags, routes_scalar_views,
+              routes_ui)
 
 
 def create_app(
