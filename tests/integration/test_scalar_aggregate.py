@@ -144,7 +144,7 @@ def test_rank_group(written: dict[str, Any]) -> None:
 
 def test_max_points_keeps_the_band_extremes(written: dict[str, Any]) -> None:
     ids = [t for t in written["truth"] if "gamma" in t]
-    query = {"train_ids": ",".join(ids), "tag": TAG, "group_by": "regex:gamma"}
+    query: dict[str, Any] = {"train_ids": ",".join(ids), "tag": TAG, "group_by": "regex:gamma"}
     (full,) = _get(written["client"], "aggregate", **query, max_points=STEPS)["groups"]
     (small,) = _get(written["client"], "aggregate", **query, max_points=16)["groups"]
     assert len(full["steps"]) == STEPS and 4 <= len(small["steps"]) <= 16
