@@ -207,12 +207,14 @@ def heatmap(series_by_tag: dict[str, Series], width: int) -> dict[str, Any]:
         finite = np.isfinite(s.values)
         bad[i, cols[~finite]] = True
         cf, vf = cols[finite], s.values[finite]
-        if vf.size:  # per column, the value of largest |value|: sort by (column, |value|), keep each column's last
+        if exact:  # one step per column, each step once in a series
+            values[i, cf] = vf
+        elif vf.size:  # per column, the value of largest |value|: sort by (column, |value|), keep each column's last
             order = np.lexsort((np.abs(vf), cf))
             cf, vf = cf[order], vf[order]
             last = np.concatenate((cf[1:] != cf[:-1], [True]))
             values[i, cf[last]] = vf[last]
-    out_values = [[None if bad[i, j] or not math.isfinite(v) else v for j, v in enumerate(row)]
-                  for i, row in enumerate(values.tolist())]
-    return {"tags": tags, "steps": column_steps.tolist(), "values": out_values,
-            "nonfinite": bad.tolist(), "has_nonfinite": bool(bad.any())}
+    values[bad] = np.nan
+    # numpy arrays: the app's orjson provider writes them natively (NaN as null), no per-cell Python
+    return {"tags": tags, "steps": column_steps.tolist(), "values": values, "nonfinite": bad,
+            "has_nonfinite": bool(bad.any())}
