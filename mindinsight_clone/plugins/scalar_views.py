@@ -88,16 +88,17 @@ def guarded_search(compiled: Any, texts: Sequence[str], name: str) -> list[Any]:
 
 # ------------------------------------------------------------------------------ grouping
 def group_runs(train_ids: Sequence[str], group_by: str,
-               hparams: Callable[[str], dict[str, Any] | None] | None) -> tuple[dict[str, list[str]], list[str]]:
+               hparam_of: Callable[[str, str], str | None]) -> tuple[dict[str, list[str]], list[str]]:
     """(group name -> its train ids in request order, ungrouped train ids). A run that does not match the
-    regex, has no value of the hparam, or is no `rank_<n>` run is left out and listed as ungrouped."""
+    regex, has no value of the hparam (`hparam_of(train_id, name)`), or is no `rank_<n>` run is left out and
+    listed as ungrouped."""
     kind, _, arg = group_by.partition(":")
     keys: list[str | None]
     if kind == "regex" and arg:
         matches = guarded_search(compile_pattern(arg, "group_by"), train_ids, "group_by")
         keys = [None if m is None else (m.group(1) if m.re.groups else m.group(0)) for m in matches]
     elif kind == "hparam" and arg:
-        keys = [_hparam(hparams(tid) if hparams is not None else None, arg) for tid in train_ids]
+        keys = [hparam_of(tid, arg) for tid in train_ids]
     elif group_by == "rank_group":
         keys = [None if (split := split_rank(tid)) is None else split[0] for tid in train_ids]
     else:
@@ -112,16 +113,33 @@ def group_runs(train_ids: Sequence[str], group_by: str,
     return groups, ungrouped
 
 
-def _hparam(model: dict[str, Any] | None, name: str) -> str | None:
-    """The run's lineage value `name`: a model field (learning_rate, batch_size, ...), a user-defined value or
-    a metric, as text (`0.01`, `8`); None when the run has none."""
+def value_text(value: Any) -> str | None:
+    """A hparam value as a group name: `0.01`, `8` (also for TensorBoard's float64 8.0), `adam`, `True`."""
+    if value is None or isinstance(value, dict | list):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def lineage_hparam(model: dict[str, Any] | None, name: str) -> str | None:
+    """The run's MindSpore lineage value `name` (`model_lineage`): a model field (learning_rate, batch_size,
+    ...), else a user-defined value, else a metric; None when the run has none."""
     if not model:
         return None
     for scope in (model, model.get("user_defined") or {}, model.get("metric") or {}):
-        value = scope.get(name) if isinstance(scope, dict) else None
-        if value is not None and not isinstance(value, dict | list):
-            return str(value)
+        text = value_text(scope.get(name)) if isinstance(scope, dict) else None
+        if text is not None:
+            return text
     return None
+
+
+def session_hparam(sessions: Sequence[dict[str, Any]], name: str) -> str | None:
+    """The TensorBoard hparams value `name` of a run: the one value its `add_hparams` sessions (the run itself
+    or its session child runs, as `datavisual/hparams?train_id=` lists them) agree on; None otherwise."""
+    values = {value_text(s["hparams"][name]) for s in sessions if name in s.get("hparams", {})}
+    values.discard(None)
+    return values.pop() if len(values) == 1 else None
 
 
 # ------------------------------------------------------------------------------ aggregation

@@ -8,9 +8,11 @@ from typing import Any
 from flask import Blueprint
 
 from mindinsight_clone.errors import ParamValueError
+from mindinsight_clone.plugins import hparams
 from mindinsight_clone.plugins import scalar_views as views
 from mindinsight_clone.server import params
 from mindinsight_clone.server.routes_datavisual import LINEAGE_LOOKUP_KEY, _cached, revalidate_and_compress
+from mindinsight_clone.server.routes_tensorboard import _runs_under
 from mindinsight_clone.server.services import services
 
 bp = Blueprint("scalar_views", __name__, url_prefix="/v1/mindinsight/datavisual/scalars")
@@ -39,8 +41,7 @@ def aggregate_route() -> Any:
     stat, band = _choice("stat", views.STATS), _choice("band", views.BANDS)
     max_points = params.int_arg("max_points", default=MAX_POINTS, minimum=views.MIN_POINTS, maximum=MAX_POINTS)
     assert max_points is not None
-    lookup = services().extras.get(LINEAGE_LOOKUP_KEY)
-    groups, ungrouped = views.group_runs(train_ids, group_by, lookup if callable(lookup) else None)
+    groups, ungrouped = views.group_runs(train_ids, group_by, _hparam_of)
     series = {tid: views.full_series(_cached(tid)[1], tag) for ids in groups.values() for tid in ids}
     out = []
     for name, ids in groups.items():
@@ -48,6 +49,15 @@ def aggregate_route() -> Any:
         exact = all(series[t].exact for t in ids)
         out.append(views.group_answer(name, ids, views.downsample_curve(curve, max_points), exact))
     return {"tag": tag, "stat": stat, "band": band, "groups": out, "ungrouped": ungrouped}
+
+
+def _hparam_of(train_id: str, name: str) -> str | None:
+    """MindSpore lineage first, else the TensorBoard hparams sessions of the run (and its session runs)."""
+    lookup = services().extras.get(LINEAGE_LOOKUP_KEY)
+    found = views.lineage_hparam(lookup(train_id), name) if callable(lookup) else None
+    if found is None:
+        found = views.session_hparam(hparams.sessions(_runs_under(train_id))["sessions"], name)
+    return found
 
 
 @bp.get("/heatmap")

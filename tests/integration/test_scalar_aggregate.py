@@ -13,6 +13,7 @@ from flask.testing import FlaskClient
 
 from mindinsight_clone.config import settings_for_tests
 from mindinsight_clone.server.app import create_app
+from mindinsight_clone.summary.tfevents_writer import TfeventsWriter
 from tests.unit.analyzers.lineage.builders import write_run as write_lineage_run
 from tests.unit.store.summary_files import scalar_event, summary_name, version_event, write_records
 
@@ -55,6 +56,13 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         steps, values = _run_values(1000 + rank)
         _write_scalars(base / "job" / f"rank_{rank}", steps, {WRITTEN_TAG: values})
         truth[f"./job/rank_{rank}"] = (steps, values)
+    for k, (lr, opt) in enumerate([(0.1, "adam"), (0.1, "sgd"), (0.2, "adam")]):  # TensorBoard add_hparams
+        steps, values = _run_values(2000 + k)
+        with TfeventsWriter(base / f"tb{k}", timestamp=1_700_000_000, host="h") as t:
+            for step, value in zip(steps, values, strict=True):
+                t.add_scalar(WRITTEN_TAG, float(value), int(step), wall_time=1_700_000_000.0 + step)
+            t.add_hparams({"lr": lr, "opt": opt, "layers": 8}, {"acc": 0.5}, name="session")
+        truth[f"./tb{k}"] = (steps, values)
     layer_steps = np.arange(0, 30)
     layers = {f"norm/layer_{i}": np.sin(layer_steps + i) * (i + 1) for i in range(LAYERS)}
     layers["norm/layer_7"][5] = np.nan
@@ -128,6 +136,21 @@ def test_hparam_groups(written: dict[str, Any]) -> None:
     assert by_name["0.1"]["train_ids"] == [t for t in ids if int(t[-1]) % 2 == 0]
     _, center, _, _ = _expected(truth, by_name["0.01"]["train_ids"], "mean", "minmax")
     np.testing.assert_allclose(by_name["0.01"]["center"], center, rtol=1e-12)
+
+
+def test_tensorboard_hparams_groups(written: dict[str, Any]) -> None:
+    truth = written["truth"]
+    ids = ["./tb0", "./tb1", "./tb2", "./job/rank_0"]
+    client = written["client"]
+    body = _get(client, "aggregate", train_ids=",".join(ids), tag=TAG, group_by="hparam:opt")
+    assert [(g["name"], g["train_ids"]) for g in body["groups"]] == [("adam", ["./tb0", "./tb2"]), ("sgd", ["./tb1"])]
+    assert body["ungrouped"] == ["./job/rank_0"]
+    _, center, _, _ = _expected(truth, ["./tb0", "./tb2"], "mean", "minmax")
+    np.testing.assert_allclose(body["groups"][0]["center"], center, rtol=1e-12)
+    by_lr = _get(client, "aggregate", train_ids=",".join(ids), tag=TAG, group_by="hparam:lr")["groups"]
+    assert [(g["name"], g["train_ids"]) for g in by_lr] == [("0.1", ["./tb0", "./tb1"]), ("0.2", ["./tb2"])]
+    (layers,) = _get(client, "aggregate", train_ids=",".join(ids[:3]), tag=TAG, group_by="hparam:layers")["groups"]
+    assert layers["name"] == "8"  # add_hparams writes numbers as float64: 8.0 is named 8
 
 
 def test_rank_group(written: dict[str, Any]) -> None:
