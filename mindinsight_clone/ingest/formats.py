@@ -3,6 +3,7 @@
 * MindSpore summary files (`*summary.<ts>*`): `event_parser` (`mindspore.irpb.Event`).
 * TensorBoard event files (`events.out.tfevents.<ts>*`): `tfevents_parser` (`tensorboard Event`),
   with per-file state (each tag's plugin, sent only with its first value) kept here between reads.
+* VisualDL logs (`vdlrecords.<ts>.log`, own framing: `vdl_record_reader`): `vdl_parser` (`visualdl.Record`).
 
 Each format also has a vectorised reader of its scalar-only records (`scalar_batch`, `tfevents_batch`);
 `RecordsParser.read_scalars` picks it by file name, for `RunLoader.read_scalars`.
@@ -23,11 +24,12 @@ import posixpath
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from mindinsight_clone.ingest import event_parser, scalar_batch, storage, tfevents_batch, tfevents_parser
+from mindinsight_clone.ingest import event_parser, scalar_batch, storage, tfevents_batch, tfevents_parser, vdl_parser
 from mindinsight_clone.ingest.decode_helper import DecodeHelper, HelperUnavailable
 from mindinsight_clone.ingest.scalar_batch import SCALAR_SUFFIX
 from mindinsight_clone.ingest.tfevents_parser import DEFAULT_TEXT_MAX_CHARS, TfeventsState, is_tfevents_file
 from mindinsight_clone.ingest.values import SummaryValue
+from mindinsight_clone.ingest.vdl_parser import VdlState, is_vdlrecords_file
 
 logger = logging.getLogger(__name__)
 
@@ -57,6 +59,7 @@ class RecordsParser:
         self._summary = summary
         self._text_max_chars = text_max_chars
         self._tfevents: dict[str, TfeventsState] = {}
+        self._vdl: dict[str, VdlState] = {}
         self._members: dict[str, str] = {}  # member file (relative name) -> the key its scalar tags get
         # decodes the scalar blocks of local files in another process while it runs (see decode_helper)
         self.helper: DecodeHelper | None = None
@@ -76,6 +79,11 @@ class RecordsParser:
             parsed = tfevents_parser.parse_tfevents_columns(records, file_name, offsets, self._state(file_name))
             key = self._members.get(file_name)
             return parsed if key is None else _as_member(parsed, key, file_name)
+        if is_vdlrecords_file(posixpath.basename(file_name)):
+            state = self._vdl.get(file_name)
+            if state is None:
+                state = self._vdl[file_name] = VdlState(text_max_chars=self._text_max_chars)
+            return vdl_parser.parse_vdl_columns(records, file_name, offsets, state)
         return self._summary(records, file_name, offsets)
 
     def read_scalars(self, path: str | os.PathLike[str] | storage.Location, offset: int, size: int,
@@ -92,6 +100,8 @@ class RecordsParser:
                                       max_bytes, plugins)
             key = self._members.get(name)
             return end, arrays if key is None else _as_member(arrays, key, name)
+        if is_vdlrecords_file(posixpath.basename(name)):
+            return offset, scalar_batch.ScalarArrays(name)  # none taken: the loader reads these record by record
         small = min(size - offset, max_bytes) <= HELPER_MS_BLOCK_BYTES
         return self._block(scalar_batch.read_scalar_records, path, offset, size, max_record_bytes,  # type: ignore[no-any-return]
                            max_bytes, offload=small)
@@ -134,4 +144,6 @@ def parse_event(payload: bytes, file_name: str) -> list[SummaryValue]:
     unless its own metadata names the plugin)."""
     if is_tfevents_file(file_name):
         return tfevents_parser.parse_tfevents_event(payload, file_name)
+    if is_vdlrecords_file(file_name):
+        return vdl_parser.parse_vdl_event(payload, file_name)
     return event_parser.parse_summary_event(payload, file_name)

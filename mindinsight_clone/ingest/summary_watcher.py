@@ -4,8 +4,8 @@ A run is the base dir itself or one of its DIRECT subdirectories that directly c
 
 * a file whose name contains `summary.<digits>` (not ending in `_explain`; `_lineage` files are
   the run's lineage files),
-* a TensorBoard event file `events.out.tfevents.<digits>...` (listed with the summary files: a run may
-  hold both kinds; `ingest.formats` picks the reader),
+* a TensorBoard event file `events.out.tfevents.<digits>...` or a VisualDL log (a name containing
+  `vdlrecords`) (listed with the summary files: a run may hold several kinds; `ingest.formats` picks the reader),
 * a `*.pb` graph file (not `memory_usage_<n>.pb`), or
 * a subdirectory named `profiler*` that holds at least one file (at any depth) and is not a run
   itself (no summary/pb file or `profiler*` dir directly inside).
@@ -47,6 +47,7 @@ from mindinsight_clone.ingest.debug_discovery import DebugFinds
 from mindinsight_clone.ingest.storage import Entry, Location
 from mindinsight_clone.ingest.tfevents_members import Member
 from mindinsight_clone.ingest.tfevents_parser import is_tfevents_file, tfevents_timestamp
+from mindinsight_clone.ingest.vdl_parser import is_vdlrecords_file, vdl_timestamp
 
 logger = logging.getLogger(__name__)
 
@@ -128,7 +129,10 @@ class ScanResult:
 
 def summary_timestamp(name: str) -> int | None:
     match = SUMMARY_PATTERN.search(name)
-    return int(match.group(1)) if match else tfevents_timestamp(name)
+    if match:
+        return int(match.group(1))
+    ts = tfevents_timestamp(name)
+    return ts if ts is not None else vdl_timestamp(name)
 
 
 def summary_sort_key(name: str) -> tuple[int, str]:
@@ -392,7 +396,7 @@ def _file_kind(name: str) -> str | None:
         if name.endswith("_explain"):
             return None
         return "lineage" if name.endswith("_lineage") else "summary"
-    if is_tfevents_file(name):
+    if is_tfevents_file(name) or is_vdlrecords_file(name):
         return "summary"
     if name.endswith(".pb") and not MEMORY_USAGE_PB.match(name):
         return "pb"

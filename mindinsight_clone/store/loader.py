@@ -26,6 +26,8 @@ from mindinsight_clone.ingest.record_reader import DEFAULT_CHUNK_BYTES, FRAME_BY
 from mindinsight_clone.ingest.storage import Entry, Location
 from mindinsight_clone.ingest.tfevents_parser import tfevents_timestamp
 from mindinsight_clone.ingest.values import SummaryValue
+from mindinsight_clone.ingest.vdl_parser import is_vdlrecords_file, vdl_timestamp
+from mindinsight_clone.ingest.vdl_record_reader import VdlRecordReader
 from mindinsight_clone.store.point_store import PointRoot
 from mindinsight_clone.store.run_cache import RunCache
 
@@ -63,11 +65,14 @@ REFILL_MAX_WAIT_S = 300.0
 
 def summary_file_order(names: Sequence[str]) -> list[str]:
     """MindInsight's `_SummaryParser.sort_files`: timestamp ascending, equal timestamps by name descending.
-    A TensorBoard event file's timestamp is the one after `events.out.tfevents.`."""
+    A TensorBoard event file's timestamp is the one after `events.out.tfevents.`, a VisualDL log's the one after
+    `vdlrecords.` (oldest first: every file of a run is read, where VisualDL reads only the newest)."""
     def key(name: str) -> tuple[int, str]:
         base = posixpath.basename(name)  # a sub-folder's file: `expert_load/layer_3/ep_0/events.out.tfevents...`
         m = _TS.search(base)
         ts = int(m.group(1)) if m else tfevents_timestamp(base)
+        if ts is None:
+            ts = vdl_timestamp(base)
         return (-ts if ts is not None else 0, name)
 
     return sorted(names, key=key, reverse=True)
@@ -86,7 +91,7 @@ class Problem:
 
 @dataclass
 class _FileState:
-    reader: RecordReader
+    reader: RecordReader | VdlRecordReader
     size: int = 0
     mtime: float = 0.0
     unreadable: Problem | None = None  # the last read could not open/read the file (cleared when one can)
@@ -291,11 +296,13 @@ class RunLoader:
 
     def _read_file(self, name: str, before: Entry) -> bool:
         state = self._files.get(name)
-        fast = self.read_scalars is not None  # it picks the vectorised reader of the file's format
+        vdl = is_vdlrecords_file(posixpath.basename(name))  # VisualDL's framing; no vectorised reader
+        fast = self.read_scalars is not None and not vdl  # it picks the vectorised reader of the file's format
         if state is None:
             chunk = {"chunk_bytes": SLOW_CHUNK_BYTES} if fast else {}
+            reader = VdlRecordReader if vdl else RecordReader
             state = self._files[name] = _FileState(
-                RecordReader(self.path / name, max_record_bytes=self.settings.max_record_bytes, **chunk))
+                reader(self.path / name, max_record_bytes=self.settings.max_record_bytes, **chunk))
         changed = False
         while True:
             result = state.reader.read()
@@ -340,7 +347,7 @@ class RunLoader:
         state.size, state.mtime = before.size, before.mtime
         return changed
 
-    def _read_fast(self, reader: RecordReader, size: int, name: str) -> bool:
+    def _read_fast(self, reader: RecordReader | VdlRecordReader, size: int, name: str) -> bool:
         """Take what the vectorised scalar reader can from the reader's offset on; True if it took any."""
         assert self.read_scalars is not None
         took = False

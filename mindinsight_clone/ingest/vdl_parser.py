@@ -1,0 +1,188 @@
+"""VisualDL logs (`vdlrecords.<ts>.log`) -> the same typed values as MindSpore and TensorBoard files.
+
+Framing: `vdl_record_reader`. Each payload is a `visualdl.Record` (`proto/vdl_record.proto`) of `Value`s; a
+value's step is its `id`, its wall time its `timestamp` (ms since the epoch). What becomes a value:
+
+| `Value.one_value` (VisualDL's writer call) | plugin     | tag                        |
+|--------------------------------------------|------------|----------------------------|
+| `value` (`add_scalar`)                     | scalar     | `<tag>/scalar`             |
+| `tag_value` (`add_scalars(main, {sub})`)   | scalar     | `<main>/<sub>/scalar`      |
+| `image` (`add_image`, PNG)                 | image      | `<tag>/image`              |
+| `histogram` (counts + bin edges)           | histogram  | `<tag>/histogram`          |
+| `text` (`add_text`)                        | text       | `<tag>`                    |
+| `pr_curve` (`add_pr_curve`)                | pr_curve   | `<tag>`                    |
+| `audio` (`add_audio`, WAV)                 | audio      | `<tag>`                    |
+
+Not shown yet (one log line per kind and tag, per file): `roc_curve`, `embeddings`, `hparam`; `meta_data` (the
+first record of every file: the writer's display name) is skipped silently.
+
+Output is `event_parser.ParsedColumns` with the TensorBoard parser's per-record atomicity: a record that does
+not decode or convert adds nothing and is reported (`bad_payload`).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import struct
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from google.protobuf.message import DecodeError
+
+from mindinsight_clone.ingest import tfevents_convert as convert
+from mindinsight_clone.ingest import tfevents_kinds as kinds
+from mindinsight_clone.ingest.event_parser import ParsedColumns, scalar_column
+from mindinsight_clone.ingest.gc_pause import gc_paused
+from mindinsight_clone.ingest.record_reader import ReadProblem
+from mindinsight_clone.ingest.values import Image, PrCurve, SummaryValue, Text
+from mindinsight_clone.proto import vdl_record_pb2
+
+logger = logging.getLogger(__name__)
+
+Record = vdl_record_pb2.Record
+VDL_NAME = re.compile(r"vdlrecords")  # VisualDL's reader takes every file whose name contains it
+VDL_TIMESTAMP = re.compile(r"vdlrecords\.(\d+)")
+DEFAULT_TEXT_MAX_CHARS = 100_000
+MAX_NOTED = 10_000  # "<kind>:<tag>" already logged per file
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+_PNG_SIZE = struct.Struct(">II")
+_ERRORS = (DecodeError, ValueError, TypeError, KeyError, OverflowError)
+_NOT_SHOWN = ("roc_curve", "embeddings", "hparam")
+
+
+def is_vdlrecords_file(name: str) -> bool:
+    """Whether `name` is a VisualDL log: its name contains `vdlrecords` (VisualDL's own rule)."""
+    return VDL_NAME.search(name) is not None
+
+
+def vdl_timestamp(name: str) -> int | None:
+    """The writer's creation time in a VisualDL log's name (`vdlrecords.<ts>.log`), None if it has none."""
+    match = VDL_TIMESTAMP.search(name)
+    return int(match.group(1)) if match else None
+
+
+@dataclass(slots=True)
+class VdlState:
+    """Per file: what was already logged as not shown, and the text length limit."""
+
+    noted: set[str] = field(default_factory=set)
+    text_max_chars: int = DEFAULT_TEXT_MAX_CHARS
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    """(width, height) from a PNG's IHDR (VisualDL stores no size); (0, 0) for anything else."""
+    if len(data) >= 24 and data.startswith(_PNG_SIGNATURE) and data[12:16] == b"IHDR":
+        width, height = _PNG_SIZE.unpack_from(data, 16)
+        return int(width), int(height)
+    return 0, 0
+
+
+def histogram_from_vdl(proto: Any) -> Any:
+    """`np.histogram`'s counts and `len + 1` bin edges -> `values.Histogram` (sum: from the bucket centres)."""
+    counts = np.asarray(proto.hist, dtype=np.float64)
+    edges = np.asarray(proto.bin_edges, dtype=np.float64)
+    if edges.size != counts.size + 1:
+        raise ValueError(f"histogram has {counts.size} counts but {edges.size} bin edges (want counts + 1)")
+    if not counts.size:
+        return convert._histogram(np.zeros(0), np.zeros(0), counts, 0.0, 0.0, 0.0)
+    total = float(((edges[:-1] + edges[1:]) / 2 * counts).sum())
+    return convert._histogram(edges[:-1], edges[1:], counts, float(edges[0]), float(edges[-1]), total)
+
+
+def pr_curve_from_vdl(proto: Any) -> PrCurve:
+    rows = [proto.TP, proto.FP, proto.TN, proto.FN, proto.precision, proto.recall]
+    n = len(rows[0])
+    if not n or any(len(r) != n for r in rows):
+        raise ValueError(f"a PR curve needs 6 rows of one length, got {[len(r) for r in rows]}")
+    return PrCurve(counts=np.array(rows, dtype=np.float64))
+
+
+def convert_value(value: Any, state: VdlState, file_name: str) -> float | tuple[str, str, Any] | None:
+    """A float for a scalar, else (plugin, tag, typed value); None: nothing to show."""
+    which = value.WhichOneof("one_value")
+    tag = value.tag
+    if which == "value":
+        return float(value.value)
+    if which == "image":
+        data = value.image.encoded_image_string
+        width, height = png_size(data)
+        return "image", tag + "/image", Image(width=width, height=height, encoded=data)
+    if which == "histogram":
+        return "histogram", tag + "/histogram", histogram_from_vdl(value.histogram)
+    if which == "text":
+        text = value.text.encoded_text_string
+        return "text", tag, Text(text=text[:state.text_max_chars], length=len(text))
+    if which == "pr_curve":
+        return "pr_curve", tag, pr_curve_from_vdl(value.pr_curve)
+    if which == "audio":
+        return "audio", tag, kinds.audio_from_proto(value.audio)  # same field names as TensorBoard's Audio
+    if which in _NOT_SHOWN:
+        _note(state, file_name, which, tag)
+    return None
+
+
+def _note(state: VdlState, file_name: str, kind: str, tag: str) -> None:
+    key = f"{kind}:{tag}"
+    if key not in state.noted and len(state.noted) < MAX_NOTED:
+        state.noted.add(key)
+        logger.info("%s: VisualDL %s values of tag %r are not shown yet", file_name, kind, tag)
+
+
+def parse_vdl_columns(records: Sequence[bytes], file_name: str, offsets: Sequence[int] | None = None,
+                      state: VdlState | None = None) -> ParsedColumns:
+    """Payloads of one VisualDL log (in order) -> `ParsedColumns`; `state` carries over between calls."""
+    state = state if state is not None else VdlState()
+    result = ParsedColumns(file_name)
+    items, cols = result.items, result.scalars
+    seen: dict[str, list] = {}  # scalar tag -> its column, since the last non-scalar item
+    record = Record()  # reused: values are copied out
+    with gc_paused():
+        for index, payload in enumerate(records):
+            try:
+                record.ParseFromString(payload)
+                converted: list[tuple[str, Any, Any]] = []
+                for value in record.values:  # convert all first: a bad value drops the whole record
+                    if value.WhichOneof("one_value") == "tag_value":
+                        sub = value.tag_value
+                        converted.append((f"{value.tag}/{sub.tag}", value, float(sub.value)))
+                    else:
+                        converted.append((value.tag, value, convert_value(value, state, file_name)))
+                for disk_tag, value, out in converted:
+                    if out is None:
+                        continue
+                    wall_time = value.timestamp / 1000.0
+                    if isinstance(out, float):
+                        col = seen.get(disk_tag)
+                        if col is None:
+                            col = scalar_column(disk_tag, cols, seen, items)
+                        col += (value.id, wall_time, out)
+                    else:
+                        plugin, tag, typed = out
+                        items.append(SummaryValue(plugin, tag, value.id, wall_time, typed, file_name))
+                        seen = {}
+            except _ERRORS as exc:
+                offset = offsets[index] if offsets else -1
+                message = f"record does not decode as a VisualDL Record ({exc}); skipped"
+                result.problems.append(ReadProblem(file_name, offset, "bad_payload", message))
+                logger.warning("%s at byte %d: %s", file_name, offset, message)
+    return result
+
+
+def parse_vdl_event(payload: bytes, file_name: str, state: VdlState | None = None) -> list[SummaryValue]:
+    """One payload -> its values (scalars included); raises ValueError on an undecodable record."""
+    parsed = parse_vdl_columns([payload], file_name, [0], state)
+    if parsed.problems:
+        raise ValueError(parsed.problems[0].message)
+    out: list[SummaryValue] = []
+    for item in parsed.items:
+        if isinstance(item, SummaryValue):
+            out.append(item)
+            continue
+        tag, start = item
+        col = parsed.scalars[tag]
+        out.extend(SummaryValue("scalar", tag, col[i], col[i + 1], col[i + 2], file_name)
+                   for i in range(3 * start, len(col), 3))
+    return out

@@ -1,0 +1,199 @@
+"""Read the records of a VisualDL log (`vdlrecords.<ts>.log`), resumable at a byte offset on a growing file.
+
+Framing, as VisualDL's `RecordWriter` writes it (no file header, no checksum):
+
+    u64 little-endian length | payload (one serialized `visualdl.Record`)
+
+With no CRC, a frame is checked by its payload's own shape: a `Record` is a run of field-1 length-delimited
+values (`0x0A varint(len) Value`), which must end exactly at the frame's end (an empty payload is an empty
+Record). The same interface as `record_reader.RecordReader` (the loader holds either):
+
+* a record whose bytes are not all on disk yet (cut inside its length or its payload, at the end) waits for
+  the next call: a live file grows;
+* a frame whose payload does not have a Record's shape (a record cut in the middle of the file, garbage) is
+  reported (`bad_payload`, logged) and skipped: the reader scans on (at most `RESYNC_SCAN_BYTES`) for the
+  next offset that frames a well-shaped record, and resumes there; past the bound the file stops;
+* a length above `max_record_bytes` stops the file (the length is never allocated);
+* a file that shrank or was replaced is read again from 0 (`ReadResult.reset`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import struct
+from typing import IO, Any
+
+from mindinsight_clone.ingest import storage
+from mindinsight_clone.ingest.record_reader import (
+    DEFAULT_CHUNK_BYTES,
+    DEFAULT_MAX_RECORD_BYTES,
+    READ_CHUNK_BYTES,
+    ProblemKind,
+    ReadProblem,
+    ReadResult,
+)
+
+logger = logging.getLogger(__name__)
+
+LENGTH_BYTES = 8
+RESYNC_SCAN_BYTES = 16 * 1024 * 1024  # most bytes scanned for the next well-framed record after a bad one
+_U64 = struct.Struct("<Q")
+_VALUES_KEY = 0x0A  # field 1 (Record.values), wire type 2
+
+
+def _varint(data: bytes | memoryview, i: int, end: int) -> tuple[int, int] | None:
+    """(value, next index) of the varint at `data[i:end]`, None if it does not end there."""
+    value = shift = 0
+    while i < end and shift < 64:
+        byte = data[i]
+        value |= (byte & 0x7F) << shift
+        i += 1
+        if not byte & 0x80:
+            return value, i
+        shift += 7
+    return None
+
+
+def is_record_shaped(payload: bytes | memoryview, start: int = 0, end: int | None = None) -> bool:
+    """Whether `payload[start:end]` is a run of `Record.values` fields ending exactly at `end`."""
+    end = len(payload) if end is None else end
+    i = start
+    while i < end:
+        if payload[i] != _VALUES_KEY:
+            return False
+        parsed = _varint(payload, i + 1, end)
+        if parsed is None:
+            return False
+        length, i = parsed
+        i += length
+    return i == end
+
+
+class VdlRecordReader:
+    """Resumable reader of one VisualDL log. Not thread-safe; one loader owns it."""
+
+    def __init__(self, path: str | os.PathLike[str] | storage.Location, offset: int = 0,
+                 max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES, chunk_bytes: int = DEFAULT_CHUNK_BYTES) -> None:
+        self.path: storage.Location = storage.as_location(path)
+        self.name = self.path.name
+        self.offset = offset
+        self.max_record_bytes = max_record_bytes
+        self.chunk_bytes = max(chunk_bytes, LENGTH_BYTES)  # soft budget per read() call
+        self.stopped = False
+        self._resync_from: int | None = None  # damaged frame at `offset`: scan on from here
+        self._identity: tuple[Any, ...] | None = None
+
+    @property
+    def resyncing(self) -> bool:
+        return self._resync_from is not None
+
+    def read(self) -> ReadResult:
+        """Every complete record after `self.offset` (up to the budget); never raises on file damage."""
+        result = ReadResult(offset=self.offset)
+        try:
+            with storage.open_binary(self.path) as f:
+                size = storage.file_size(f)
+                self._check_identity(size, storage.file_identity(f), result)
+                if not self.stopped:
+                    self._read_from(f, size, result)
+                    if not (self.stopped or result.more or self.resyncing):
+                        result.pending_bytes = max(0, size - self.offset)
+        except OSError as exc:
+            self._problem(result, self.offset, "unreadable", f"cannot read file: {exc.strerror or exc}")
+        result.offset = self.offset
+        result.stopped = self.stopped
+        return result
+
+    def _check_identity(self, size: int, identity: tuple[Any, ...], result: ReadResult) -> None:
+        why = ""
+        kind: ProblemKind = "replaced"
+        if self._identity is not None and identity != self._identity:
+            why = "file was replaced"
+        elif size < self.offset:
+            kind, why = "shrunk", f"file shrank to {size} bytes, below offset {self.offset}"
+        self._identity = identity
+        if why:
+            self._problem(result, self.offset, kind, f"{why}; reading it again from the start")
+            self.offset, self.stopped, self._resync_from = 0, False, None
+            result.reset = True
+
+    def _read_from(self, f: IO[bytes], size: int, result: ReadResult) -> None:
+        while not self.stopped:
+            if self._resync_from is not None and not self._resynchronise(f, size, result):
+                return
+            if not self._read_frames(f, size, result):
+                return
+
+    def _read_frames(self, f: IO[bytes], size: int, result: ReadResult) -> bool:
+        """Frames from `self.offset` on; True when a damaged one was met (resynchronise, then go on)."""
+        start = pos = self.offset
+        f.seek(pos)
+        data = b""  # unparsed bytes starting at `pos`
+        while True:
+            if len(data) < LENGTH_BYTES or len(data) < LENGTH_BYTES + _U64.unpack_from(data, 0)[0]:
+                length = _U64.unpack_from(data, 0)[0] if len(data) >= LENGTH_BYTES else 0
+                if length > self.max_record_bytes:
+                    self.stopped = True
+                    self._problem(result, pos, "too_large", f"record length {length} exceeds the limit of "
+                                  f"{self.max_record_bytes} bytes; file not read further")
+                    break
+                if pos + LENGTH_BYTES + length > size or pos + len(data) >= size:
+                    break  # not all on disk yet: waits for the next call
+                if pos - start >= self.chunk_bytes:
+                    result.more = True
+                    break
+                need = LENGTH_BYTES + length - len(data)
+                chunk = f.read(min(size - pos - len(data), max(READ_CHUNK_BYTES, need)))
+                if not chunk:
+                    break  # shrank meanwhile; the next call notices
+                data = data + chunk if data else chunk
+                continue
+            i, end = 0, len(data)
+            while end - i >= LENGTH_BYTES:
+                length = _U64.unpack_from(data, i)[0]
+                body_end = i + LENGTH_BYTES + length
+                if body_end > end:
+                    break
+                if not is_record_shaped(data, i + LENGTH_BYTES, body_end):
+                    self.offset, self._resync_from = pos + i, pos + i + 1
+                    self._problem(result, pos + i, "bad_payload", f"a record of {length} bytes does not frame as "
+                                  "a VisualDL Record (cut or damaged); skipped")
+                    return True
+                result.records.append(data[i + LENGTH_BYTES:body_end])
+                result.offsets.append(pos + i)
+                i = body_end
+            pos += i
+            data = data[i:]
+        self.offset = pos
+        return False
+
+    def _resynchronise(self, f: IO[bytes], size: int, result: ReadResult) -> bool:
+        """Scan on for the next offset that frames a well-shaped record; True (offset moved there) if found."""
+        assert self._resync_from is not None
+        damaged, scan = self.offset, self._resync_from
+        bound = min(size, damaged + RESYNC_SCAN_BYTES)
+        f.seek(scan)
+        window = f.read(max(0, bound - scan))
+        j = window.find(b"\x0a", LENGTH_BYTES)
+        while j >= 0:  # a non-empty Record's first byte is 0x0A: only those offsets can start a frame
+            k, j = j - LENGTH_BYTES, window.find(b"\x0a", j + 1)
+            length = _U64.unpack_from(window, k)[0]
+            body_end = k + LENGTH_BYTES + length
+            if 0 < length <= self.max_record_bytes and body_end <= len(window) and is_record_shaped(
+                    window, k + LENGTH_BYTES, body_end):
+                self.offset, self._resync_from = scan + k, None
+                logger.info("%s: resumed at byte %d after %d damaged bytes", storage.describe(self.path),
+                            scan + k, scan + k - damaged)
+                return True
+        if size >= damaged + RESYNC_SCAN_BYTES:
+            self._resync_from, self.stopped = None, True
+            self._problem(result, damaged, "bad_payload", f"no well-framed record in the {RESYNC_SCAN_BYTES} "
+                          "bytes after a damaged one; file not read further")
+        else:
+            self._resync_from = scan  # scanned again next call: a record may yet be completed or appended
+        return False
+
+    def _problem(self, result: ReadResult, offset: int, kind: ProblemKind, message: str) -> None:
+        result.problems.append(ReadProblem(self.name, offset, kind, message))
+        logger.warning("%s at byte %d: %s", storage.describe(self.path), offset, message)
