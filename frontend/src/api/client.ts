@@ -49,9 +49,11 @@ import type {
   WatchpointCheckRequest,
   WatchpointCheckResponse,
 } from './debuggerTypes'
+import type { TagSearchQuery, TagSearchResponse } from './tagSearchTypes'
 
 export * from './types'
 export * from './debuggerTypes'
+export * from './tagSearchTypes'
 
 /** Well-known error codes (API.md "Errors"). */
 export const ERR = {
@@ -208,6 +210,9 @@ export const api = {
       undefined,
       o,
     ),
+
+  /** mindinsight-clone: one page of a run's tags of one plugin, searched and grouped by prefix on the server. */
+  tags: (q: TagSearchQuery, o?: RequestOptions) => request<TagSearchResponse>('GET', DV + 'tags', { ...q }, undefined, o),
 
   singleJob: (trainId: string, plugin: PluginName, o?: RequestOptions) =>
     request<{ train_jobs: { id: string; name: string; tags: string[] }[] }>(
