@@ -56,7 +56,8 @@ def _varint(data: bytes | memoryview, i: int, end: int) -> tuple[int, int] | Non
 
 
 def is_record_shaped(payload: bytes | memoryview, start: int = 0, end: int | None = None) -> bool:
-    """Whether `payload[start:end]` is a run of `Record.values` fields ending exactly at `end`."""
+    """Whether `payload[start:end]` is a run of `Record.values` fields ending exactly at `end`, each value a run
+    of `Value` fields with their wire types (a record cut short and followed by the next frame fails this)."""
     end = len(payload) if end is None else end
     i = start
     while i < end:
@@ -66,7 +67,34 @@ def is_record_shaped(payload: bytes | memoryview, start: int = 0, end: int | Non
         if parsed is None:
             return False
         length, i = parsed
+        if i + length > end or not _is_value_shaped(payload, i, i + length):
+            return False
         i += length
+    return i == end
+
+
+def _is_value_shaped(data: bytes | memoryview, i: int, end: int) -> bool:
+    """`data[i:end]` is `Value` fields: 1, 3 varints; 4 a fixed32; 2 and 5-14 length-delimited."""
+    while i < end:
+        key = data[i]
+        if key & 0x80:  # Value's field numbers fit one key byte
+            return False
+        field, wire = key >> 3, key & 7
+        i += 1
+        if field in (1, 3) and wire == 0:
+            parsed = _varint(data, i, end)
+            if parsed is None:
+                return False
+            i = parsed[1]
+        elif field == 4 and wire == 5:
+            i += 4
+        elif (field == 2 or 5 <= field <= 14) and wire == 2:
+            parsed = _varint(data, i, end)
+            if parsed is None:
+                return False
+            i = parsed[1] + parsed[0]
+        else:
+            return False
     return i == end
 
 

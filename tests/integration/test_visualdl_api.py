@@ -1,0 +1,342 @@
+"""VisualDL logs (`vdlrecords.<ts>.log`) served through create_app like MindSpore and TensorBoard files.
+
+* `../shared/fixtures/visualdl/` (written by VisualDL 2.5.3's LogWriter; EXPECTED.json read back with its own
+  LogReader): every value of the kinds we show (scalars, add_scalars groups, text, images, histograms, PR curves,
+  audio) through the API; both files of `two_files/` (VisualDL shows only the newer); `damaged/`'s 451 complete
+  records with its torn tail reported.
+* Test-made files (records written with our compiled `vdl_record_pb2`), so the same ground is covered without
+  ../shared: every kind, a record cut in the middle of a file (skipped, counted), a live file growing (a cut
+  record at the end waits), and the same run over S3.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import struct
+import wave
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import numpy as np
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from PIL import Image as PILImage
+
+from mindinsight_clone.config import settings_for_tests
+from mindinsight_clone.proto import vdl_record_pb2
+from mindinsight_clone.server.app import create_app
+from tests.conftest import SHARED, require_shared
+from tests.remote_base import s3_app
+from tests.s3_server import S3Server
+
+API = "/v1/mindinsight/datavisual"
+VDL_FIXTURES = SHARED / "fixtures" / "visualdl"
+Record = vdl_record_pb2.Record
+T0_MS = 1_749_542_400_000
+
+
+def _app(base: Path, workspace: Path) -> Flask:
+    settings = settings_for_tests(summary_base_dir=str(base), workspace=str(workspace), reload_interval=0,
+                                  scalar_samples=1000, max_depth=2)
+    app = create_app(settings, start_background=False)
+    app.extensions["mindinsight_clone"].data_manager.reload()
+    return app
+
+
+def _get(client: FlaskClient, path: str) -> Any:
+    response = client.get(API + path)
+    assert response.status_code == 200, (path, response.get_data(as_text=True)[:300])
+    return response.get_json()
+
+
+def _q(text: str) -> str:
+    return quote(text, safe="")
+
+
+def _job(client: FlaskClient, train_id: str) -> dict[str, Any]:
+    (job,) = _get(client, f"/train-jobs?train_id={_q(train_id)}")["train_jobs"]
+    return job
+
+
+def _scalars(client: FlaskClient, train_id: str, tag: str) -> list[dict[str, Any]]:
+    return _get(client, f"/scalar/metadata?train_id={_q(train_id)}&tag={_q(tag + '/scalar')}")["metadatas"]
+
+
+# ---------------------------------------------------------------------- ../shared fixtures
+@pytest.fixture(scope="module")
+def expected() -> dict[str, Any]:
+    require_shared(VDL_FIXTURES)
+    return json.loads((VDL_FIXTURES / "EXPECTED.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def shared_app(expected: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Flask:
+    return _app(VDL_FIXTURES, tmp_path_factory.mktemp("vdl_ws"))
+
+
+def _kinds(expected: dict[str, Any], run: str) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """(kind, tag, facts) over every file of `run`."""
+    for file in expected["runs"][run]["files"]:
+        for kind, tags in file["kinds"].items():
+            for tag, facts in tags.items():
+                yield kind, tag, facts
+
+
+def _check_scalar(points: list[dict[str, Any]], facts: dict[str, Any]) -> None:
+    assert len(points) == facts["count"]
+    assert (points[0]["step"], points[-1]["step"]) == (facts["first_step"], facts["last_step"])
+    assert points[0]["wall_time"] == facts["first_walltime_ms"] / 1000
+    assert points[-1]["wall_time"] == facts["last_walltime_ms"] / 1000
+    values = [p["value"] for p in points]
+    assert (values[0], values[-1], min(values), max(values)) == (
+        facts["first_value"], facts["last_value"], facts["min"], facts["max"])
+    by_step = {p["step"]: p["value"] for p in points}
+    assert {s: by_step[int(s)] for s in facts["values_at"]} == facts["values_at"]
+
+
+def test_runs_and_kinds_listed(shared_app: Flask, expected: dict[str, Any]) -> None:
+    client = shared_app.test_client()
+    jobs = {j["train_id"]: j for j in _get(client, "/train-jobs?limit=100")["train_jobs"]}
+    assert set(jobs) == {f"./{run}" for run in expected["runs"]}
+    for run in expected["runs"]:
+        job = _job(client, f"./{run}")
+        assert job["cache_status"] == "CACHED"
+        assert job["summary_files"] == len(expected["runs"][run]["files"])
+    assert _job(client, "./scalar")["plugins"]["scalar"] == ["lr/scalar", "train/acc/scalar", "train/loss/scalar"]
+    assert _job(client, "./scalars")["plugins"]["scalar"] == ["loss_compare/eval/scalar", "loss_compare/train/scalar"]
+    assert _job(client, "./image")["plugins"]["image"] == [
+        "samples/gray/image", "samples/matrix/image", "samples/rgb/image"]
+    assert _job(client, "./histogram")["plugins"]["histogram"] == ["fc1/bias/histogram", "fc1/weight/histogram"]
+    assert _job(client, "./text")["text_tags"] == ["config", "log/epoch_summary"]
+
+
+def test_scalars_as_visualdl_wrote_them(shared_app: Flask, expected: dict[str, Any]) -> None:
+    client = shared_app.test_client()
+    for run in ("scalar", "hparams/session_1", "hparams/session_2", "hparams/session_3"):
+        for kind, tag, facts in _kinds(expected, run):
+            if kind == "scalar":
+                _check_scalar(_scalars(client, f"./{run}", tag), facts)
+    for kind, tag, facts in _kinds(expected, "scalars"):
+        if kind != "scalars":
+            continue
+        for sub, sub_facts in facts["sub_tags"].items():
+            points = _scalars(client, "./scalars", f"{tag}/{sub}")
+            assert len(points) == sub_facts["count"]
+            assert (points[0]["step"], points[-1]["step"]) == (sub_facts["first_step"], sub_facts["last_step"])
+            assert (points[0]["value"], points[-1]["value"]) == (sub_facts["first_value"], sub_facts["last_value"])
+
+
+def test_every_file_of_a_run_is_read(shared_app: Flask, expected: dict[str, Any]) -> None:
+    """`two_files/`: VisualDL shows only the newer file (steps 50-119); we show both, oldest first."""
+    points = _scalars(shared_app.test_client(), "./two_files", "train/loss")
+    files = [f["kinds"]["scalar"]["train/loss"] for f in expected["runs"]["two_files"]["files"]]
+    assert [p["step"] for p in points] == list(range(0, 120))
+    _check_scalar(points[:50], files[0])
+    _check_scalar(points[50:], files[1])
+
+
+def test_damaged_file_serves_its_complete_records(shared_app: Flask, expected: dict[str, Any]) -> None:
+    client = shared_app.test_client()
+    for kind, tag, facts in _kinds(expected, "damaged"):
+        if kind == "scalar":
+            _check_scalar(_scalars(client, "./damaged", tag), facts)
+    job = _job(client, "./damaged")
+    cut = expected["damaged"]["damaged"]
+    assert job["is_integrity"] is False
+    assert [(p["kind"], p["offset"]) for p in job["problems"]] == [("truncated", cut["record_offset"])]
+
+
+def test_text_images_audio_pr_as_written(shared_app: Flask, expected: dict[str, Any]) -> None:
+    client = shared_app.test_client()
+    for _kind, tag, facts in _kinds(expected, "text"):
+        if _kind == "text":
+            texts = _get(client, f"/text?train_id=./text&tag={_q(tag)}")["texts"]
+            assert [(t["step"], t["value"]) for t in texts] == [(t["step"], t["text"]) for t in facts["texts"]]
+    for kind, tag, facts in _kinds(expected, "image"):
+        if kind != "image":
+            continue
+        meta = _get(client, f"/image/metadata?train_id=./image&tag={_q(tag + '/image')}")["metadatas"]
+        assert [(m["step"], m["width"], m["height"]) for m in meta] == [
+            (i["step"], i["width"], i["height"]) for i in facts["images"]]
+        for image in facts["images"]:
+            data = client.get(f"{API}/image/single-image?train_id=./image&tag={_q(tag + '/image')}"
+                              f"&step={image['step']}").data
+            assert (len(data), hashlib.md5(data).hexdigest()) == (image["bytes"], image["md5"])
+    for kind, tag, facts in _kinds(expected, "audio"):
+        if kind != "audio":
+            continue
+        meta = _get(client, f"/audio/metadata?train_id=./audio&tag={_q(tag)}")["metadatas"]
+        assert [(m["step"], m["sample_rate"], m["num_channels"], m["length_frames"], m["bytes"]) for m in meta] == [
+            (a["step"], a["sample_rate"], a["num_channels"], a["length_frames"], a["bytes"]) for a in facts["audios"]]
+        for clip in facts["audios"]:
+            data = client.get(f"{API}/audio/single-audio?train_id=./audio&tag={_q(tag)}&step={clip['step']}").data
+            assert hashlib.md5(data).hexdigest() == clip["md5"]
+    for kind, tag, facts in _kinds(expected, "pr_curve"):
+        if kind != "pr_curve":
+            continue
+        curves = _get(client, f"/pr-curves?train_id=./pr_curve&tag={_q(tag)}")["curves"]
+        assert [c["step"] for c in curves] == list(range(facts["first_step"], facts["last_step"] + 1))
+        assert [len(c["tp"]) for c in curves] == facts["num_thresholds"]
+        first = facts["first_step_curve"]
+        for ours, theirs in (("tp", "TP"), ("fp", "FP"), ("tn", "TN"), ("fn", "FN"), ("precision", "precision"),
+                             ("recall", "recall")):
+            assert curves[0][ours] == [float(v) for v in first[theirs]]
+        assert [curves[-1]["tp"][0], curves[-1]["fp"][0]] == facts["last_step_TP0_FP0"]
+
+
+def test_histograms_as_written(shared_app: Flask, expected: dict[str, Any]) -> None:
+    client = shared_app.test_client()
+    cache = shared_app.extensions["mindinsight_clone"].data_manager.run_cache("./histogram")
+    for kind, tag, facts in _kinds(expected, "histogram"):
+        if kind != "histogram":
+            continue
+        ours = f"{tag}/histogram"
+        body = _get(client, f"/histograms?train_id=./histogram&tag={_q(ours)}")["histograms"]
+        assert [h["step"] for h in body] == [h["step"] for h in facts["histograms"]]
+        assert body[-1]["wall_time"] == facts["last_walltime_ms"] / 1000
+        for sample, want in zip(cache.samples("histogram", ours), facts["histograms"], strict=True):
+            value = sample.value
+            assert (sample.step, value.count.size, value.total) == (want["step"], want["buckets"], want["total_count"])
+            assert value.left[0] == pytest.approx(want["left"], abs=1e-12)
+            assert value.left[-1] + value.width[-1] == pytest.approx(want["right"], abs=1e-12)
+        first = cache.samples("histogram", ours)[0].value
+        assert first.count.tolist() == facts["first_hist"]
+        assert first.left.tolist() == pytest.approx(facts["first_bin_edges"][:-1], abs=1e-12)
+
+
+# ---------------------------------------------------------------------- test-made files
+def _frame(value: Any) -> bytes:
+    payload = Record(values=[value]).SerializeToString()
+    return struct.pack("<Q", len(payload)) + payload
+
+
+def _value(step: int, tag: str, **kind: Any) -> Any:
+    return Record.Value(id=step, tag=tag, timestamp=T0_MS + 1500 * step, **kind)
+
+
+def _png(width: int, height: int, shade: int) -> bytes:
+    out = io.BytesIO()
+    PILImage.new("RGB", (width, height), (shade, 0, 0)).save(out, format="PNG")
+    return out.getvalue()
+
+
+def _wav(frames: int) -> bytes:
+    out = io.BytesIO()
+    with wave.open(out, "wb") as clip:
+        clip.setnchannels(1)
+        clip.setsampwidth(2)
+        clip.setframerate(8000)
+        clip.writeframes(b"\x00\x01" * frames)
+    return out.getvalue()
+
+
+def _made_run() -> list[bytes]:
+    """Every kind we show, in the shapes VisualDL's LogWriter writes (meta record first)."""
+    frames = [_frame(Record.Value(tag="meta_data_tag", timestamp=T0_MS, meta_data=Record.MetaData()))]
+    for step in range(20):
+        frames.append(_frame(_value(step, "train/loss", value=1.0 / (step + 1))))
+        for sub, v in (("train", step * 0.5), ("eval", step * 0.25)):
+            frames.append(_frame(_value(step, "cmp", tag_value=Record.TagValue(tag=sub, value=v))))
+    frames.append(_frame(_value(0, "notes", text=Record.Text(encoded_text_string="完成 ✓"))))
+    frames.append(_frame(_value(1, "pic", image=Record.Image(encoded_image_string=_png(6, 4, 200)))))
+    edges = np.linspace(-1.0, 1.0, 5)
+    frames.append(_frame(_value(2, "w", histogram=Record.Histogram(hist=[1, 2, 3, 4], bin_edges=edges.tolist()))))
+    frames.append(_frame(_value(3, "pr", pr_curve=Record.PRCurve(TP=[4, 2, 0], FP=[4, 1, 0], TN=[0, 3, 4],
+                                                                 FN=[0, 2, 4], precision=[0.5, 2 / 3, 0.0],
+                                                                 recall=[1.0, 0.5, 0.0]))))
+    frames.append(_frame(_value(4, "beep", audio=Record.Audio(sample_rate=8000, num_channels=1, length_frames=100,
+                                                               encoded_audio_string=_wav(100),
+                                                               content_type="audio/wav"))))
+    frames.append(_frame(_value(5, "roc", roc_curve=Record.ROC_Curve(TP=[1], FP=[1], TN=[1], FN=[1], tpr=[0.5],
+                                                                     fpr=[0.5]))))  # not shown yet: skipped
+    return frames
+
+
+def _check_made_run(app: Flask, train_id: str) -> None:
+    client = app.test_client()
+    job = _job(client, train_id)
+    assert job["is_integrity"] is True and "problems" not in job
+    assert job["plugins"]["scalar"] == ["cmp/eval/scalar", "cmp/train/scalar", "train/loss/scalar"]
+    points = _scalars(client, train_id, "train/loss")
+    assert [(p["step"], p["value"], p["wall_time"]) for p in points] == [
+        (s, float(np.float32(1.0 / (s + 1))), (T0_MS + 1500 * s) / 1000) for s in range(20)]
+    assert [p["value"] for p in _scalars(client, train_id, "cmp/eval")] == [s * 0.25 for s in range(20)]
+    texts = _get(client, f"/text?train_id={_q(train_id)}&tag=notes")["texts"]
+    assert [(t["step"], t["value"]) for t in texts] == [(0, "完成 ✓")]
+    meta = _get(client, f"/image/metadata?train_id={_q(train_id)}&tag=pic/image")["metadatas"]
+    assert [(m["step"], m["width"], m["height"]) for m in meta] == [(1, 6, 4)]
+    image = client.get(f"{API}/image/single-image?train_id={_q(train_id)}&tag=pic/image&step=1").data
+    assert image == _png(6, 4, 200)
+    histograms = _get(client, f"/histograms?train_id={_q(train_id)}&tag=w/histogram")["histograms"]
+    assert [h["step"] for h in histograms] == [2] and histograms[0]["buckets"]
+    (sample,) = app.extensions["mindinsight_clone"].data_manager.run_cache(train_id).samples("histogram", "w/histogram")
+    assert sample.value.count.tolist() == [1, 2, 3, 4] and sample.value.left.tolist() == [-1.0, -0.5, 0.0, 0.5]
+    assert sample.value.width.tolist() == [0.5] * 4
+    (curve,) = _get(client, f"/pr-curves?train_id={_q(train_id)}&tag=pr")["curves"]
+    assert (curve["step"], curve["tp"], curve["recall"]) == (3, [4.0, 2.0, 0.0], [1.0, 0.5, 0.0])
+    meta = _get(client, f"/audio/metadata?train_id={_q(train_id)}&tag=beep")["metadatas"]
+    assert [(m["step"], m["length_frames"], m["bytes"]) for m in meta] == [(4, 100, len(_wav(100)))]
+
+
+def test_made_run_every_kind(tmp_path: Path) -> None:
+    run = tmp_path / "base" / "made"
+    run.mkdir(parents=True)
+    (run / "vdlrecords.1750000000.log").write_bytes(b"".join(_made_run()))
+    _check_made_run(_app(tmp_path / "base", tmp_path / "ws"), "./made")
+
+
+def test_made_run_over_s3(s3_server: S3Server, tmp_path: Path) -> None:
+    run = tmp_path / "base" / "made"
+    run.mkdir(parents=True)
+    (run / "vdlrecords.1750000000.log").write_bytes(b"".join(_made_run()))
+    s3_server.upload_tree(tmp_path / "base", "visualdl", "made/base")
+    app = s3_app(s3_server, "s3://visualdl/made/base", tmp_path / "ws", scalar_samples=1000)
+    _check_made_run(app, "./made")
+
+
+def test_record_cut_in_the_middle_is_skipped_and_counted(tmp_path: Path) -> None:
+    """A writer that died mid-record and a new one that appended to the same file: the torn record is skipped
+    (a bad_payload problem), the records before and after it are served."""
+    good = [_frame(_value(s, "loss", value=float(s))) for s in range(6)]
+    torn = good[3][:11]  # the length and 3 bytes of the payload
+    data = b"".join(good[:3]) + torn + b"".join(good[3:])
+    run = tmp_path / "base" / "run"
+    run.mkdir(parents=True)
+    (run / "vdlrecords.1750000000.log").write_bytes(data)
+    client = _app(tmp_path / "base", tmp_path / "ws").test_client()
+    assert [p["step"] for p in _scalars(client, "./run", "loss")] == list(range(6))
+    problems = _job(client, "./run")["problems"]
+    assert [(p["kind"], p["offset"]) for p in problems] == [("bad_payload", len(b"".join(good[:3])))]
+
+
+def test_live_file_grows(tmp_path: Path) -> None:
+    """A record cut at the end of a growing file waits for its bytes; nothing is lost or counted as damage."""
+    frames = [_frame(_value(s, "loss", value=float(s))) for s in range(10)]
+    data = b"".join(frames)
+    cut = len(b"".join(frames[:4])) + 5  # inside record 4's length
+    run = tmp_path / "base" / "run"
+    run.mkdir(parents=True)
+    path = run / "vdlrecords.1750000000.log"
+    path.write_bytes(data[:cut])
+    app = _app(tmp_path / "base", tmp_path / "ws")
+    client = app.test_client()
+    assert [p["step"] for p in _scalars(client, "./run", "loss")] == [0, 1, 2, 3]
+    assert [p["kind"] for p in _job(client, "./run")["problems"]] == ["truncated"]
+    manager = app.extensions["mindinsight_clone"].data_manager
+    cut2 = len(b"".join(frames[:7])) + 12  # inside record 7's payload
+    with path.open("ab") as f:
+        f.write(data[cut:cut2])
+    manager.reload()
+    assert [p["step"] for p in _scalars(client, "./run", "loss")] == list(range(7))
+    with path.open("ab") as f:
+        f.write(data[cut2:])
+    (run / "vdlrecords.1750000100.log").write_bytes(_frame(_value(10, "loss", value=10.0)))
+    manager.reload()
+    assert [p["step"] for p in _scalars(client, "./run", "loss")] == list(range(11))
+    job = _job(client, "./run")
+    assert job["is_integrity"] is True and "problems" not in job and job["summary_files"] == 2
