@@ -34,3 +34,9 @@ export function visibleScalarTags(tags: string[], extras: RunExtras): string[] {
   }
   return out
 }
+
+/**
+ * Above this many scalar tags the page lists them from the server (`datavisual/tags`: searched, paged, grouped
+ * by prefix) in a virtualised list, instead of filtering the whole list on the page (issue 32).
+ */
+export const SERVER_TAG_LIST_THRESHOLD = 500

@@ -55,3 +55,14 @@ export async function filterTags(
   if (res.error === 'timeout') console.warn(`tag filter: regex over ${tags.length} tags took more than ${timeoutMs} ms; matched as plain text`)
   return { tags: plainText(tags, p), invalid: res.error !== 'timeout', slow: res.error === 'timeout' }
 }
+
+/**
+ * The same filter as a `datavisual/tags` search (a run with too many tags to filter on the page): empty -> no
+ * search, a literal -> `q` (substring), anything with regex syntax -> `regex` (the server matches a pattern
+ * that does not compile, or runs too long, as plain text and says so, as `filterTags` does).
+ */
+export function serverTagSearch(pattern: string): { q?: string; regex?: string } {
+  const p = pattern.trim()
+  if (!p) return {}
+  return REGEX_SYNTAX.test(p) ? { regex: p } : { q: p }
+}
