@@ -12,9 +12,12 @@ value's step is its `id`, its wall time its `timestamp` (ms since the epoch). Wh
 | `text` (`add_text`)                        | text       | `<tag>`                    |
 | `pr_curve` (`add_pr_curve`)                | pr_curve   | `<tag>`                    |
 | `audio` (`add_audio`, WAV)                 | audio      | `<tag>`                    |
+| `hparam` (`add_hparams`)                   | hparams    | `_hparams_/experiment` + `_hparams_/session_start_info` |
 
-Not shown yet (one log line per kind and tag, per file): `roc_curve`, `embeddings`, `hparam`; `meta_data` (the
-first record of every file: the writer's display name) is skipped silently.
+`add_hparams` is given as TensorBoard's hparams plugin sees a session (the `hparams` plugin: each metric is the
+newest value of the scalar tag of that name in the run, as VisualDL shows it). Not shown yet (one log line per
+kind and tag, per file): `roc_curve`, `embeddings`; `meta_data` (the first record of every file: the writer's
+display name) is skipped silently.
 
 Output is `event_parser.ParsedColumns` with the TensorBoard parser's per-record atomicity: a record that does
 not decode or convert adds nothing and is reported (`bad_payload`).
@@ -37,7 +40,7 @@ from mindinsight_clone.ingest import tfevents_kinds as kinds
 from mindinsight_clone.ingest.event_parser import ParsedColumns, scalar_column
 from mindinsight_clone.ingest.gc_pause import gc_paused
 from mindinsight_clone.ingest.record_reader import ReadProblem
-from mindinsight_clone.ingest.values import Image, PrCurve, SummaryValue, Text
+from mindinsight_clone.ingest.values import HParams, Image, PrCurve, SummaryValue, Text
 from mindinsight_clone.proto import vdl_record_pb2
 
 logger = logging.getLogger(__name__)
@@ -50,7 +53,11 @@ MAX_NOTED = 10_000  # "<kind>:<tag>" already logged per file
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _PNG_SIZE = struct.Struct(">II")
 _ERRORS = (DecodeError, ValueError, TypeError, KeyError, OverflowError)
-_NOT_SHOWN = ("roc_curve", "embeddings", "hparam")
+_NOT_SHOWN = ("roc_curve", "embeddings")
+# TensorBoard's hparams tags (plugins.hparams) and the DataType names of `HparamInfo.type`
+HPARAMS_EXPERIMENT, HPARAMS_START = "_hparams_/experiment", "_hparams_/session_start_info"
+_HPARAM_TYPES = {"int_value": "DATA_TYPE_FLOAT64", "float_value": "DATA_TYPE_FLOAT64",
+                 "string_value": "DATA_TYPE_STRING"}
 
 
 def is_vdlrecords_file(name: str) -> bool:
@@ -100,8 +107,20 @@ def pr_curve_from_vdl(proto: Any) -> PrCurve:
     return PrCurve(counts=np.array(rows, dtype=np.float64))
 
 
-def convert_value(value: Any, state: VdlState, file_name: str) -> float | tuple[str, str, Any] | None:
-    """A float for a scalar, else (plugin, tag, typed value); None: nothing to show."""
+def hparams_from_vdl(proto: Any, wall_time: float) -> list[tuple[str, str, Any]]:
+    """`add_hparams`: an experiment (names, types, metric names) and a session start (the values) of the run."""
+    infos = [(info.name, info.WhichOneof("type")) for info in proto.hparamInfos]
+    values = {info.name: getattr(info, kind) for info, (_, kind) in zip(proto.hparamInfos, infos, strict=True)
+              if kind is not None}
+    experiment = {"hparams": [{"name": name, "type": _HPARAM_TYPES[kind]} for name, kind in infos if kind],
+                  "metrics": [m.name for m in proto.metricInfos], "time_created": wall_time}
+    start = {"hparams": dict(sorted(values.items())), "group_name": "", "start_time": wall_time}
+    return [("hparams", HPARAMS_EXPERIMENT, HParams("experiment", experiment)),
+            ("hparams", HPARAMS_START, HParams("session_start", start))]
+
+
+def convert_value(value: Any, state: VdlState, file_name: str) -> float | list[tuple[str, str, Any]] | None:
+    """A float for a scalar, else [(plugin, tag, typed value), ...]; None: nothing to show."""
     which = value.WhichOneof("one_value")
     tag = value.tag
     if which == "value":
@@ -109,16 +128,18 @@ def convert_value(value: Any, state: VdlState, file_name: str) -> float | tuple[
     if which == "image":
         data = value.image.encoded_image_string
         width, height = png_size(data)
-        return "image", tag + "/image", Image(width=width, height=height, encoded=data)
+        return [("image", tag + "/image", Image(width=width, height=height, encoded=data))]
     if which == "histogram":
-        return "histogram", tag + "/histogram", histogram_from_vdl(value.histogram)
+        return [("histogram", tag + "/histogram", histogram_from_vdl(value.histogram))]
     if which == "text":
         text = value.text.encoded_text_string
-        return "text", tag, Text(text=text[:state.text_max_chars], length=len(text))
+        return [("text", tag, Text(text=text[:state.text_max_chars], length=len(text)))]
     if which == "pr_curve":
-        return "pr_curve", tag, pr_curve_from_vdl(value.pr_curve)
+        return [("pr_curve", tag, pr_curve_from_vdl(value.pr_curve))]
     if which == "audio":
-        return "audio", tag, kinds.audio_from_proto(value.audio)  # same field names as TensorBoard's Audio
+        return [("audio", tag, kinds.audio_from_proto(value.audio))]  # same fields as TensorBoard's Audio
+    if which == "hparam":
+        return hparams_from_vdl(value.hparam, value.timestamp / 1000.0)
     if which in _NOT_SHOWN:
         _note(state, file_name, which, tag)
     return None
@@ -160,8 +181,8 @@ def parse_vdl_columns(records: Sequence[bytes], file_name: str, offsets: Sequenc
                             col = scalar_column(disk_tag, cols, seen, items)
                         col += (value.id, wall_time, out)
                     else:
-                        plugin, tag, typed = out
-                        items.append(SummaryValue(plugin, tag, value.id, wall_time, typed, file_name))
+                        for plugin, tag, typed in out:
+                            items.append(SummaryValue(plugin, tag, value.id, wall_time, typed, file_name))
                         seen = {}
             except _ERRORS as exc:
                 offset = offsets[index] if offsets else -1

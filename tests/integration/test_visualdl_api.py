@@ -189,6 +189,20 @@ def test_text_images_audio_pr_as_written(shared_app: Flask, expected: dict[str, 
         assert [curves[-1]["tp"][0], curves[-1]["fp"][0]] == facts["last_step_TP0_FP0"]
 
 
+def test_hparams_as_sessions(shared_app: Flask, expected: dict[str, Any]) -> None:
+    """`add_hparams` runs are hparams sessions; each metric is the last value of its scalar tag (as VisualDL)."""
+    body = _get(shared_app.test_client(), "/hparams/sessions")
+    got = [{"name": s["train_id"][2:], "hparams": s["hparams"], "metrics": s["metrics"]} for s in body["sessions"]]
+    assert got == expected["logdir_view_without_damaged"]["hparam_list"]
+    for session in body["sessions"]:
+        assert session["hparam_types"] == {"lr": "DATA_TYPE_FLOAT64", "batch_size": "DATA_TYPE_FLOAT64",
+                                           "optimizer": "DATA_TYPE_STRING"}
+        run = session["train_id"][2:]
+        (facts,) = [f for k, _t, f in _kinds(expected, run) if k == "hyper_parameters"]
+        assert {n: h["value"] for n, h in facts["hparams"].items()} == session["hparams"]
+        assert sorted(session["metrics"]) == facts["metric_names"]
+
+
 def test_histograms_as_written(shared_app: Flask, expected: dict[str, Any]) -> None:
     client = shared_app.test_client()
     cache = shared_app.extensions["mindinsight_clone"].data_manager.run_cache("./histogram")
@@ -254,6 +268,10 @@ def _made_run() -> list[bytes]:
                                                                content_type="audio/wav"))))
     frames.append(_frame(_value(5, "roc", roc_curve=Record.ROC_Curve(TP=[1], FP=[1], TN=[1], FN=[1], tpr=[0.5],
                                                                      fpr=[0.5]))))  # not shown yet: skipped
+    info = Record.HParam.HparamInfo
+    frames.append(_frame(_value(1, "hparam", hparam=Record.HParam(
+        hparamInfos=[info(name="lr", float_value=0.5), info(name="depth", int_value=3), info(name="opt", string_value="sgd")],
+        metricInfos=[info(name="train/loss", float_value=0.0)], name="x"))))
     return frames
 
 
@@ -281,6 +299,9 @@ def _check_made_run(app: Flask, train_id: str) -> None:
     assert (curve["step"], curve["tp"], curve["recall"]) == (3, [4.0, 2.0, 0.0], [1.0, 0.5, 0.0])
     meta = _get(client, f"/audio/metadata?train_id={_q(train_id)}&tag=beep")["metadatas"]
     assert [(m["step"], m["length_frames"], m["bytes"]) for m in meta] == [(4, 100, len(_wav(100)))]
+    (session,) = _get(client, f"/hparams?train_id={_q(train_id)}")["sessions"]
+    assert session["hparams"] == {"depth": 3, "lr": 0.5, "opt": "sgd"}
+    assert session["metrics"] == {"train/loss": float(np.float32(1 / 20))}
 
 
 def test_made_run_every_kind(tmp_path: Path) -> None:
