@@ -18,7 +18,7 @@ from mindinsight_clone.analyzers.debugger.stats import tensor_stats
 from mindinsight_clone.analyzers.debugger.stats_cache import StatsCache, file_key
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.errors import ModelKindError, ModelNotExistError, ModelUnreadableError, ParamValueError
-from mindinsight_clone.ingest import anf_graph, checkpoint, ir_text, mindir, storage
+from mindinsight_clone.ingest import anf_graph, checkpoint, ir_text, mindir, safetensors_file, storage
 from mindinsight_clone.ingest.debug_discovery import ModelFile
 from mindinsight_clone.ingest.model_graph import ModelFormatError, ModelGraph
 from mindinsight_clone.ingest.storage import Entry, Location
@@ -27,7 +27,8 @@ from mindinsight_clone.plugins.graphs.model import DEFAULT_MAX_NODES, build_grap
 from mindinsight_clone.plugins.graphs.query import GraphQuery
 
 GRAPH_KINDS = ("mindir", "ir", "pb")
-PARAMETER_KINDS = ("checkpoint", "mindir")
+PARAMETER_KINDS = ("checkpoint", "safetensors", "safetensors-index", "mindir")
+SAFETENSORS_KINDS = ("safetensors", "safetensors-index")
 TEXT_KINDS = ("ir", "dot")
 MAX_TEXT_BYTES = 256 * 1024 * 1024  # .ir files larger than this are not parsed (their text is still paged)
 MAX_TEXT_PAGE = 4 * 1024 * 1024
@@ -118,10 +119,21 @@ class ModelService:
             entries = self._parsed("ckpt-index", model, checkpoint.read_entries)
             return [(e.tag, list(e.dims), e.dtype, lambda e=e: checkpoint.value_chunks(model.location, e))
                     for e in entries]
+        if model.kind in SAFETENSORS_KINDS:
+            tensors = self._safetensors(model).tensors
+            return [(t.name, list(t.shape), t.dtype, lambda t=t: safetensors_file.value_chunks(t)) for t in tensors]
         parsed = self._parsed("mindir", model, mindir.read_mindir)
         return [(p.name, p.shape, p.dtype, lambda p=p: iter([mindir.weight_values(parsed.weights[p.name])
                                                             .reshape(-1)]))
                 for p in parsed.graph.parameters]
+
+    def _safetensors(self, model: ModelFile) -> safetensors_file.SafetensorsModel:
+        """The header(s) of a safetensors file or index set (parsed once per file version)."""
+        if model.kind == "safetensors-index":
+            found: safetensors_file.SafetensorsModel = self._parsed("st-index", model, safetensors_file.read_index)
+        else:
+            found = self._parsed("st-header", model, safetensors_file.read_header)
+        return found
 
     def parameters(self, model_id: str, offset: int = 0, limit: int | None = None) -> dict[str, Any]:
         """`{"total", "parameters": [{"name", "shape", "dtype", "min", "max", "mean", "std", "nan_count", ...}]}` in
@@ -145,7 +157,10 @@ class ModelService:
             rows.append({"name": name, "shape": shape, "dtype": dtype, **{k: stats.get(k) for k in STAT_KEYS},
                          "error": facts.get("error")})
         self.stats.put_many(new)
-        return {"model_id": model_id, "kind": model.kind, "total": len(every), "parameters": rows}
+        answer: dict[str, Any] = {"model_id": model_id, "kind": model.kind, "total": len(every), "parameters": rows}
+        if model.kind in SAFETENSORS_KINDS:
+            answer["metadata"] = self._safetensors(model).metadata
+        return answer
 
     def compare(self, model_id: str, other_id: str) -> dict[str, Any]:
         """Parameters of two checkpoints / MindIR files matched by name: the difference `model - other` where both
