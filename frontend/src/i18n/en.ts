@@ -807,6 +807,8 @@ export const en = {
   'compare.groups': 'Rank groups',
   'compare.pickGroup': 'Pick {group} ({n} ranks)',
   'compare.groupTooBig': 'Only the first {n} ranks are compared.',
+  'compare.selectShown': 'Select shown',
+  'compare.clearRuns': 'Clear',
   'compare.groupBy': 'Group by',
   'compare.groupNone': 'None',
   'compare.groupRegex': 'Regex on run name',

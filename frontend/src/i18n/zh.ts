@@ -809,6 +809,8 @@ export const zh: Partial<Record<MessageKey, string>> = {
   'compare.groups': 'Rank 组',
   'compare.pickGroup': '选择 {group}（{n} 个 rank）',
   'compare.groupTooBig': '只对比前 {n} 个 rank。',
+  'compare.selectShown': '选择列出的训练',
+  'compare.clearRuns': '清空',
   'compare.groupBy': '分组方式',
   'compare.groupNone': '不分组',
   'compare.groupRegex': '按训练名正则',
