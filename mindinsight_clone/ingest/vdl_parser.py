@@ -160,12 +160,22 @@ def parse_vdl_columns(records: Sequence[bytes], file_name: str, offsets: Sequenc
     items, cols = result.items, result.scalars
     seen: dict[str, list] = {}  # scalar tag -> its column, since the last non-scalar item
     record = Record()  # reused: values are copied out
+    parse = record.ParseFromString
     with gc_paused():
         for index, payload in enumerate(records):
             try:
-                record.ParseFromString(payload)
+                parse(payload)
+                values = record.values
+                if len(values) == 1:  # fast path: LogWriter's add_scalar, one value per record
+                    value = values[0]
+                    if value.WhichOneof("one_value") == "value":
+                        col = seen.get(value.tag)
+                        if col is None:
+                            col = scalar_column(value.tag, cols, seen, items)
+                        col += (value.id, value.timestamp / 1000.0, value.value)
+                        continue
                 converted: list[tuple[str, Any, Any]] = []
-                for value in record.values:  # convert all first: a bad value drops the whole record
+                for value in values:  # convert all first: a bad value drops the whole record
                     if value.WhichOneof("one_value") == "tag_value":
                         sub = value.tag_value
                         converted.append((f"{value.tag}/{sub.tag}", value, float(sub.value)))
