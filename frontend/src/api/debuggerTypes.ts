@@ -176,7 +176,7 @@ export type DumpGraphNode = GraphNode & { tensors?: DumpTensor[] }
 
 // ---------------------------------------------------------------- model files
 
-export type ModelKind = 'mindir' | 'checkpoint' | 'ir' | 'dot' | 'pb'
+export type ModelKind = 'mindir' | 'checkpoint' | 'safetensors' | 'safetensors-index' | 'ir' | 'dot' | 'pb'
 
 export interface ModelFile {
   model_id: string
@@ -240,6 +240,8 @@ export interface ModelParametersResponse {
   kind: ModelKind
   total: number
   parameters: ModelParameter[]
+  /** safetensors: the header's `__metadata__` (an index set: the index's `metadata` + `shards`) */
+  metadata?: Record<string, unknown>
 }
 
 export interface ParameterDiff {

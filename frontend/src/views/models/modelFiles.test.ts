@@ -22,6 +22,17 @@ describe('model files', () => {
     expect(tabsFor('mindir')[0]).toBe('graph')
     expect(tabsFor('checkpoint')).toEqual(['parameters', 'compare'])
     expect(tabsFor('dot')[0]).toBe('render')
+    expect(tabsFor('safetensors')).toEqual(['parameters', 'compare'])
+    expect(tabsFor('safetensors-index')).toEqual(['parameters', 'compare'])
+  })
+
+  it('compare a safetensors file with checkpoints and MindIR files, not with IR text', () => {
+    const withSt = [...FILES, file('./st/lenet.safetensors', 'safetensors'), file('./hf/model.safetensors.index.json', 'safetensors-index')]
+    const ids = comparable('./st/lenet.safetensors', withSt).map((f) => f.model_id)
+    expect(ids).toContain('./mindir/lenet.ckpt')
+    expect(ids).toContain('./hf/model.safetensors.index.json')
+    expect(ids).not.toContain('./ir/graph.ir')
+    expect(ids).not.toContain('./st/lenet.safetensors')
   })
 
   it('find the checkpoint beside a MindIR: same stem, then a stem prefix, then any', () => {

@@ -10,6 +10,8 @@ export function tabsFor(kind: ModelKind): ModelTab[] {
     case 'mindir':
       return ['graph', 'nodes', 'parameters', 'compare']
     case 'checkpoint':
+    case 'safetensors':
+    case 'safetensors-index':
       return ['parameters', 'compare']
     case 'ir':
       return ['text', 'graph']
@@ -42,9 +44,14 @@ export function companionCheckpoint(modelId: string, files: readonly ModelFile[]
   return beside.find((id) => stemOf(id) === stem) ?? beside.find((id) => stemOf(id).startsWith(stem)) ?? beside[0] ?? null
 }
 
-/** Files that can be compared by parameter name with `modelId`: the other checkpoints and MindIR files. */
+/** A file of weights by name: a `.ckpt`, a `.safetensors` or a sharded safetensors set. */
+export function isWeightFile(kind: ModelKind): boolean {
+  return kind === 'checkpoint' || kind === 'safetensors' || kind === 'safetensors-index'
+}
+
+/** Files that can be compared by parameter name with `modelId`: the other weight files and MindIR files. */
 export function comparable(modelId: string, files: readonly ModelFile[]): ModelFile[] {
-  return files.filter((f) => f.model_id !== modelId && (f.kind === 'checkpoint' || f.kind === 'mindir'))
+  return files.filter((f) => f.model_id !== modelId && (isWeightFile(f.kind) || f.kind === 'mindir'))
 }
 
 export type SortDir = 'asc' | 'desc'
