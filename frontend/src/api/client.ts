@@ -11,6 +11,7 @@ import type {
   PluginsResponse,
   PrCurve,
   ScalarsGroupResponse,
+  ScalarHeatmapResponse,
   TextCompareResponse,
   TextItem,
   TextLatestItem,
@@ -251,6 +252,11 @@ export const api = {
   /** Comparison: cartesian product of train ids x tags; missing pairs are skipped by the server. */
   scalars: (trainIds: string[], tags: string[], o?: RequestOptions) =>
     request<{ scalars: ScalarSeries[] }>('GET', DV + 'scalars', { train_id: trainIds, tag: tags }, undefined, o),
+
+  /** mindinsight-clone: the tags matching `tagRegex` (at most 256) x `width` step columns, each the
+   * largest |value| of its steps (scalars/heatmap, docs/scalar-aggregate.md). */
+  scalarHeatmap: (trainId: string, tagRegex: string, width: number, o?: RequestOptions) =>
+    request<ScalarHeatmapResponse>('GET', DV + 'scalars/heatmap', { train_id: trainId, tag_regex: tagRegex, width }, undefined, o),
 
   // ---------------------------------------------------------------- images
   imageMetadata: (trainId: string, tag: string, o?: RequestOptions) =>

@@ -393,6 +393,21 @@ export interface ScalarsGroupResponse {
   series: { name: string; tag: string; metadatas: ScalarPoint[] }[]
 }
 
+/** mindinsight-clone `scalars/heatmap` (docs/scalar-aggregate.md): tags (natural order) x step columns;
+ * `values[i][j]` the largest-|value| point of tag i in column j, null when none or non-finite
+ * (`nonfinite[i][j]` true: a NaN or ±Inf point in it). */
+export interface ScalarHeatmapResponse {
+  train_id: string
+  tags: string[]
+  /** a column's first step */
+  steps: number[]
+  values: (number | null)[][]
+  nonfinite: boolean[][]
+  has_nonfinite: boolean
+  matched: number
+  truncated: boolean
+}
+
 export interface CustomScalarsChart {
   title: string
   multiline?: { tags: string[] }
