@@ -66,8 +66,9 @@ def test_server_tag_list_groups_search_and_last_chart(many_tags_server: str, pag
     page.wait_for_function(
         "n => document.querySelector('[data-testid=server-tag-count]')?.dataset.matched === String(n)", arg=experts
     )
-    page.locator('[data-testid="server-tag-group"][data-prefix="expert_load/layer_0/"]').wait_for()
-    assert page.locator('[data-testid="server-tag-group"][data-prefix="expert_load/layer_0/"]').get_attribute("data-count") == "64"
+    layer_0 = page.locator('[data-testid="server-tag-group"][data-prefix="expert_load/layer_0/"]')
+    layer_0.wait_for()
+    assert layer_0.get_attribute("data-count") == "64"
     assert any("prefix=expert_load%2F" in u for u in tag_requests)
 
     # back to all tags, then a search for the last tag narrows it on the server
