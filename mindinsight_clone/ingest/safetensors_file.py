@@ -180,3 +180,44 @@ def value_chunks(entry: TensorEntry, chunk_bytes: int = CHUNK_BYTES) -> Iterator
             raise ModelFormatError(f"{entry.name}: the file ends inside its values (truncated)")
         values = np.frombuffer(data, dtype)
         yield (values.astype(np.uint32) << 16).view(np.float32) if entry.st_dtype == "BF16" else values
+
+
+# ---------------------------------------------------------------- a distributed job's per-rank shards
+RANKS_KIND = "safetensors-ranks"
+
+
+@dataclass(frozen=True, slots=True)
+class RankShard:
+    rank: int
+    model_id: str
+    location: Location
+
+
+def rank_sets(models: list[tuple[str, Location]]) -> dict[str, list[RankShard]]:
+    """Per-rank shards of one distributed job, grouped: `<job>/rank_<r>/<name>.safetensors` files with the same
+    `<job>` and `<name>` in two or more rank folders (what `ModelCheckpoint` writes under msrun) become one set,
+    keyed `<job>/rank_*/<name>.safetensors`, its shards by rank."""
+    from mindinsight_clone.ingest.dump_layout import rank_of
+
+    groups: dict[str, list[RankShard]] = {}
+    for model_id, location in models:
+        parts = model_id.rsplit("/", 2)
+        if len(parts) != 3 or not parts[2].lower().endswith(".safetensors"):
+            continue
+        rank = rank_of(parts[1])
+        if rank is not None:
+            groups.setdefault(f"{parts[0]}/rank_*/{parts[2]}", []).append(RankShard(rank, model_id, location))
+    return {key: sorted(shards, key=lambda s: s.rank) for key, shards in groups.items() if len(shards) > 1}
+
+
+def merge_ranks(headers: list[tuple[int, SafetensorsModel]]) -> tuple[SafetensorsModel, dict[str, list[int]]]:
+    """The union of the ranks' tensors (a name held by several ranks — a job saved without remove_redundancy — is
+    read from the lowest rank) and each name's owner ranks; metadata from the lowest rank plus `ranks`."""
+    tensors: dict[str, TensorEntry] = {}
+    owners: dict[str, list[int]] = {}
+    for rank, header in headers:
+        for tensor in header.tensors:
+            tensors.setdefault(tensor.name, tensor)
+            owners.setdefault(tensor.name, []).append(rank)
+    metadata = {**(headers[0][1].metadata if headers else {}), "ranks": [rank for rank, _ in headers]}
+    return SafetensorsModel(list(tensors.values()), metadata), owners

@@ -115,6 +115,25 @@ def test_real_distributed_shards_hold_the_union(real: tuple[FlaskClient, dict[st
     assert sorted(names) == comparison["union_of_names"]
 
 
+def test_real_distributed_job_is_one_model_with_owner_ranks(real: tuple[FlaskClient, dict[str, Any]]) -> None:
+    client, expected = real
+    set_id = "./distributed/rank_*/lenet-1_4.safetensors"
+    listed = {m["model_id"]: m for m in get(client, "/list")["models"]}
+    shard_files = [f"distributed/rank_{r}/lenet-1_4.safetensors" for r in (0, 1)]
+    assert listed[set_id]["kind"] == "safetensors-ranks"
+    assert listed[set_id]["size"] == sum(expected[f]["bytes"] for f in shard_files)
+    answer = get(client, "/parameters", model_id=set_id)
+    assert answer["metadata"] == {"format": "ms", "remove_redundancy": "True", "ranks": [0, 1]}
+    comparison = json.loads((FORMATS / "EXPECTED.json").read_text())["comparisons"]["distributed_shards"]
+    assert sorted(r["name"] for r in answer["parameters"]) == comparison["union_of_names"]
+    for row in answer["parameters"]:
+        owner = [r for r, f in enumerate(shard_files) if row["name"] in expected[f]["params"]]
+        assert row["ranks"] == owner and len(owner) == 1
+        param = expected[shard_files[owner[0]]]["params"][row["name"]]
+        assert row["shape"] == param["shape"] and row["count"] == param["numel"]
+        assert row["mean"] == pytest.approx(param["mean"], rel=1e-6, abs=1e-9)
+
+
 # ---------------------------------------------------------------- files written here
 @pytest.fixture(scope="module")
 def made(tmp_path_factory: pytest.TempPathFactory) -> tuple[FlaskClient, dict[str, np.ndarray]]:
@@ -138,6 +157,11 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> tuple[FlaskClient, dict[st
         "metadata": {"total_size": weight[0].nbytes + half.nbytes + 8},
         "weight_map": {"a.weight": shard_names[0], "b.weight": shard_names[1], "c.bias": shard_names[1]}}))
     values["a.weight"], values["b.weight"], values["c.bias"] = weight[0], half, values["step"]
+    # a data-parallel job saved without remove_redundancy: both ranks hold `shared`, rank 1 also `own`
+    for rank in (0, 1):
+        held = {"shared": ("F32", weight[3])} | ({"own": ("F16", half)} if rank else {})
+        write_safetensors(base / "job" / f"rank_{rank}" / "net-1_2.safetensors", held, metadata={"format": "ms"})
+    values["shared"], values["own"] = weight[3], half
     _write_hostile(base / "bad")
     return make_client(base, tmp_path_factory.mktemp("st-made-ws")), values
 
@@ -176,6 +200,19 @@ def test_index_set_is_one_model(made: tuple[FlaskClient, dict[str, np.ndarray]])
     for name, row in rows.items():
         assert row["shape"] == list(values[name].shape)
         assert row["mean"] == pytest.approx(_expected_stats(values[name])["mean"], rel=1e-5)
+
+
+def test_rank_set_names_every_owner(made: tuple[FlaskClient, dict[str, np.ndarray]]) -> None:
+    client, values = made
+    answer = get(client, "/parameters", model_id="./job/rank_*/net-1_2.safetensors")
+    assert answer["kind"] == "safetensors-ranks" and answer["metadata"]["ranks"] == [0, 1]
+    rows = {r["name"]: r for r in answer["parameters"]}
+    assert rows["shared"]["ranks"] == [0, 1] and rows["own"]["ranks"] == [1]
+    for name in ("shared", "own"):
+        assert rows[name]["max"] == pytest.approx(_expected_stats(values[name])["max"], rel=1e-5)
+    compared = get(client, "/parameters/compare", model_id="./job/rank_*/net-1_2.safetensors",
+                   other_model_id="./job/rank_1/net-1_2.safetensors")
+    assert compared["only_in_model"] == [] and all(r["equal"] for r in compared["parameters"])
 
 
 # ---------------------------------------------------------------- hostile input

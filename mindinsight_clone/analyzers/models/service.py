@@ -15,7 +15,7 @@ import numpy as np
 
 from mindinsight_clone.analyzers.debugger.service import DebugFilesRegistry
 from mindinsight_clone.analyzers.debugger.stats import tensor_stats
-from mindinsight_clone.analyzers.debugger.stats_cache import StatsCache, file_key
+from mindinsight_clone.analyzers.debugger.stats_cache import FileKey, StatsCache, file_key
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.errors import ModelKindError, ModelNotExistError, ModelUnreadableError, ParamValueError
 from mindinsight_clone.ingest import anf_graph, checkpoint, ir_text, mindir, safetensors_file, storage
@@ -27,8 +27,8 @@ from mindinsight_clone.plugins.graphs.model import DEFAULT_MAX_NODES, build_grap
 from mindinsight_clone.plugins.graphs.query import GraphQuery
 
 GRAPH_KINDS = ("mindir", "ir", "pb")
-PARAMETER_KINDS = ("checkpoint", "safetensors", "safetensors-index", "mindir")
-SAFETENSORS_KINDS = ("safetensors", "safetensors-index")
+PARAMETER_KINDS = ("checkpoint", "safetensors", "safetensors-index", safetensors_file.RANKS_KIND, "mindir")
+SAFETENSORS_KINDS = ("safetensors", "safetensors-index", safetensors_file.RANKS_KIND)
 TEXT_KINDS = ("ir", "dot")
 MAX_TEXT_BYTES = 256 * 1024 * 1024  # .ir files larger than this are not parsed (their text is still paged)
 MAX_TEXT_PAGE = 4 * 1024 * 1024
@@ -49,13 +49,29 @@ class ModelService:
     # ------------------------------------------------------------------ listing
     def models(self) -> dict[str, Any]:
         finds = self.registry.debug_files()
-        items = sorted(finds.models, key=lambda m: m.model_id)
+        items = sorted([*finds.models, *self._rank_sets(finds.models).values()], key=lambda m: m.model_id)
         return {"models": [{"model_id": m.model_id, "kind": m.kind, "size": m.size if m.size >= 0 else None,
                             "mtime": m.mtime or None} for m in items], "truncated": finds.models_truncated,
                 "load_status": self.registry.load_status}
 
+    @staticmethod
+    def _rank_sets(models: list[ModelFile]) -> dict[str, ModelFile]:
+        """A distributed job's per-rank safetensors shards as one model each (`<job>/rank_*/<name>.safetensors`);
+        its location is the lowest rank's file, its size the sum."""
+        by_id = {m.model_id: m for m in models}
+        out = {}
+        for set_id, shards in safetensors_file.rank_sets([(m.model_id, m.location) for m in models]).items():
+            members = [by_id[s.model_id] for s in shards]
+            size = -1 if any(m.size < 0 for m in members) else sum(m.size for m in members)
+            out[set_id] = ModelFile(set_id, members[0].location, safetensors_file.RANKS_KIND, size,
+                                    max(m.mtime for m in members))
+        return out
+
     def model(self, model_id: str, kinds: Iterable[str] | None = None) -> ModelFile:
-        found = next((m for m in self.registry.debug_files().models if m.model_id == model_id), None)
+        models = self.registry.debug_files().models
+        found = next((m for m in models if m.model_id == model_id), None)
+        if found is None and "/rank_*/" in model_id:
+            found = self._rank_sets(models).get(model_id)
         if found is None:
             raise ModelNotExistError(f"model_id: {model_id}")
         allowed = tuple(kinds or ())
@@ -128,12 +144,42 @@ class ModelService:
                 for p in parsed.graph.parameters]
 
     def _safetensors(self, model: ModelFile) -> safetensors_file.SafetensorsModel:
-        """The header(s) of a safetensors file or index set (parsed once per file version)."""
+        """The header(s) of a safetensors file, index set or rank set (parsed once per file version)."""
+        if model.kind == safetensors_file.RANKS_KIND:
+            return self._rank_set(model)[0]
         if model.kind == "safetensors-index":
             found: safetensors_file.SafetensorsModel = self._parsed("st-index", model, safetensors_file.read_index)
         else:
             found = self._parsed("st-header", model, safetensors_file.read_header)
         return found
+
+    def _rank_set(self, model: ModelFile) -> tuple[safetensors_file.SafetensorsModel, dict[str, list[int]]]:
+        """The union of a rank set's shards and each tensor's owner ranks (each shard's header parsed and cached on
+        its own)."""
+        models = self.registry.debug_files().models
+        by_id = {m.model_id: m for m in models}
+        shards = safetensors_file.rank_sets([(m.model_id, m.location) for m in models]).get(model.model_id, [])
+        if not shards:
+            raise ModelNotExistError(f"model_id: {model.model_id}")
+        headers = [(s.rank, self._parsed("st-header", by_id[s.model_id], safetensors_file.read_header))
+                   for s in shards]
+        return safetensors_file.merge_ranks(headers)
+
+    def _stat_keys(self, model: ModelFile, entry: Entry, names: list[str]) -> list[FileKey]:
+        """The statistics cache keys of parameters: the model file's version; for a set of safetensors files, the
+        version of the shard that holds each tensor (a rewritten shard is computed again)."""
+        if model.kind not in ("safetensors-index", safetensors_file.RANKS_KIND):
+            return [file_key(f"{model.location}#{name}", entry.size, entry.mtime, entry.identity) for name in names]
+        where = {t.name: t.location for t in self._safetensors(model).tensors}
+        versions: dict[str, Entry] = {}
+        keys = []
+        for name in names:
+            location = where[name]
+            shard = versions.get(str(location))
+            if shard is None:
+                shard = versions[str(location)] = self._stat(ModelFile(model.model_id, location, model.kind, -1, 0))
+            keys.append(file_key(f"{location}#{name}", shard.size, shard.mtime, shard.identity))
+        return keys
 
     def parameters(self, model_id: str, offset: int = 0, limit: int | None = None) -> dict[str, Any]:
         """`{"total", "parameters": [{"name", "shape", "dtype", "min", "max", "mean", "std", "nan_count", ...}]}` in
@@ -143,8 +189,7 @@ class ModelService:
         entry = self._stat(model)
         every = self._arrays(model)
         arrays = every[offset:offset + limit] if limit is not None else every[offset:]
-        keys = [file_key(f"{model.location}#{name}", entry.size, entry.mtime, entry.identity)
-                for name, _, _, _ in arrays]
+        keys = self._stat_keys(model, entry, [name for name, _, _, _ in arrays])
         known = self.stats.get_many(keys)
         rows, new = [], []
         for key, (name, shape, dtype, chunks) in zip(keys, arrays, strict=True):
@@ -160,6 +205,10 @@ class ModelService:
         answer: dict[str, Any] = {"model_id": model_id, "kind": model.kind, "total": len(every), "parameters": rows}
         if model.kind in SAFETENSORS_KINDS:
             answer["metadata"] = self._safetensors(model).metadata
+        if model.kind == safetensors_file.RANKS_KIND:
+            owners = self._rank_set(model)[1]
+            for row in rows:
+                row["ranks"] = owners[str(row["name"])]
         return answer
 
     def compare(self, model_id: str, other_id: str) -> dict[str, Any]:

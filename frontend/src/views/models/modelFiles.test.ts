@@ -24,6 +24,7 @@ describe('model files', () => {
     expect(tabsFor('dot')[0]).toBe('render')
     expect(tabsFor('safetensors')).toEqual(['parameters', 'compare'])
     expect(tabsFor('safetensors-index')).toEqual(['parameters', 'compare'])
+    expect(tabsFor('safetensors-ranks')).toEqual(['parameters', 'compare'])
   })
 
   it('compare a safetensors file with checkpoints and MindIR files, not with IR text', () => {

@@ -12,6 +12,7 @@ export function tabsFor(kind: ModelKind): ModelTab[] {
     case 'checkpoint':
     case 'safetensors':
     case 'safetensors-index':
+    case 'safetensors-ranks':
       return ['parameters', 'compare']
     case 'ir':
       return ['text', 'graph']
@@ -44,9 +45,9 @@ export function companionCheckpoint(modelId: string, files: readonly ModelFile[]
   return beside.find((id) => stemOf(id) === stem) ?? beside.find((id) => stemOf(id).startsWith(stem)) ?? beside[0] ?? null
 }
 
-/** A file of weights by name: a `.ckpt`, a `.safetensors` or a sharded safetensors set. */
+/** A file of weights by name: a `.ckpt`, a `.safetensors`, a sharded set (index) or a distributed job's rank shards. */
 export function isWeightFile(kind: ModelKind): boolean {
-  return kind === 'checkpoint' || kind === 'safetensors' || kind === 'safetensors-index'
+  return kind === 'checkpoint' || kind.startsWith('safetensors')
 }
 
 /** Files that can be compared by parameter name with `modelId`: the other weight files and MindIR files. */
