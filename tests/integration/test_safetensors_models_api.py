@@ -284,3 +284,42 @@ def test_symlinked_shard_is_refused(made: tuple[FlaskClient, dict[str, np.ndarra
     assert "'s.safetensors' is refused" in message, message
     shutil.rmtree(link_dir)
     client.application.extensions["mindinsight_clone"].data_manager.reload()
+
+
+# ---------------------------------------------------------------- reads by range; s3://
+def test_one_tensor_reads_only_the_header_and_its_range(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mindinsight_clone.ingest import safetensors_file, storage
+
+    big = np.ones((256, 1024), np.float32)
+    path = tmp_path / "m.safetensors"
+    write_safetensors(path, {"a": ("F32", big), "b": ("F32", big * 2), "c": ("F32", big * 3)})
+    reads: list[tuple[int, int]] = []
+    real_read = storage.read_range
+
+    def counting(location: Any, offset: int, length: int) -> bytes:
+        reads.append((offset, length))
+        return real_read(location, offset, length)
+
+    monkeypatch.setattr(storage, "read_range", counting)
+    header = safetensors_file.read_header(path, path.stat().st_size)
+    assert sum(length for _, length in reads) < 1024  # the listing read the header only
+    reads.clear()
+    b = header.tensors[1]
+    values = np.concatenate(list(safetensors_file.value_chunks(b, chunk_bytes=256 * 1024)))
+    assert (values == 2).all() and values.size == big.size
+    assert reads[0][0] == b.offset and sum(n for _, n in reads) == b.length == big.nbytes  # b's bytes, nothing else
+
+
+def test_s3_answers_equal_local_ones(s3_server: Any, made: tuple[FlaskClient, dict[str, np.ndarray]],
+                                     tmp_path: Path) -> None:
+    from tests.remote_base import s3_app
+
+    client, _ = made
+    local_base = Path(client.application.extensions["mindinsight_clone"].settings.summary_base_dir)
+    bucket = s3_server.bucket("safetensors")
+    s3_server.upload_tree(local_base, bucket, "base")
+    remote = s3_app(s3_server, f"s3://{bucket}/base", tmp_path / "ws-s3", max_depth=4).test_client()
+    for model_id in ("./made.safetensors", "./hf/model.safetensors.index.json", "./job/rank_*/net-1_2.safetensors"):
+        left = get(client, "/parameters", model_id=model_id)
+        assert get(remote, "/parameters", model_id=model_id) == left
+    assert "overlap" in refused(remote, HOSTILE["overlap"])
