@@ -8,7 +8,8 @@ cell opens that layer's line chart.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -44,7 +45,9 @@ def heatmap_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url + PREFIX
 
 
-def test_layer_heatmap_draws_rows_finds_the_exploding_layer_and_opens_its_chart(heatmap_server: str, page: Any) -> None:
+def test_layer_heatmap_draws_rows_finds_the_exploding_layer_and_opens_its_chart(
+    heatmap_server: str, page: Any, screenshot: Callable[[Any, str], Path]
+) -> None:
     heatmaps: list[str] = []
     page.on("request", lambda r: heatmaps.append(r.url) if "scalars/heatmap" in r.url else None)
     page.goto(f"{heatmap_server}/#/scalars?train_id=./llm")
@@ -69,7 +72,7 @@ def test_layer_heatmap_draws_rows_finds_the_exploding_layer_and_opens_its_chart(
     assert drawn["rows"][drawn["best"][1]] == str(EXPLODING)
     assert drawn["best"][3] == pytest.approx(_value(EXPLODING, STEPS[-1]))
     assert drawn["extra"]["peak"]["tag"].startswith(f"local_norm/layer_{EXPLODING}")
-    assert [drawn["rows"][row] for _col, row in drawn["bad"]] == [str(NAN_LAYER)]
+    assert [drawn["rows"][cell[1]] for cell in drawn["bad"]] == [str(NAN_LAYER)]
     assert drawn["legend"] == ["NaN / ±Inf"]
 
     # log colour scale: the colour dimension becomes log10 |value|
@@ -94,3 +97,4 @@ def test_layer_heatmap_draws_rows_finds_the_exploding_layer_and_opens_its_chart(
     assert float(line.locator('[data-rendered="true"]').first.get_attribute("data-last-y") or "nan") == pytest.approx(
         _value(EXPLODING, STEPS[-1])
     )
+    screenshot(page, "layer_heatmap")

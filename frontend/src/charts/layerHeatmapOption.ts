@@ -10,9 +10,10 @@ import type { ScalarHeatmapResponse } from '@/api/client'
 
 export type HeatmapScale = 'linear' | 'log'
 
-/** [column, row, colour value, raw value] for a finite cell; [column, row] for a non-finite one */
+/** [column, row, colour value, raw value] for a finite cell; [column, row, 0] for a non-finite one (its own
+ * one-colour visualMap: a heatmap series takes its colours from a visualMap only) */
 export type FiniteCell = [number, number, number, number]
-export type NonFiniteCell = [number, number]
+export type NonFiniteCell = [number, number, 0]
 
 export interface LayerHeatmapCells {
   finite: FiniteCell[]
@@ -37,7 +38,7 @@ export function layerHeatmapCells(h: Pick<ScalarHeatmapResponse, 'values' | 'non
   const zeros: FiniteCell[] = []
   h.values.forEach((row, i) => {
     row.forEach((v, j) => {
-      if (h.nonfinite[i]?.[j]) nonFinite.push([j, i])
+      if (h.nonfinite[i]?.[j]) nonFinite.push([j, i, 0])
       if (v === null || !Number.isFinite(v)) return
       if (!peak || Math.abs(v) > Math.abs(peak.value)) peak = { row: i, col: j, value: v }
       const c = scale === 'log' ? (v === 0 ? NaN : Math.log10(Math.abs(v))) : v
@@ -111,8 +112,15 @@ export function layerHeatmapOption(
       axisLabel: { color: p.subtext },
       axisLine: { lineStyle: { color: p.axis } },
     },
-    yAxis: { type: 'category', data: rows, inverse: true, axisLabel: { color: p.subtext }, axisLine: { lineStyle: { color: p.axis } } },
-    visualMap: {
+    yAxis: {
+      type: 'category',
+      data: rows,
+      inverse: true,
+      // at most ~32 labels (64 layers in ~500 px): every other one, else they overlap
+      axisLabel: { color: p.subtext, fontSize: 10, interval: Math.max(0, Math.ceil(rows.length / 32) - 1) },
+      axisLine: { lineStyle: { color: p.axis } },
+    },
+    visualMap: [{
       type: 'continuous',
       seriesIndex: 0,
       dimension: 2,
@@ -127,6 +135,8 @@ export function layerHeatmapOption(
       inRange: { color: SCALE_COLORS },
       formatter: (v: unknown) => formatNumber(Number(v), 3),
     },
+    { type: 'continuous', seriesIndex: 1, dimension: 2, min: 0, max: 1, show: false, inRange: { color: [NONFINITE_COLOR, NONFINITE_COLOR] } },
+    ],
     series: [
       {
         type: 'heatmap',
@@ -140,7 +150,6 @@ export function layerHeatmapOption(
         name: labels.nonFinite,
         data: cells.nonFinite,
         progressive: 0,
-        itemStyle: { color: NONFINITE_COLOR },
         emphasis: { itemStyle: { borderColor: p.text, borderWidth: 1 } },
       },
     ],
