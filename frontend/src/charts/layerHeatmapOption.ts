@@ -102,7 +102,7 @@ export function layerHeatmapOption(
         return `<div class="tt"><div class="tt-title">${escapeHtml(tags[value[1]] ?? '')}</div><div>${labels.step} ${stepRange(value[0])}</div><div>${labels.value}: <b>${shown}</b></div></div>`
       },
     },
-    grid: { left: 8, right: 90, top: 28, bottom: 8, containLabel: true },
+    grid: { left: 8, right: 90, top: 28, bottom: 26, containLabel: true },
     xAxis: {
       type: 'category',
       name: labels.step,
