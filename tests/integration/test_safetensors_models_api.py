@@ -101,7 +101,7 @@ def test_real_safetensors_page_and_compare_with_ckpt(real: tuple[FlaskClient, di
     compared = get(client, "/parameters/compare", model_id="./lenet.safetensors", other_model_id="./lenet.ckpt")
     assert compared["only_in_model"] == compared["only_in_other"] == []
     assert {r["name"] for r in compared["parameters"]} == set(expected["lenet.ckpt"]["params"])
-    assert all("error" not in r for r in compared["parameters"])
+    assert all("error" not in r and r["equal"] for r in compared["parameters"])  # EXPECTED: identical values
 
 
 def test_real_distributed_shards_hold_the_union(real: tuple[FlaskClient, dict[str, Any]]) -> None:
