@@ -89,13 +89,15 @@ def guarded_search(compiled: Any, texts: Sequence[str], name: str) -> list[Any]:
 # ------------------------------------------------------------------------------ grouping
 def group_runs(train_ids: Sequence[str], group_by: str,
                hparam_of: Callable[[str, str], str | None]) -> tuple[dict[str, list[str]], list[str]]:
-    """(group name -> its train ids in request order, ungrouped train ids). A run that does not match the
-    regex, has no value of the hparam (`hparam_of(train_id, name)`), or is no `rank_<n>` run is left out and
-    listed as ungrouped."""
+    """(group name -> its train ids in request order, ungrouped train ids). A run whose path (train id without
+    './') does not match the regex, has no value of the hparam (`hparam_of(train_id, name)`), or is no
+    `rank_<n>` run is left out and listed as ungrouped."""
     kind, _, arg = group_by.partition(":")
     keys: list[str | None]
     if kind == "regex" and arg:
-        matches = guarded_search(compile_pattern(arg, "group_by"), train_ids, "group_by")
+        # on the run path (the id without './'), as --run-filter: `^(lr[0-9.]+)_` groups ./lr0.1_seed3
+        paths = [tid[2:] if tid.startswith("./") else tid for tid in train_ids]
+        matches = guarded_search(compile_pattern(arg, "group_by"), paths, "group_by")
         keys = [None if m is None else (m.group(1) if m.re.groups else m.group(0)) for m in matches]
     elif kind == "hparam" and arg:
         keys = [hparam_of(tid, arg) for tid in train_ids]

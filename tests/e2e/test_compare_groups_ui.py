@@ -28,7 +28,7 @@ TAG = "loss/scalar"  # a summary scalar `loss`, as plugins lists it
 LRS = ("0.1", "0.01", "0.001")
 SEEDS = range(10)
 STEPS = range(1, 61)
-REGEX = r"^\./(lr[0-9.]+)_"  # train ids are relative paths: ./lr0.1_seed3
+REGEX = r"^(lr[0-9.]+)_"  # the example: matched on the run path (./lr0.1_seed3 without './')
 CHART = f"compare-groups:{TAG}"
 
 

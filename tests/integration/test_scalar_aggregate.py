@@ -122,7 +122,7 @@ def test_regex_groups_equal_numpy_over_every_point(written: dict[str, Any], stat
 
 def test_unmatched_runs_are_ungrouped(written: dict[str, Any]) -> None:
     ids = ["./sweep_alpha_seed0", "./job/rank_0"]
-    body = _get(written["client"], "aggregate", train_ids=",".join(ids), tag=TAG, group_by="regex:sweep")
+    body = _get(written["client"], "aggregate", train_ids=",".join(ids), tag=TAG, group_by="regex:^sweep")
     assert [(g["name"], g["train_ids"]) for g in body["groups"]] == [("sweep", ["./sweep_alpha_seed0"])]
     assert body["ungrouped"] == ["./job/rank_0"]
 

@@ -814,7 +814,7 @@ export const en = {
   'compare.groupRegex': 'Regex on run name',
   'compare.groupHparam': 'Hparam / lineage value',
   'compare.groupRank': 'Rank group',
-  'compare.groupRegexHint': 'e.g. (lr[0-9.]+)_ — searched in the run id (./lr0.1_seed3); runs with the same first capture group form a group',
+  'compare.groupRegexHint': 'e.g. (lr[0-9.]+)_ — searched in the run path (lr0.1_seed3); runs with the same first capture group form a group',
   'compare.groupHparamHint': 'e.g. learning_rate',
   'compare.stat': 'Line',
   'compare.statMean': 'Mean',

@@ -816,7 +816,7 @@ export const zh: Partial<Record<MessageKey, string>> = {
   'compare.groupRegex': '按训练名正则',
   'compare.groupHparam': '按超参 / 溯源值',
   'compare.groupRank': '按 rank 组',
-  'compare.groupRegexHint': '如 (lr[0-9.]+)_ ：在训练 ID（./lr0.1_seed3）中查找，第一个捕获组相同的训练为一组',
+  'compare.groupRegexHint': '如 (lr[0-9.]+)_ ：在训练路径（lr0.1_seed3）中查找，第一个捕获组相同的训练为一组',
   'compare.groupHparamHint': '如 learning_rate',
   'compare.stat': '曲线',
   'compare.statMean': '均值',
