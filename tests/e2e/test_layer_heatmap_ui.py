@@ -51,6 +51,10 @@ def test_layer_heatmap_draws_rows_finds_the_exploding_layer_and_opens_its_chart(
     heatmaps: list[str] = []
     page.on("request", lambda r: heatmaps.append(r.url) if "scalars/heatmap" in r.url else None)
     page.goto(f"{heatmap_server}/#/scalars?train_id=./llm")
+    toggle = page.get_by_test_id("layer-heatmap-toggle")
+    toggle.wait_for()
+    assert not heatmaps  # closed by default: nothing asked, the first charts keep the first screen
+    toggle.click()
     chart = page.locator(f'[data-testid="layer-heatmap"][data-rows="{LAYERS}"][data-rendered="true"]')
     chart.wait_for()
     # asked under the prefix, with width = the chart's pixel width

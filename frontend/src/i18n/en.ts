@@ -171,6 +171,8 @@ export const en = {
   'dashboard.graphScope': 'Scope {name}: {count}',
   'scalar.title': 'Scalar',
   'scalar.heatmap': 'Layer heatmap',
+  'scalar.heatmapShow': 'Show ({n} tag families)',
+  'scalar.heatmapHide': 'Hide',
   'scalar.heatmapHint': 'Tags that differ only by a number, one row each; a cell is the largest |value| of its steps. Click a cell for the tag\'s line chart.',
   'scalar.heatmapFamily': 'Tags',
   'scalar.heatmapLinear': 'Linear',

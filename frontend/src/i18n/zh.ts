@@ -173,6 +173,8 @@ export const zh: Partial<Record<MessageKey, string>> = {
   'dashboard.graphScope': '命名空间 {name}：{count}',
   'scalar.title': '标量',
   'scalar.heatmap': '层热力图',
+  'scalar.heatmapShow': '显示（{n} 组标签）',
+  'scalar.heatmapHide': '隐藏',
   'scalar.heatmapHint': '仅数字不同的标签各占一行；每格为其步数区间内绝对值最大的值。点击格子查看该标签的折线图。',
   'scalar.heatmapFamily': '标签',
   'scalar.heatmapLinear': '线性',
