@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import re
-import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ import regex
 
 from mindinsight_clone.errors import ParamValueError, ScalarNotExistError
 from mindinsight_clone.plugins.common import tag_samples
-from mindinsight_clone.plugins.tag_search import MATCH_BUDGET_S, MAX_PATTERN_CHARS
+from mindinsight_clone.plugins.tag_search import MATCH_BUDGET_S, MAX_PATTERN_CHARS, search_within_budget
 from mindinsight_clone.store.downsample import MIN_POINTS, m4_indices
 from mindinsight_clone.store.run_cache import RunCache
 from mindinsight_clone.store.run_groups import split_rank
@@ -73,17 +72,10 @@ def compile_pattern(pattern: str, name: str) -> Any:
 
 def guarded_search(compiled: Any, texts: Sequence[str], name: str) -> list[Any]:
     """`compiled.search` over `texts` within MATCH_BUDGET_S in all (the tag filter's budget); 4xx past it."""
-    deadline = time.monotonic() + MATCH_BUDGET_S
-    out = []
     try:
-        for text in texts:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError
-            out.append(compiled.search(text, timeout=left))
+        return search_within_budget(compiled, texts)
     except TimeoutError:
         raise ParamValueError(f"'{name}' took too long to match (limit {MATCH_BUDGET_S} s).") from None
-    return out
 
 
 # ------------------------------------------------------------------------------ grouping

@@ -14,6 +14,7 @@ tag without its MindInsight plugin suffix (`loss/scalar` -> `loss`), so `loss/sc
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,24 +44,29 @@ def _plain(tags: list[str], text: str) -> list[str]:
     return [t for t in tags if low in t.lower()]
 
 
+def search_within_budget(compiled: Any, texts: Sequence[str]) -> list[Any]:
+    """`compiled.search(text)` of each text, MATCH_BUDGET_S for all of them together; TimeoutError past it."""
+    deadline = time.monotonic() + MATCH_BUDGET_S
+    out = []
+    for text in texts:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        out.append(compiled.search(text, timeout=left))
+    return out
+
+
 def _regex_matches(tags: list[str], pattern: str) -> tuple[list[str], bool, bool]:
     """(matches, invalid, slow): a pattern that does not compile or runs past MATCH_BUDGET_S is plain text."""
     try:
         compiled = regex.compile(pattern, regex.IGNORECASE | regex.V0)
     except (regex.error, ValueError, OverflowError, RecursionError):
         return _plain(tags, pattern), True, False
-    deadline = time.monotonic() + MATCH_BUDGET_S
-    out: list[str] = []
     try:
-        for tag in tags:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError
-            if compiled.search(tag, timeout=left) is not None:
-                out.append(tag)
+        found = search_within_budget(compiled, tags)
     except TimeoutError:
         return _plain(tags, pattern), False, True
-    return out, False, False
+    return [tag for tag, match in zip(tags, found, strict=True) if match is not None], False, False
 
 
 def prefix_groups(bare_tags: list[str], prefix: str) -> list[dict[str, Any]]:
