@@ -84,6 +84,8 @@ const routes: RouteRecordRaw[] = [
   { path: '/profiler', name: 'profiler', component: () => import('./views/profiler/ProfilerView.vue'), meta: { nav: 'summary' } },
   // Precision debugging (issue 22): MindSpore dumps and the model files users export.
   { path: '/debugger', name: 'debugger', component: () => import('./views/debugger/DebuggerView.vue'), meta: { nav: 'debugger' } },
+  // msprobe (issue 35): dumps, compare, graph_visualize graphs, trends; tabs by ?tab=
+  { path: '/msprobe', name: 'msprobe', component: () => import('./views/msprobe/MsprobeView.vue'), meta: { nav: 'debugger' } },
   { path: '/models', name: 'models', component: () => import('./views/models/ModelsView.vue'), meta: { nav: 'debugger' } },
 
   // MindInsight 2.3.1 routes -> ours.

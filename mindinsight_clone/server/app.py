@@ -18,6 +18,9 @@ from mindinsight_clone.server import (
     routes_health,
     routes_lineage,
     routes_models,
+    routes_msprobe,
+    routes_msprobe_compare,
+    routes_msprobe_graph,
     routes_profiler,
     routes_scalar_views,
     routes_tags,
@@ -36,7 +39,7 @@ log = logging.getLogger(__name__)
 MAX_BODY_BYTES = 16 * 1024 * 1024  # request bodies, with or without Content-Length (413 beyond)
 BLUEPRINTS = (routes_health, routes_datavisual, routes_tensorboard, routes_graphs, routes_lineage, routes_profiler,
               routes_debugger, routes_models, routes_export, routes_tags, routes_scalar_views,
-              routes_ui)
+              routes_msprobe, routes_msprobe_compare, routes_msprobe_graph, routes_ui)
 
 
 def create_app(

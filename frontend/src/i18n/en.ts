@@ -1,3 +1,7 @@
+import { msprobeCompareEn } from './msprobe/compare.en'
+import { msprobeDumpsEn } from './msprobe/dumps.en'
+import { msprobeGraphsEn } from './msprobe/graphs.en'
+
 // English strings. Keys are grouped by page; `{name}` placeholders are filled by t().
 export const en = {
   'app.title': 'mindinsight-clone',
@@ -1207,6 +1211,15 @@ export const en = {
   'models.dotTooBig': 'Too large to draw here',
   'models.dotTooBigHint': 'The file is bigger than 4 MB: see its text.',
   'models.dotUnreadable': 'Graphviz could not draw this file.',
+  'debugger.tabMsprobe': 'msprobe',
+  'msprobe.tabDumps': 'Dumps',
+  'msprobe.tabCompare': 'Compare',
+  'msprobe.tabGraphs': 'Graphs',
+  'msprobe.tabTrends': 'Trends',
+  // each tab's own strings (one file per tab, so their authors do not edit the same lines)
+  ...msprobeDumpsEn,
+  ...msprobeCompareEn,
+  ...msprobeGraphsEn,
 }
 
 export type MessageKey = keyof typeof en

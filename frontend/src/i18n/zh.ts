@@ -1,4 +1,7 @@
 import type { MessageKey } from './en'
+import { msprobeCompareZh } from './msprobe/compare.zh'
+import { msprobeDumpsZh } from './msprobe/dumps.zh'
+import { msprobeGraphsZh } from './msprobe/graphs.zh'
 
 // 简体中文. A missing key falls back to English.
 export const zh: Partial<Record<MessageKey, string>> = {
@@ -1207,4 +1210,12 @@ export const zh: Partial<Record<MessageKey, string>> = {
   'models.dotTooBig': '文件过大，无法在此绘制',
   'models.dotTooBigHint': '文件超过 4 MB：请查看其文本。',
   'models.dotUnreadable': 'Graphviz 无法绘制该文件。',
+  'debugger.tabMsprobe': 'msprobe',
+  'msprobe.tabDumps': '数据转储',
+  'msprobe.tabCompare': '精度比对',
+  'msprobe.tabGraphs': '分级可视化',
+  'msprobe.tabTrends': '趋势',
+  ...msprobeDumpsZh,
+  ...msprobeCompareZh,
+  ...msprobeGraphsZh,
 }

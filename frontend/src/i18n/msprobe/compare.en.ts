@@ -1,0 +1,3 @@
+// msprobe page, compare tab (issue 35). English.
+export const msprobeCompareEn = {
+}

@@ -1,0 +1,3 @@
+// msprobe page, dumps tab (issue 35). English.
+export const msprobeDumpsEn = {
+}

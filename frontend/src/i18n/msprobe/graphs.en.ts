@@ -1,0 +1,3 @@
+// msprobe page, graphs tab (issue 35). English.
+export const msprobeGraphsEn = {
+}
