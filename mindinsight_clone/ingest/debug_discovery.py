@@ -7,8 +7,8 @@ The walk of `summary_watcher` lists every directory down to `--max-depth`; each 
   its id is its path relative to the base dir (`./dump/lenet`), like a train_id. The walk does not go into
   the rank folders of a dump (a dump can hold millions of files; the debugger lists them when asked);
 * model files, by name: `.mindir`, `.ckpt`, `.safetensors`, `*.safetensors.index.json` (a sharded set, one
-  model; its shards are listed too), `.ir`, `.dot` and `.pb` (not `memory_usage_<n>.pb`); the id is the
-  file's path relative to the base dir (`./mindir/lenet.mindir`).
+  model; its shards are listed too), `.ir`, `.dot`, `.pb` (not `memory_usage_<n>.pb`), `.onnx` and `.ms`
+  (MindSpore Lite); the id is the file's path relative to the base dir (`./mindir/lenet.mindir`).
 
 Both lists are bounded (MAX_DUMP_ROOTS, MAX_MODEL_FILES); past a bound the rest is left out, logged, and the
 `*_truncated` flag says so in the API.
@@ -29,14 +29,14 @@ logger = logging.getLogger(__name__)
 MAX_DUMP_ROOTS = 1_000
 MAX_MODEL_FILES = 10_000
 MODEL_KINDS = {".mindir": "mindir", ".ckpt": "checkpoint", ".safetensors": "safetensors", ".ir": "ir", ".dot": "dot",
-               ".pb": "pb"}
+               ".pb": "pb", ".onnx": "onnx", ".ms": "ms"}
 SAFETENSORS_INDEX = ".safetensors.index.json"
 _MEMORY_USAGE_PB = re.compile(r"memory_usage_\d+\.pb")
 
 
 def model_kind(name: str) -> str | None:
-    """`mindir` | `checkpoint` | `safetensors` | `safetensors-index` | `ir` | `dot` | `pb` from a file name, else
-    None."""
+    """`mindir` | `checkpoint` | `safetensors` | `safetensors-index` | `ir` | `dot` | `pb` | `onnx` | `ms` from a file
+    name, else None."""
     if name.lower().endswith(SAFETENSORS_INDEX) and len(name) > len(SAFETENSORS_INDEX):
         return "safetensors-index"
     dot = name.rfind(".")
