@@ -176,7 +176,7 @@ export type DumpGraphNode = GraphNode & { tensors?: DumpTensor[] }
 
 // ---------------------------------------------------------------- model files
 
-export type ModelKind = 'mindir' | 'checkpoint' | 'safetensors' | 'safetensors-index' | 'safetensors-ranks' | 'ir' | 'dot' | 'pb'
+export type ModelKind = 'mindir' | 'checkpoint' | 'safetensors' | 'safetensors-index' | 'safetensors-ranks' | 'ir' | 'dot' | 'pb' | 'onnx' | 'ms'
 
 export interface ModelFile {
   model_id: string

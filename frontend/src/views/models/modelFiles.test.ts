@@ -36,6 +36,21 @@ describe('model files', () => {
     expect(ids).not.toContain('./st/lenet.safetensors')
   })
 
+  it('show an ONNX or MindSpore Lite model as a graph with its own weights, comparable with checkpoints', () => {
+    expect(tabsFor('onnx')).toEqual(['graph', 'nodes', 'parameters', 'compare'])
+    expect(tabsFor('ms')).toEqual(['graph', 'nodes', 'parameters', 'compare'])
+    const withOnnx = [...FILES, file('./mf/lenet.onnx', 'onnx'), file('./mf/lenet.ms', 'ms')]
+    expect(comparable('./mf/lenet.onnx', withOnnx).map((f) => f.model_id)).toEqual([
+      './mindir/lenet.mindir',
+      './mindir/lenet_train.ckpt',
+      './mindir/lenet.ckpt',
+      './other/lenet.ckpt',
+      './models/net.mindir',
+      './models/net_trained.ckpt',
+      './mf/lenet.ms',
+    ])
+  })
+
   it('find the checkpoint beside a MindIR: same stem, then a stem prefix, then any', () => {
     expect(companionCheckpoint('./mindir/lenet.mindir', FILES)).toBe('./mindir/lenet.ckpt')
     expect(companionCheckpoint('./models/net.mindir', FILES)).toBe('./models/net_trained.ckpt')

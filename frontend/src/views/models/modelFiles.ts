@@ -8,6 +8,8 @@ export type ModelTab = 'graph' | 'nodes' | 'parameters' | 'compare' | 'text' | '
 export function tabsFor(kind: ModelKind): ModelTab[] {
   switch (kind) {
     case 'mindir':
+    case 'onnx':
+    case 'ms':
       return ['graph', 'nodes', 'parameters', 'compare']
     case 'checkpoint':
     case 'safetensors':
@@ -50,9 +52,14 @@ export function isWeightFile(kind: ModelKind): boolean {
   return kind === 'checkpoint' || kind.startsWith('safetensors')
 }
 
-/** Files that can be compared by parameter name with `modelId`: the other weight files and MindIR files. */
+/** A model whose graph carries its own weights: MindIR, ONNX (initializers), MindSpore Lite (constant tensors). */
+export function isGraphWithWeights(kind: ModelKind): boolean {
+  return kind === 'mindir' || kind === 'onnx' || kind === 'ms'
+}
+
+/** Files that can be compared by parameter name with `modelId`: the other weight files and models with weights. */
 export function comparable(modelId: string, files: readonly ModelFile[]): ModelFile[] {
-  return files.filter((f) => f.model_id !== modelId && (isWeightFile(f.kind) || f.kind === 'mindir'))
+  return files.filter((f) => f.model_id !== modelId && (isWeightFile(f.kind) || isGraphWithWeights(f.kind)))
 }
 
 export type SortDir = 'asc' | 'desc'
