@@ -78,10 +78,11 @@ class PrCurve:
     """One PR-curve step: float64 [6, n] rows tp, fp, tn, fn, precision, recall at thresholds i / (n - 1)."""
 
     counts: np.ndarray
+    roc: np.ndarray | None = None  # VisualDL `add_roc_curve`: its stored [2, n] rows tpr, fpr (as written)
 
     @property
     def nbytes(self) -> int:
-        return int(self.counts.nbytes)
+        return int(self.counts.nbytes) + (int(self.roc.nbytes) if self.roc is not None else 0)
 
 
 @dataclass(slots=True)
@@ -146,10 +147,15 @@ class Embedding:
     sprite_dim: tuple[int, int] | None
     shape: tuple[int, ...]  # as the config says ((): not said)
     problem: str = ""  # why (part of) it cannot be served, e.g. a path outside the run folder
+    # written inline in the record (VisualDL `add_embeddings`) instead of files: float32 [points, dims] and
+    # (metadata column names, one row of labels per point)
+    vectors: np.ndarray | None = None
+    labels: tuple[list[str], list[list[str]]] | None = None
 
     @property
     def nbytes(self) -> int:
-        return 500
+        rows = len(self.labels[1]) if self.labels else 0
+        return 500 + (int(self.vectors.nbytes) if self.vectors is not None else 0) + 50 * rows
 
 
 @dataclass(slots=True)
