@@ -3,6 +3,7 @@
 // links and bookmarks keep working.
 import { createRouter, createWebHashHistory, type RouteLocationGeneric, type RouteRecordRaw } from 'vue-router'
 import SummaryList from './views/summary/SummaryList.vue'
+import { startRunPrefetch } from './composables/runPrefetch'
 
 function withTrainId(name: string) {
   return (to: RouteLocationGeneric) => {
@@ -114,4 +115,9 @@ export const router = createRouter({
   history: createWebHashHistory(),
   routes,
   scrollBehavior: () => ({ top: 0 }),
+})
+
+// A run page's first requests start with the navigation, not after its chunks (composables/runPrefetch.ts).
+router.beforeEach((to) => {
+  if (to.meta.run && typeof to.query.train_id === 'string') startRunPrefetch(to.query.train_id)
 })

@@ -7,6 +7,7 @@ import { api, ApiError, isAbort, PLUGIN_NAMES, TB_KINDS, type PluginTags, type R
 import { t } from '@/i18n'
 import { formatBytes } from '@/lib/format'
 import { onRefresh } from './useRefresh'
+import { takeRunPrefetch } from './runPrefetch'
 import { useRunPresence } from './useRunPresence'
 
 export type RunStatus = 'idle' | 'loading' | 'caching' | 'ready' | 'notFound' | 'error'
@@ -61,20 +62,23 @@ export function useRun(trainId: Ref<string>) {
     const ctl = new AbortController()
     controller = ctl
     if (!fromRefresh && status.value !== 'caching') status.value = 'loading'
+    // The router may have asked already (runPrefetch.ts: the first visit, before this page's code loaded).
+    const pre = fromRefresh ? null : takeRunPrefetch(id)
     try {
-      await api.cacheTrainJobs([id], { signal: ctl.signal }).catch((e) => {
+      await (pre?.cache ?? api.cacheTrainJobs([id], { signal: ctl.signal })).catch((e) => {
         if (e instanceof ApiError && (e.kind === 'network' || e.kind === 'aborted')) throw e
       })
       // Ask for the tags only when the server lists the run: `plugins` of an unknown id is a 400,
       // which the browser logs as a console error.
-      const presence = await check(ctl.signal)
+      const presence = await check(ctl.signal, pre?.jobs)
+      if (ctl.signal.aborted) return
       const found = job.value
       // A refresh of a run whose data did not change (same data_version) reloads nothing: the pages ask for
       // their data again only when the server has new data, so an unchanged run costs one small request
       // per refresh, and a run deleted meanwhile is not asked for (no 400 in the console).
       if (fromRefresh && status.value === 'ready' && found?.data_version && found.data_version === loadedVersion) return
       const tags = found
-        ? await api.plugins(id, false, { signal: ctl.signal }).catch((e) => {
+        ? await (pre ? pre.plugins : api.plugins(id, false, { signal: ctl.signal })).catch((e) => {
             if (e instanceof ApiError && e.code === '50545005') return null
             throw e
           })

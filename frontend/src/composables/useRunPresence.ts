@@ -9,6 +9,7 @@
 // calls `useRunPresence(trainId, { poll: true })`, which checks on mount, on a new train_id and on every refresh tick.
 import { computed, onBeforeUnmount, ref, shallowRef, watch, type Ref } from 'vue'
 import { api, isAbort, type TrainJob } from '@/api/client'
+import type { TrainJobsResponse } from '@/api/types'
 import { onRefresh } from './useRefresh'
 
 export type Presence = 'unknown' | 'present' | 'pending' | 'gone'
@@ -18,15 +19,16 @@ export function useRunPresence(trainId: Ref<string>, opts: { poll?: boolean } = 
   const job = shallowRef<TrainJob | null>(null)
   let ctl: AbortController | null = null
 
-  /** Asks the server whether it lists the run; sets `presence` and `job` (null when not listed). */
-  async function check(signal?: AbortSignal): Promise<Presence> {
+  /** Asks the server whether it lists the run (or takes the router's answer, `prefetched`); sets `presence` and
+   * `job` (null when not listed). */
+  async function check(signal?: AbortSignal, prefetched?: Promise<TrainJobsResponse>): Promise<Presence> {
     const id = trainId.value
     if (!id) {
       job.value = null
       presence.value = 'gone'
       return presence.value
     }
-    const brief = await api.trainJobs({ train_id: id, data_version: true }, { signal })
+    const brief = await (prefetched ?? api.trainJobs({ train_id: id, data_version: true }, { signal }))
     if (signal?.aborted || id !== trainId.value) return presence.value
     job.value = brief.train_jobs.find((j) => j.train_id === id) ?? null
     presence.value = job.value ? 'present' : brief.load_status === 'loaded' ? 'gone' : 'pending'
