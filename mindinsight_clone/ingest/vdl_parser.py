@@ -12,12 +12,16 @@ value's step is its `id`, its wall time its `timestamp` (ms since the epoch). Wh
 | `text` (`add_text`)                        | text       | `<tag>`                    |
 | `pr_curve` (`add_pr_curve`)                | pr_curve   | `<tag>`                    |
 | `audio` (`add_audio`, WAV)                 | audio      | `<tag>`                    |
+| `roc_curve` (`add_roc_curve`)              | pr_curve   | `<tag>/roc_curve`          |
+| `embeddings` (`add_embeddings`)            | embedding  | `<tag>`                    |
 | `hparam` (`add_hparams`)                   | hparams    | `_hparams_/experiment` + `_hparams_/session_start_info` |
 
 `add_hparams` is given as TensorBoard's hparams plugin sees a session (the `hparams` plugin: each metric is the
-newest value of the scalar tag of that name in the run, as VisualDL shows it). Not shown yet (one log line per
-kind and tag, per file): `roc_curve`, `embeddings`; `meta_data` (the first record of every file: the writer's
-display name) is skipped silently.
+newest value of the scalar tag of that name in the run, as VisualDL shows it). A ROC curve is a PR-curve value
+of its counts (precision and recall computed from them as VisualDL computes them for `add_pr_curve`) that also
+keeps its stored `tpr`/`fpr` rows; its own tag suffix keeps it apart from a PR curve of the same tag. An
+embedding is the projector's value with its vectors and labels inline. `meta_data` (the first record of every
+file: the writer's display name) is skipped silently.
 
 Output is `event_parser.ParsedColumns` with the TensorBoard parser's per-record atomicity: a record that does
 not decode or convert adds nothing and is reported (`bad_payload`).
@@ -29,7 +33,7 @@ import logging
 import re
 import struct
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -40,7 +44,7 @@ from mindinsight_clone.ingest import tfevents_kinds as kinds
 from mindinsight_clone.ingest.event_parser import ParsedColumns, scalar_column
 from mindinsight_clone.ingest.gc_pause import gc_paused
 from mindinsight_clone.ingest.record_reader import ReadProblem
-from mindinsight_clone.ingest.values import HParams, Image, PrCurve, SummaryValue, Text
+from mindinsight_clone.ingest.values import Embedding, HParams, Image, PrCurve, SummaryValue, Text
 from mindinsight_clone.proto import vdl_record_pb2
 
 logger = logging.getLogger(__name__)
@@ -49,11 +53,11 @@ Record = vdl_record_pb2.Record
 VDL_NAME = re.compile(r"vdlrecords")  # VisualDL's reader takes every file whose name contains it
 VDL_TIMESTAMP = re.compile(r"vdlrecords\.(\d+)")
 DEFAULT_TEXT_MAX_CHARS = 100_000
-MAX_NOTED = 10_000  # "<kind>:<tag>" already logged per file
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _PNG_SIZE = struct.Struct(">II")
 _ERRORS = (DecodeError, ValueError, TypeError, KeyError, OverflowError)
-_NOT_SHOWN = ("roc_curve", "embeddings")
+ROC_SUFFIX = "/roc_curve"
+_EPSILON = 1e-7  # VisualDL's floor of a ratio's denominator (precision = TP / max(1e-7, TP + FP))
 # TensorBoard's hparams tags (plugins.hparams) and the DataType names of `HparamInfo.type`
 HPARAMS_EXPERIMENT, HPARAMS_START = "_hparams_/experiment", "_hparams_/session_start_info"
 _HPARAM_TYPES = {"int_value": "DATA_TYPE_FLOAT64", "float_value": "DATA_TYPE_FLOAT64",
@@ -73,9 +77,8 @@ def vdl_timestamp(name: str) -> int | None:
 
 @dataclass(slots=True)
 class VdlState:
-    """Per file: what was already logged as not shown, and the text length limit."""
+    """Per file: the text length limit."""
 
-    noted: set[str] = field(default_factory=set)
     text_max_chars: int = DEFAULT_TEXT_MAX_CHARS
 
 
@@ -105,6 +108,35 @@ def pr_curve_from_vdl(proto: Any) -> PrCurve:
     if not n or any(len(r) != n for r in rows):
         raise ValueError(f"a PR curve needs 6 rows of one length, got {[len(r) for r in rows]}")
     return PrCurve(counts=np.array(rows, dtype=np.float64))
+
+
+def roc_curve_from_vdl(proto: Any) -> PrCurve:
+    """`add_roc_curve`: the counts, with precision and recall from them, and the stored tpr/fpr rows (VisualDL
+    stores tpr = TP / (TN + FP), not TP / (TP + FN): kept as written; pages draw the ROC from the counts)."""
+    counts = [np.asarray(r, dtype=np.float64) for r in (proto.TP, proto.FP, proto.TN, proto.FN)]
+    roc = [np.asarray(r, dtype=np.float64) for r in (proto.tpr, proto.fpr)]
+    n = counts[0].size
+    if not n or any(r.size != n for r in counts + roc):
+        raise ValueError(f"a ROC curve needs 6 rows of one length, got {[r.size for r in counts + roc]}")
+    tp, fp, _tn, fn = counts
+    precision = tp / np.maximum(_EPSILON, tp + fp)
+    recall = tp / np.maximum(_EPSILON, tp + fn)
+    return PrCurve(counts=np.array([*counts, precision, recall]), roc=np.array(roc))
+
+
+def embedding_from_vdl(proto: Any, tag: str) -> Embedding:
+    """`add_embeddings`: one row per point, each with its label columns; `label_meta` names them (else `label`,
+    or `label_<i>` for more than one column)."""
+    points = proto.embeddings
+    dims = len(points[0].vectors) if points else 0
+    if any(len(p.vectors) != dims for p in points):
+        raise ValueError("embedding rows have different lengths")
+    vectors = np.array([p.vectors for p in points], dtype=np.float32).reshape(len(points), dims)
+    rows = [list(p.label) for p in points]
+    width = max((len(r) for r in rows), default=0)
+    columns = list(proto.label_meta) or (["label"] if width == 1 else [f"label_{i}" for i in range(width)])
+    return Embedding(tensor_name=tag, tensor=None, metadata=None, sprite=None, sprite_dim=None,
+                     shape=vectors.shape, vectors=vectors, labels=(columns, rows) if width else None)
 
 
 def hparams_from_vdl(proto: Any, wall_time: float) -> list[tuple[str, str, Any]]:
@@ -138,18 +170,13 @@ def convert_value(value: Any, state: VdlState, file_name: str) -> float | list[t
         return [("pr_curve", tag, pr_curve_from_vdl(value.pr_curve))]
     if which == "audio":
         return [("audio", tag, kinds.audio_from_proto(value.audio))]  # same fields as TensorBoard's Audio
+    if which == "roc_curve":
+        return [("pr_curve", tag + ROC_SUFFIX, roc_curve_from_vdl(value.roc_curve))]
+    if which == "embeddings":
+        return [("embedding", tag, embedding_from_vdl(value.embeddings, tag))]
     if which == "hparam":
         return hparams_from_vdl(value.hparam, value.timestamp / 1000.0)
-    if which in _NOT_SHOWN:
-        _note(state, file_name, which, tag)
     return None
-
-
-def _note(state: VdlState, file_name: str, kind: str, tag: str) -> None:
-    key = f"{kind}:{tag}"
-    if key not in state.noted and len(state.noted) < MAX_NOTED:
-        state.noted.add(key)
-        logger.info("%s: VisualDL %s values of tag %r are not shown yet", file_name, kind, tag)
 
 
 def parse_vdl_columns(records: Sequence[bytes], file_name: str, offsets: Sequence[int] | None = None,

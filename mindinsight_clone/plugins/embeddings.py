@@ -7,6 +7,9 @@ points (and at most MAX_VALUES numbers) with their metadata rows; `shape` is the
 `truncated` says when fewer points were sent. A path refused on ingest, a missing file or a TSV that is not one
 gives the listing item an `error` and `embedding` a 400 50545021 with the reason; the other embeddings (and the
 rest of the run) are served. NaN and infinite values are sent as null.
+
+A VisualDL `add_embeddings` value carries its vectors and labels inline (`Embedding.vectors`, `.labels`): served
+the same way, with no files to read.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import orjson
 
 from mindinsight_clone.errors import KindDataNotExistError, KindDataUnreadableError
 from mindinsight_clone.ingest import projector
+from mindinsight_clone.ingest.values import Embedding
 from mindinsight_clone.plugins.common import tag_samples
 from mindinsight_clone.plugins.images import sniff_mime
 from mindinsight_clone.store.reservoir import Sample
@@ -36,6 +40,9 @@ def _info(samples: list[Sample]) -> dict[str, Any]:
     if emb.sprite is not None and emb.sprite_dim is not None:
         item["sprite"] = {"single_image_dim": list(emb.sprite_dim)}
     errors = [emb.problem] if emb.problem else []
+    if emb.vectors is not None:
+        item["metadata_columns"] = list(emb.labels[0]) if emb.labels else []
+        return item
     try:
         if emb.tensor is not None:
             item["shape"] = list(projector.tensor_shape(emb.tensor))
@@ -60,6 +67,8 @@ def embedding(cache: RunCache, tag: str, max_points: int) -> dict[str, Any]:
     samples = tag_samples(cache, NAME, tag, KindDataNotExistError)
     emb = samples[-1].value
     info = cache.memo(NAME, tag, "info", _info)
+    if emb.vectors is not None:
+        return _inline(tag, emb, max_points)
     if emb.tensor is None:
         raise KindDataUnreadableError(f"Detail: embedding {tag!r}: {emb.problem or 'no tensor file'}")
     shape = info.get("shape") or [0, 0]
@@ -79,6 +88,21 @@ def embedding(cache: RunCache, tag: str, max_points: int) -> dict[str, Any]:
         body["truncated"] = {"sent_points": int(values.shape[0]), "setting": "embedding_max_points"}
     if emb.problem:
         body["warning"] = emb.problem
+    return body
+
+
+def _inline(tag: str, emb: Embedding, max_points: int) -> dict[str, Any]:
+    """An embedding written inline (VisualDL): its first points and label rows, as `embedding` sends files'."""
+    assert emb.vectors is not None
+    total, dims = emb.vectors.shape
+    rows = max(1, min(max_points, MAX_VALUES // max(dims, 1)))
+    values = emb.vectors[:rows]
+    columns, label_rows = emb.labels if emb.labels else ([], [])
+    body: dict[str, Any] = {"tag": tag, "shape": [total, dims],
+                            "values": orjson.Fragment(orjson.dumps(values, option=orjson.OPT_SERIALIZE_NUMPY)),
+                            "metadata": {"columns": list(columns), "rows": label_rows[:rows]}, "sprite": None}
+    if values.shape[0] < total:
+        body["truncated"] = {"sent_points": int(values.shape[0]), "setting": "embedding_max_points"}
     return body
 
 

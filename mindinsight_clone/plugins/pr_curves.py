@@ -3,6 +3,9 @@
 Each kept step gives its thresholds (i / (n - 1), as tensorboardX and TensorBoard write them) and the six rows
 of the tensor: true/false positives/negatives, precision and recall at each threshold. A client draws ROC
 from the same counts (TPR = tp / (tp + fn), FPR = fp / (fp + tn)).
+
+A VisualDL `add_roc_curve` step (tag `<tag>/roc_curve`) is one of these too, its precision and recall computed
+from its counts; it adds `"kind": "roc"` and its `tpr` and `fpr` rows as VisualDL stored them.
 """
 
 from __future__ import annotations
@@ -30,6 +33,11 @@ def _curves(samples: list[Sample]) -> list[dict[str, Any]]:
                                 "thresholds": (np.arange(n) / max(n - 1, 1)).tolist()}
         for name, row in zip(PR_ROWS, counts, strict=True):
             item[name] = [None if not np.isfinite(v) else v for v in row.tolist()]
+        roc = getattr(s.value, "roc", None)
+        if roc is not None:
+            item["kind"] = "roc"
+            for name, row in zip(("tpr", "fpr"), roc, strict=True):
+                item[name] = [None if not np.isfinite(v) else v for v in row.tolist()]
         out.append(item)
     return out
 

@@ -1,8 +1,8 @@
 """VisualDL logs (`vdlrecords.<ts>.log`) served through create_app like MindSpore and TensorBoard files.
 
 * `../shared/fixtures/visualdl/` (written by VisualDL 2.5.3's LogWriter; EXPECTED.json read back with its own
-  LogReader): every value of the kinds we show (scalars, add_scalars groups, text, images, histograms, PR curves,
-  audio) through the API; both files of `two_files/` (VisualDL shows only the newer); `damaged/`'s 451 complete
+  LogReader): every value through the API (scalars, add_scalars groups, text, images, histograms, PR and ROC
+  curves, audio, embeddings, hparams; steps and wall times of each; VisualDL's own logdir view); both files of `two_files/` (VisualDL shows only the newer); `damaged/`'s 451 complete
   records with its torn tail reported.
 * Test-made files (records written with our compiled `vdl_record_pb2`), so the same ground is covered without
   ../shared: every kind, a record cut in the middle of a file (skipped, counted), a live file growing (a cut
@@ -97,6 +97,8 @@ def _check_scalar(points: list[dict[str, Any]], facts: dict[str, Any]) -> None:
         facts["first_value"], facts["last_value"], facts["min"], facts["max"])
     by_step = {p["step"]: p["value"] for p in points}
     assert {s: by_step[int(s)] for s in facts["values_at"]} == facts["values_at"]
+    assert sum(v != v for v in values) == facts["nan_count"]
+    assert sum(v in (float("inf"), float("-inf")) for v in values) == facts["inf_count"]
 
 
 def test_runs_and_kinds_listed(shared_app: Flask, expected: dict[str, Any]) -> None:
@@ -223,6 +225,162 @@ def test_histograms_as_written(shared_app: Flask, expected: dict[str, Any]) -> N
         assert first.left.tolist() == pytest.approx(facts["first_bin_edges"][:-1], abs=1e-12)
 
 
+def _steps_and_times(app: Flask, run: str, kind: str, tag: str, facts: dict[str, Any]) -> list[tuple[int, float]]:
+    """(step, wall time) of every value we serve for one of EXPECTED's (kind, tag) of `run`."""
+    client = app.test_client()
+    train_id = f"./{run}"
+    if kind == "scalars":
+        points = [p for sub in facts["sub_tags"] for p in _scalars(client, train_id, f"{tag}/{sub}")]
+        return sorted((p["step"], p["wall_time"]) for p in points)
+    if kind in ("embeddings", "hyper_parameters"):  # one value each: its step and wall time as cached
+        plugin, ours = ("embedding", tag) if kind == "embeddings" else ("hparams", "_hparams_/session_start_info")
+        cache = app.extensions["mindinsight_clone"].data_manager.run_cache(train_id)
+        return [(s.step, s.wall_time) for s in cache.samples(plugin, ours)]
+    path, key = {
+        "scalar": (f"/scalar/metadata?tag={_q(tag + '/scalar')}", "metadatas"),
+        "image": (f"/image/metadata?tag={_q(tag + '/image')}", "metadatas"),
+        "text": (f"/text?tag={_q(tag)}", "texts"),
+        "audio": (f"/audio/metadata?tag={_q(tag)}", "metadatas"),
+        "histogram": (f"/histograms?tag={_q(tag + '/histogram')}", "histograms"),
+        "pr_curve": (f"/pr-curves?tag={_q(tag)}", "curves"),
+        "roc_curve": (f"/pr-curves?tag={_q(tag + '/roc_curve')}", "curves"),
+    }[kind]
+    return [(p["step"], p["wall_time"]) for p in _get(client, f"{path}&train_id={_q(train_id)}")[key]]
+
+
+def test_every_value_has_its_steps_and_wall_times(shared_app: Flask, expected: dict[str, Any]) -> None:
+    """For every run, kind and tag of EXPECTED (every file of a run, oldest first): count, first and last step
+    and wall time of what is served. `meta_data` (the writer's display name, "" in every file) is not served."""
+    checked = 0
+    for run in expected["runs"]:
+        merged: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for kind, tag, facts in _kinds(expected, run):
+            merged.setdefault((kind, tag), []).append(facts)
+        for (kind, tag), parts in merged.items():
+            if kind == "meta_data":
+                assert {n for f in parts for n in f["display_names"]} == {""}
+                continue
+            got = _steps_and_times(shared_app, run, kind, tag, parts[0])
+            assert len(got) == sum(f["count"] for f in parts), (run, kind, tag)
+            assert (got[0][0], got[-1][0]) == (parts[0]["first_step"], parts[-1]["last_step"]), (run, kind, tag)
+            assert got[0][1] == parts[0]["first_walltime_ms"] / 1000, (run, kind, tag)
+            assert got[-1][1] == parts[-1]["last_walltime_ms"] / 1000, (run, kind, tag)
+            if kind == "scalars":
+                assert len({step for step, _ in got}) == parts[0]["distinct_steps"]
+            checked += 1
+    assert checked == 28
+
+
+def test_roc_curves_as_stored(shared_app: Flask, expected: dict[str, Any]) -> None:
+    """`add_roc_curve` -> the PR-curves plugin as `<tag>/roc_curve`: the counts, VisualDL's stored tpr/fpr rows
+    (its tpr is TP / (TN + FP), kept as written) and precision/recall from the counts."""
+    client = shared_app.test_client()
+    (facts,) = [f for k, _t, f in _kinds(expected, "roc_curve") if k == "roc_curve"]
+    assert _job(client, "./roc_curve")["plugins"]["pr_curve"] == ["roc/cat/roc_curve"]
+    curves = _get(client, "/pr-curves?train_id=./roc_curve&tag=roc/cat/roc_curve")["curves"]
+    assert [len(c["tp"]) for c in curves] == facts["num_thresholds"]
+    assert {c["kind"] for c in curves} == {"roc"}
+    first = facts["first_step_curve"]
+    for ours, theirs in (("tp", "TP"), ("fp", "FP"), ("tn", "TN"), ("fn", "FN"), ("tpr", "tpr"), ("fpr", "fpr")):
+        assert curves[0][ours] == [float(v) for v in first[theirs]]
+    tp, fp, fn = (np.array(first[k], dtype=float) for k in ("TP", "FP", "FN"))
+    assert curves[0]["recall"] == (tp / np.maximum(1e-7, tp + fn)).tolist()
+    assert curves[0]["precision"] == (tp / np.maximum(1e-7, tp + fp)).tolist()
+    assert [curves[-1]["tp"][0], curves[-1]["fp"][0]] == facts["last_step_TP0_FP0"]
+    pr = _get(client, "/pr-curves?train_id=./pr_curve&tag=pr/cat")["curves"]
+    assert "kind" not in pr[0] and "tpr" not in pr[0]
+
+
+def test_embeddings_in_the_projector(shared_app: Flask, expected: dict[str, Any]) -> None:
+    client = shared_app.test_client()
+    (facts,) = [f for k, _t, f in _kinds(expected, "embeddings") if k == "embeddings"]
+    view = expected["logdir_view_without_damaged"]["embeddings_list"]
+    (listed,) = _get(client, "/embeddings?train_id=./embeddings")["embeddings"]
+    assert [f"embeddings/{listed['tag']}"] == [e["name"] for e in view]
+    assert listed["shape"] == view[0]["shape"] == [facts["rows"], facts["dim"]]
+    assert listed["metadata_columns"] == (facts["label_meta"] or ["label"]) and facts["label_columns"] == 1
+    body = _get(client, "/embedding?train_id=./embeddings&tag=features")
+    assert body["shape"] == [facts["rows"], facts["dim"]] and "truncated" not in body
+    # float32 as written, each in its shortest form
+    assert np.array_equal(np.float32(body["values"][0]), np.float32(facts["first_row"]["vector"]))
+    assert body["metadata"]["columns"] == ["label"]
+    rows = body["metadata"]["rows"]
+    assert (len(rows), rows[0], rows[-1]) == (facts["rows"], facts["first_row"]["label"], facts["last_row_label"])
+    small = _get(client, "/embedding?train_id=./embeddings&tag=features&max_points=7")
+    assert len(small["values"]) == len(small["metadata"]["rows"])
+
+
+def test_images_audio_file_facts(shared_app: Flask, expected: dict[str, Any]) -> None:
+    """What EXPECTED says of the bytes served: image mode and format, the audio's content type and WAV header."""
+    client = shared_app.test_client()
+    for kind, tag, facts in _kinds(expected, "image"):
+        for image in facts.get("images", []) if kind == "image" else []:
+            data = client.get(f"{API}/image/single-image?train_id=./image&tag={_q(tag + '/image')}"
+                              f"&step={image['step']}").data
+            with PILImage.open(io.BytesIO(data)) as decoded:
+                assert (decoded.mode, decoded.format, decoded.size) == (
+                    image["mode"], image["format"], (image["width"], image["height"]))
+    for kind, tag, facts in _kinds(expected, "audio"):
+        if kind != "audio":
+            continue
+        meta = _get(client, f"/audio/metadata?train_id=./audio&tag={_q(tag)}")["metadatas"]
+        assert [m["content_type"] for m in meta] == [a["content_type"] for a in facts["audios"]]
+        for clip in facts["audios"]:
+            data = client.get(f"{API}/audio/single-audio?train_id=./audio&tag={_q(tag)}&step={clip['step']}").data
+            with wave.open(io.BytesIO(data)) as w:
+                assert (w.getnchannels(), w.getsampwidth(), w.getframerate(), w.getnframes()) == (
+                    clip["wav_channels"], clip["wav_sampwidth"], clip["wav_framerate"], clip["wav_frames"])
+
+
+def test_files_read_as_visualdl_counts_them(expected: dict[str, Any]) -> None:
+    """Each file's size, md5 and record count (VisualDL's RecordReader) as our reader reads it; the damaged copy
+    stops at its last complete record (VisualDL's LogReader fails there: `logreader`)."""
+    from mindinsight_clone.ingest.vdl_record_reader import VdlRecordReader
+
+    for run, info in expected["runs"].items():
+        for file in info["files"]:
+            path = VDL_FIXTURES / run / file["name"]
+            data = path.read_bytes()
+            assert (len(data), hashlib.md5(data).hexdigest()) == (file["bytes"], file["md5"])
+            result = VdlRecordReader(path).read()
+            assert not result.problems
+            if "complete_records" in file:
+                assert len(result.records) == file["complete_records"] == file["first_bad_record_index"]
+                assert result.pending_bytes == 8 + file["first_bad_record_bytes_read"] and file["logreader"] != "ok"
+            else:
+                assert (len(result.records), result.offset, file["logreader"]) == (file["records"], len(data), "ok")
+
+
+def test_logdir_view_as_visualdl_lists_it(shared_app: Flask, expected: dict[str, Any]) -> None:
+    """VisualDL's view of the folder (without the damaged run, which breaks its reader): the same runs, and each
+    component's tags under ours (add_scalars pseudo-runs `<run>/<main>_<sub>` are `<main>/<sub>/scalar` of the run;
+    ROC curves are PR-curve tags `<tag>/roc_curve`; `meta_data` is not shown)."""
+    view = expected["logdir_view_without_damaged"]
+    client = shared_app.test_client()
+    jobs = {j["train_id"][2:]: j for j in _get(client, "/train-jobs?limit=100")["train_jobs"]}
+    assert sorted(set(jobs) - set(view["excluded_runs"])) == view["runs_as_named"] == sorted(view["run_files"])
+    ours: dict[str, tuple[str, Any]] = {
+        "scalar": ("scalar", lambda t: t + "/scalar"), "image": ("image", lambda t: t + "/image"),
+        "histogram": ("histogram", lambda t: t + "/histogram"), "text": ("text", str), "audio": ("audio", str),
+        "pr_curve": ("pr_curve", str), "roc_curve": ("pr_curve", lambda t: t + "/roc_curve"),
+        "embeddings": ("embedding", str)}
+    for component, runs in view["tags_by_component"].items():
+        for run, tags in runs.items():
+            if component == "meta_data":
+                continue
+            if component == "hyper_parameters":
+                assert tags == ["hparam"]
+                assert _get(client, f"/hparams?train_id=./{run}")["sessions"]
+                continue
+            if component == "scalar" and run.startswith("scalars/"):
+                main, sub = run.split("/", 1)[1].rsplit("_", 1)
+                run, tags = "scalars", [f"{main}/{sub}"]
+            plugin, name = ours[component]
+            served = jobs[run]["text_tags"] if plugin == "text" else jobs[run]["plugins"][plugin]
+            assert {name(t) for t in tags} <= set(served), (component, run)
+    assert view["display_names"] == {}
+
+
 # ---------------------------------------------------------------------- test-made files
 def _frame(value: Any) -> bytes:
     payload = Record(values=[value]).SerializeToString()
@@ -266,8 +424,11 @@ def _made_run() -> list[bytes]:
     frames.append(_frame(_value(4, "beep", audio=Record.Audio(sample_rate=8000, num_channels=1, length_frames=100,
                                                                encoded_audio_string=_wav(100),
                                                                content_type="audio/wav"))))
-    frames.append(_frame(_value(5, "roc", roc_curve=Record.ROC_Curve(TP=[1], FP=[1], TN=[1], FN=[1], tpr=[0.5],
-                                                                     fpr=[0.5]))))  # not shown yet: skipped
+    frames.append(_frame(_value(5, "roc", roc_curve=Record.ROC_Curve(TP=[2, 0], FP=[1, 0], TN=[1, 2], FN=[0, 2],
+                                                                     tpr=[1.0, 0.0], fpr=[0.5, 0.0]))))
+    points = [Record.Embedding(label=[f"p{i}", "odd" if i % 2 else "even"], vectors=[i, -i, 0.5]) for i in range(4)]
+    frames.append(_frame(_value(0, "feat", embeddings=Record.Embeddings(embeddings=points,
+                                                                         label_meta=["name", "parity"]))))
     info = Record.HParam.HparamInfo
     frames.append(_frame(_value(1, "hparam", hparam=Record.HParam(
         hparamInfos=[info(name="lr", float_value=0.5), info(name="depth", int_value=3), info(name="opt", string_value="sgd")],
@@ -299,6 +460,14 @@ def _check_made_run(app: Flask, train_id: str) -> None:
     assert (curve["step"], curve["tp"], curve["recall"]) == (3, [4.0, 2.0, 0.0], [1.0, 0.5, 0.0])
     meta = _get(client, f"/audio/metadata?train_id={_q(train_id)}&tag=beep")["metadatas"]
     assert [(m["step"], m["length_frames"], m["bytes"]) for m in meta] == [(4, 100, len(_wav(100)))]
+    (roc,) = _get(client, f"/pr-curves?train_id={_q(train_id)}&tag=roc/roc_curve")["curves"]
+    assert (roc["kind"], roc["tp"], roc["fn"], roc["tpr"], roc["fpr"]) == (
+        "roc", [2.0, 0.0], [0.0, 2.0], [1.0, 0.0], [0.5, 0.0])
+    assert job["plugins"]["pr_curve"] == ["pr", "roc/roc_curve"] and job["plugins"]["embedding"] == ["feat"]
+    emb = _get(client, f"/embedding?train_id={_q(train_id)}&tag=feat")
+    assert emb["shape"] == [4, 3] and emb["values"][3] == [3.0, -3.0, 0.5]
+    assert emb["metadata"] == {"columns": ["name", "parity"], "rows": [[f"p{i}", "odd" if i % 2 else "even"]
+                                                                       for i in range(4)]}
     (session,) = _get(client, f"/hparams?train_id={_q(train_id)}")["sessions"]
     assert session["hparams"] == {"depth": 3, "lr": 0.5, "opt": "sgd"}
     assert session["metrics"] == {"train/loss": float(np.float32(1 / 20))}

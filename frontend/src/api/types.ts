@@ -333,6 +333,10 @@ export interface PrCurve {
   fn: number[]
   precision: number[]
   recall: number[]
+  /** A VisualDL add_roc_curve step: its tpr / fpr rows as VisualDL stored them (the page draws from the counts). */
+  kind?: 'roc'
+  tpr?: number[]
+  fpr?: number[]
 }
 
 export interface HparamsSession {
