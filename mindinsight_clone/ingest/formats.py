@@ -5,7 +5,7 @@
   with per-file state (each tag's plugin, sent only with its first value) kept here between reads.
 * VisualDL logs (`vdlrecords.<ts>.log`, own framing: `vdl_record_reader`): `vdl_parser` (`visualdl.Record`).
 
-Each format also has a vectorised reader of its scalar-only records (`scalar_batch`, `tfevents_batch`);
+Each format also has a vectorised reader of its scalar-only records (`scalar_batch`, `tfevents_batch`, `vdl_batch`);
 `RecordsParser.read_scalars` picks it by file name, for `RunLoader.read_scalars`.
 
 File names may be relative paths below the run folder: the event files of its `add_scalars` sub-folders
@@ -24,7 +24,15 @@ import posixpath
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from mindinsight_clone.ingest import event_parser, scalar_batch, storage, tfevents_batch, tfevents_parser, vdl_parser
+from mindinsight_clone.ingest import (
+    event_parser,
+    scalar_batch,
+    storage,
+    tfevents_batch,
+    tfevents_parser,
+    vdl_batch,
+    vdl_parser,
+)
 from mindinsight_clone.ingest.decode_helper import DecodeHelper, HelperUnavailable
 from mindinsight_clone.ingest.scalar_batch import SCALAR_SUFFIX
 from mindinsight_clone.ingest.tfevents_parser import DEFAULT_TEXT_MAX_CHARS, TfeventsState, is_tfevents_file
@@ -101,7 +109,8 @@ class RecordsParser:
             key = self._members.get(name)
             return end, arrays if key is None else _as_member(arrays, key, name)
         if is_vdlrecords_file(posixpath.basename(name)):
-            return offset, scalar_batch.ScalarArrays(name)  # none taken: the loader reads these record by record
+            return self._block(vdl_batch.read_scalar_records, path, offset, size,  # type: ignore[no-any-return]
+                               max_record_bytes, max_bytes)
         small = min(size - offset, max_bytes) <= HELPER_MS_BLOCK_BYTES
         return self._block(scalar_batch.read_scalar_records, path, offset, size, max_record_bytes,  # type: ignore[no-any-return]
                            max_bytes, offload=small)

@@ -178,7 +178,7 @@ class VdlRecordReader:
                     result.more = True
                     break
                 need = LENGTH_BYTES + length - len(data)
-                chunk = f.read(min(size - pos - len(data), max(READ_CHUNK_BYTES, need)))
+                chunk = f.read(min(size - pos - len(data), max(min(READ_CHUNK_BYTES, self.chunk_bytes), need)))
                 if not chunk:
                     break  # shrank meanwhile; the next call notices
                 data = data + chunk if data else chunk

@@ -44,7 +44,7 @@ RecordsParser = Callable[[Sequence[bytes], str, Sequence[int]], Any]
 # .pb file location -> values (a graph file is one tag of its own)
 PbParser = Callable[[Location], list[SummaryValue]]
 # (location, offset, size, max record bytes, max bytes[, name=<relative name of a sub-folder's file>]) -> (new offset,
-# scalar columns) (ingest.formats.RecordsParser.read_scalars: ingest.scalar_batch or ingest.tfevents_batch by name)
+# scalar columns) (ingest.formats.RecordsParser.read_scalars: scalar_batch, tfevents_batch or vdl_batch by name)
 ScalarReader = Callable[..., tuple[int, Any]]
 # run folder -> the projector config's embeddings and problems (ingest.projector.read_projector)
 ProjectorParser = Callable[[Location], Any]
@@ -296,8 +296,8 @@ class RunLoader:
 
     def _read_file(self, name: str, before: Entry) -> bool:
         state = self._files.get(name)
-        vdl = is_vdlrecords_file(posixpath.basename(name))  # VisualDL's framing; no vectorised reader
-        fast = self.read_scalars is not None and not vdl  # it picks the vectorised reader of the file's format
+        vdl = is_vdlrecords_file(posixpath.basename(name))  # VisualDL's framing
+        fast = self.read_scalars is not None  # it picks the vectorised reader of the file's format
         if state is None:
             chunk = {"chunk_bytes": SLOW_CHUNK_BYTES} if fast else {}
             reader = VdlRecordReader if vdl else RecordReader
