@@ -1,5 +1,5 @@
-"""ModelService: the model files under the base dir (MindIR, checkpoints, IR text, .dot, anf_ir .pb) for the
-models/* routes.
+"""ModelService: the model files under the base dir (MindIR, checkpoints, safetensors, ONNX, MindSpore Lite .ms, IR
+text, .dot, anf_ir .pb) for the models/* routes.
 
 Model files are found by the run discovery's walk (`DataManager.debug_files()`); a client's `model_id` is only
 looked up among them. Parsed files are kept per file version (`ParsedFileCache`, keyed by size/mtime/inode);
@@ -18,7 +18,16 @@ from mindinsight_clone.analyzers.debugger.stats import tensor_stats
 from mindinsight_clone.analyzers.debugger.stats_cache import FileKey, StatsCache, file_key
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.errors import ModelKindError, ModelNotExistError, ModelUnreadableError, ParamValueError
-from mindinsight_clone.ingest import anf_graph, checkpoint, ir_text, mindir, safetensors_file, storage
+from mindinsight_clone.ingest import (
+    anf_graph,
+    checkpoint,
+    ir_text,
+    mindir,
+    mindspore_lite_model,
+    onnx_model,
+    safetensors_file,
+    storage,
+)
 from mindinsight_clone.ingest.debug_discovery import ModelFile
 from mindinsight_clone.ingest.model_graph import ModelFormatError, ModelGraph
 from mindinsight_clone.ingest.storage import Entry, Location
@@ -26,8 +35,9 @@ from mindinsight_clone.plugins.graphs.cache import BuiltGraphs, cache_budget
 from mindinsight_clone.plugins.graphs.model import DEFAULT_MAX_NODES, build_graph
 from mindinsight_clone.plugins.graphs.query import GraphQuery
 
-GRAPH_KINDS = ("mindir", "ir", "pb")
-PARAMETER_KINDS = ("checkpoint", "safetensors", "safetensors-index", safetensors_file.RANKS_KIND, "mindir")
+GRAPH_KINDS = ("mindir", "onnx", "ms", "ir", "pb")
+PARAMETER_KINDS = ("checkpoint", "safetensors", "safetensors-index", safetensors_file.RANKS_KIND, "mindir", "onnx",
+                   "ms")
 SAFETENSORS_KINDS = ("safetensors", "safetensors-index", safetensors_file.RANKS_KIND)
 TEXT_KINDS = ("ir", "dot")
 MAX_TEXT_BYTES = 256 * 1024 * 1024  # .ir files larger than this are not parsed (their text is still paged)
@@ -100,6 +110,8 @@ class ModelService:
         if model.kind == "mindir":
             parsed = self._parsed("mindir", model, mindir.read_mindir)
             return parsed.graph, None
+        if model.kind in ("onnx", "ms"):
+            return self._tensor_model(model).graph, None
         if model.kind == "ir":
             graph = self._parsed("ir-text", model, _read_ir)
             return graph, None
@@ -114,7 +126,30 @@ class ModelService:
                 "node_count": len(graph.nodes), "parameter_count": len(graph.parameters),
                 "nodes": [n.to_dict() for n in nodes], "parameters": [p.to_dict() for p in graph.parameters],
                 "inputs": [p.to_dict() for p in graph.inputs], "outputs": [p.to_dict() for p in graph.outputs],
-                "constants": graph.constants, "facts": graph.facts}
+                "constants": graph.constants, "facts": graph.facts, **self._tensor_facts(model, nodes)}
+
+    def _onnx(self, model: ModelFile) -> onnx_model.OnnxModel:
+        found: onnx_model.OnnxModel = self._parsed("onnx", model, onnx_model.read_onnx)
+        return found
+
+    def _lite(self, model: ModelFile) -> mindspore_lite_model.LiteModel:
+        found: mindspore_lite_model.LiteModel = self._parsed("ms", model, mindspore_lite_model.read_ms)
+        return found
+
+    def _tensor_model(self, model: ModelFile) -> onnx_model.OnnxModel | mindspore_lite_model.LiteModel:
+        """An ONNX or MindSpore Lite model (parsed once per file version)."""
+        return self._onnx(model) if model.kind == "onnx" else self._lite(model)
+
+    def _tensor_facts(self, model: ModelFile, nodes: list[Any]) -> dict[str, Any]:
+        """ONNX / .ms: each node's input and output tensor (value) names; .ms: every tensor."""
+        if model.kind not in ("onnx", "ms"):
+            return {}
+        parsed = self._tensor_model(model)
+        edges = {n.name: parsed.tensor_edges.get(n.name, ([], [])) for n in nodes}
+        out: dict[str, Any] = {"tensor_edges": {name: {"inputs": i, "outputs": o} for name, (i, o) in edges.items()}}
+        if isinstance(parsed, mindspore_lite_model.LiteModel):
+            out["tensors"] = [t.to_dict() for t in parsed.tensors]
+        return out
 
     def graph_query(self, model_id: str) -> GraphQuery:
         """The built graph (scope tree) for the graph views."""
@@ -130,7 +165,8 @@ class ModelService:
 
     # ------------------------------------------------------------------ parameters
     def _arrays(self, model: ModelFile) -> list[tuple[str, list[int], str, Any]]:
-        """(name, shape, dtype, chunks factory) of every parameter of a checkpoint or MindIR."""
+        """(name, shape, dtype, chunks factory) of every parameter of a checkpoint, safetensors, MindIR, ONNX
+        (initializers) or .ms (constant tensors)."""
         if model.kind == "checkpoint":
             entries = self._parsed("ckpt-index", model, checkpoint.read_entries)
             return [(e.tag, list(e.dims), e.dtype, lambda e=e: checkpoint.value_chunks(model.location, e))
@@ -138,6 +174,13 @@ class ModelService:
         if model.kind in SAFETENSORS_KINDS:
             tensors = self._safetensors(model).tensors
             return [(t.name, list(t.shape), t.dtype, lambda t=t: safetensors_file.value_chunks(t)) for t in tensors]
+        if model.kind == "onnx":
+            weights = self._onnx(model).weights
+            return [(w.name, list(w.shape), w.dtype, lambda w=w: onnx_model.value_chunks(w)) for w in weights.values()]
+        if model.kind == "ms":
+            lite = self._lite(model)
+            return [(t.name, list(t.dims), t.dtype, lambda t=t: iter([mindspore_lite_model.tensor_values(lite, t)]))
+                    for t in lite.constants()]
         parsed = self._parsed("mindir", model, mindir.read_mindir)
         return [(p.name, p.shape, p.dtype, lambda p=p: iter([mindir.weight_values(parsed.weights[p.name])
                                                             .reshape(-1)]))
@@ -212,8 +255,9 @@ class ModelService:
         return answer
 
     def compare(self, model_id: str, other_id: str) -> dict[str, Any]:
-        """Parameters of two checkpoints / MindIR files matched by name: the difference `model - other` where both
-        have the parameter with one shape, and which names only one of them has."""
+        """Parameters of two weight files (checkpoint, safetensors, MindIR, ONNX, .ms) matched by name: the
+        difference `model - other` where both have the parameter with one shape, and which names only one of them
+        has."""
         if model_id == other_id:
             raise ParamValueError("compare two different models")
         left = {name: (shape, dtype, chunks) for name, shape, dtype, chunks in
