@@ -4,7 +4,8 @@ Framing (little endian), as MindSpore writes it:
 
     u64 length | u32 masked_crc32c(length bytes) | payload | u32 masked_crc32c(payload)
 
-One `RecordReader` per file. `read()` returns every complete record that is on disk now and the
+One `RecordReader` per file (the open / identity / result skeleton is `framed_reader.FramedReader`'s, shared
+with VisualDL's reader). `read()` returns every complete record that is on disk now and the
 offset just past the last one; a record still being written at EOF is left for the next call.
 Damage is reported as `ReadProblem`s (and logged), never raised:
 
@@ -27,25 +28,31 @@ reads as appended, by a shorter one as shrunk (a reset).
 
 from __future__ import annotations
 
-import logging
 import os
 import struct
-from dataclasses import dataclass, field
-from typing import IO, Any, Literal
+from typing import IO
 
 import numpy as np
 from crc32c import crc32c
 
 from mindinsight_clone.ingest import storage
+from mindinsight_clone.ingest.framed_reader import (
+    DEFAULT_CHUNK_BYTES,
+    DEFAULT_MAX_RECORD_BYTES,
+    READ_CHUNK_BYTES,
+    FramedReader,
+    ProblemKind,
+    ReadProblem,
+    ReadResult,
+)
 
-logger = logging.getLogger(__name__)
+__all__ = ["DEFAULT_CHUNK_BYTES", "DEFAULT_MAX_RECORD_BYTES", "FOOTER_BYTES", "FRAME_BYTES", "HEADER_BYTES",
+           "READ_CHUNK_BYTES", "ProblemKind", "ReadProblem", "ReadResult", "RecordReader", "frame_record",
+           "masked_crc32c", "read_all"]
 
 HEADER_BYTES = 12  # u64 length + u32 length crc
 FOOTER_BYTES = 4  # u32 payload crc
 FRAME_BYTES = HEADER_BYTES + FOOTER_BYTES
-DEFAULT_MAX_RECORD_BYTES = 500_000_000  # MindInsight's MAX_EVENT_STRING
-DEFAULT_CHUNK_BYTES = 64 * 1024 * 1024  # bytes of records one read() call parses before returning `more`
-READ_CHUNK_BYTES = 1024 * 1024  # bytes read from the file at a time; longer records are checked in chunks
 RESYNC_SCAN_BYTES = 64 * 1024 * 1024  # most bytes scanned for the next valid header after a damaged one
 SCAN_WINDOW_BYTES = 256 * 1024  # bytes examined at a time while resynchronising
 
@@ -53,9 +60,6 @@ _U64 = struct.Struct("<Q")
 _U32 = struct.Struct("<I")
 _HEADER = struct.Struct("<QI")
 _MASK_DELTA = 0xA282EAD8
-
-ProblemKind = Literal["payload_crc", "length_crc", "too_large", "shrunk", "replaced", "unreadable",
-                      "bad_payload"]
 
 
 def masked_crc32c(data: bytes | bytearray | memoryview) -> int:
@@ -70,81 +74,27 @@ def frame_record(payload: bytes) -> bytes:
     return b"".join((header, _U32.pack(masked_crc32c(header)), payload, _U32.pack(masked_crc32c(payload))))
 
 
-@dataclass(frozen=True, slots=True)
-class ReadProblem:
-    """Something wrong in a file: which file (name), where (byte offset of the record), what."""
+class RecordReader(FramedReader):
+    """Resumable reader of one record file (MindSpore / TFRecord framing). Not thread-safe; one loader owns it."""
 
-    file: str
-    offset: int
-    kind: ProblemKind
-    message: str
-
-
-@dataclass(slots=True)
-class ReadResult:
-    records: list[bytes] = field(default_factory=list)  # payloads, in file order
-    offsets: list[int] = field(default_factory=list)  # byte offset of each record's header
-    offset: int = 0  # resume here next time (just past the last complete record)
-    problems: list[ReadProblem] = field(default_factory=list)
-    reset: bool = False  # the file shrank or was replaced: drop earlier data; records start at 0
-    stopped: bool = False  # the file is damaged at `offset`; nothing more will be read from it
-    more: bool = False  # a size budget was hit: call read() again right away for the rest
-    pending_bytes: int = 0  # bytes after `offset` that do not yet form a whole record (0 if stopped)
-
-
-class RecordReader:
-    """Resumable reader of one record file. Not thread-safe; one loader owns it."""
+    MIN_CHUNK_BYTES = FRAME_BYTES
 
     def __init__(self, path: str | os.PathLike[str] | storage.Location, offset: int = 0,
                  max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
                  chunk_bytes: int = DEFAULT_CHUNK_BYTES) -> None:
-        self.path: storage.Location = storage.as_location(path)
-        self.name = self.path.name
-        self.offset = offset
-        self.max_record_bytes = max_record_bytes
-        self.chunk_bytes = max(chunk_bytes, FRAME_BYTES)  # soft budget, checked between file reads
-        self.stopped = False  # set by an unrecoverable header; cleared only when the file is reset
+        super().__init__(path, offset, max_record_bytes, chunk_bytes)
         # while resynchronising: (offset of the damaged header, offset to scan on from, damage reported yet)
         self._resync: tuple[int, int, bool] | None = None
-        self._identity: tuple[Any, ...] | None = None  # storage.file_identity of the file we read
 
     @property
     def resyncing(self) -> bool:
         """A damaged header was met and reported; the next valid record has not been found yet."""
         return self._resync is not None
 
-    def read(self) -> ReadResult:
-        """Read the complete records that follow `self.offset`; never raises on file damage."""
-        result = ReadResult(offset=self.offset)
-        try:
-            with storage.open_binary(self.path) as f:
-                size = storage.file_size(f)
-                self._check_identity(size, storage.file_identity(f), result)
-                if not self.stopped:
-                    self._read_from(f, size, result)
-                    if not (self.stopped or result.more or self.resyncing):
-                        result.pending_bytes = max(0, size - self.offset)
-        except OSError as exc:
-            self._problem(result, self.offset, "unreadable", f"cannot read file: {exc.strerror or exc}")
-        result.offset = self.offset
-        result.stopped = self.stopped
-        return result
+    def _forget_damage(self) -> None:
+        self._resync = None
 
     # ------------------------------------------------------------------ internals
-    def _check_identity(self, size: int, identity: tuple[Any, ...], result: ReadResult) -> None:
-        kind: ProblemKind | None = None
-        if self._identity is not None and identity != self._identity:
-            kind, why = "replaced", "file was replaced"
-        elif size < self.offset:
-            kind, why = "shrunk", f"file shrank to {size} bytes, below offset {self.offset}"
-        self._identity = identity
-        if kind is not None:
-            self._problem(result, self.offset, kind, f"{why}; reading it again from the start")
-            self.offset = 0
-            self.stopped = False
-            self._resync = None
-            result.reset = True
-
     def _read_from(self, f: IO[bytes], size: int, result: ReadResult) -> None:
         """Parse records from `self.offset` on, reading READ_CHUNK_BYTES at a time."""
         start = pos = self.offset
@@ -276,15 +226,6 @@ class RecordReader:
         if len(data) < HEADER_BYTES:
             return HEADER_BYTES
         return HEADER_BYTES + int(_U64.unpack_from(data, 0)[0]) + FOOTER_BYTES
-
-    def _stop(self, result: ReadResult, offset: int, kind: ProblemKind, message: str) -> None:
-        self.stopped = True
-        self._problem(result, offset, kind, message)
-
-    def _problem(self, result: ReadResult, offset: int, kind: ProblemKind, message: str) -> None:
-        problem = ReadProblem(self.name, offset, kind, message)
-        result.problems.append(problem)
-        logger.warning("%s at byte %d: %s", storage.describe(self.path), offset, message)
 
 
 def _find_header(f: IO[bytes], start: int, end: int, max_len: int) -> int | None:

@@ -7,8 +7,8 @@ Framing, as VisualDL's `RecordWriter` writes it (no file header, no checksum):
 With no CRC, a frame is checked by its payload: it must start with a `Record.values` field (0x0A; an empty
 payload is an empty Record) and decode as a `Record` (upb, ~1 us per record). While resynchronising, a candidate
 frame must also have a `Record`'s exact shape (`is_record_shaped`: each value a run of `Value` fields with their
-wire types, ending at the frame's end). The same interface as `record_reader.RecordReader` (the loader holds
-either):
+wire types, ending at the frame's end). The same interface as `record_reader.RecordReader` (both are
+`framed_reader.FramedReader`s; the loader holds either):
 
 * a record whose bytes are not all on disk yet (cut inside its length or its payload, at the end) waits for
   the next call: a live file grows;
@@ -24,17 +24,16 @@ from __future__ import annotations
 import logging
 import os
 import struct
-from typing import IO, Any
+from typing import IO
 
 from google.protobuf.message import DecodeError
 
 from mindinsight_clone.ingest import storage
-from mindinsight_clone.ingest.record_reader import (
+from mindinsight_clone.ingest.framed_reader import (
     DEFAULT_CHUNK_BYTES,
     DEFAULT_MAX_RECORD_BYTES,
     READ_CHUNK_BYTES,
-    ProblemKind,
-    ReadProblem,
+    FramedReader,
     ReadResult,
 )
 from mindinsight_clone.proto import vdl_record_pb2
@@ -103,54 +102,23 @@ def _is_value_shaped(data: bytes | memoryview, i: int, end: int) -> bool:
     return i == end
 
 
-class VdlRecordReader:
+class VdlRecordReader(FramedReader):
     """Resumable reader of one VisualDL log. Not thread-safe; one loader owns it."""
+
+    MIN_CHUNK_BYTES = LENGTH_BYTES
 
     def __init__(self, path: str | os.PathLike[str] | storage.Location, offset: int = 0,
                  max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES, chunk_bytes: int = DEFAULT_CHUNK_BYTES) -> None:
-        self.path: storage.Location = storage.as_location(path)
-        self.name = self.path.name
-        self.offset = offset
-        self.max_record_bytes = max_record_bytes
-        self.chunk_bytes = max(chunk_bytes, LENGTH_BYTES)  # soft budget per read() call
-        self.stopped = False
+        super().__init__(path, offset, max_record_bytes, chunk_bytes)
         self._resync_from: int | None = None  # damaged frame at `offset`: scan on from here
-        self._identity: tuple[Any, ...] | None = None
         self._record = vdl_record_pb2.Record()  # reused by `_decodes`
 
     @property
     def resyncing(self) -> bool:
         return self._resync_from is not None
 
-    def read(self) -> ReadResult:
-        """Every complete record after `self.offset` (up to the budget); never raises on file damage."""
-        result = ReadResult(offset=self.offset)
-        try:
-            with storage.open_binary(self.path) as f:
-                size = storage.file_size(f)
-                self._check_identity(size, storage.file_identity(f), result)
-                if not self.stopped:
-                    self._read_from(f, size, result)
-                    if not (self.stopped or result.more or self.resyncing):
-                        result.pending_bytes = max(0, size - self.offset)
-        except OSError as exc:
-            self._problem(result, self.offset, "unreadable", f"cannot read file: {exc.strerror or exc}")
-        result.offset = self.offset
-        result.stopped = self.stopped
-        return result
-
-    def _check_identity(self, size: int, identity: tuple[Any, ...], result: ReadResult) -> None:
-        why = ""
-        kind: ProblemKind = "replaced"
-        if self._identity is not None and identity != self._identity:
-            why = "file was replaced"
-        elif size < self.offset:
-            kind, why = "shrunk", f"file shrank to {size} bytes, below offset {self.offset}"
-        self._identity = identity
-        if why:
-            self._problem(result, self.offset, kind, f"{why}; reading it again from the start")
-            self.offset, self.stopped, self._resync_from = 0, False, None
-            result.reset = True
+    def _forget_damage(self) -> None:
+        self._resync_from = None
 
     def _read_from(self, f: IO[bytes], size: int, result: ReadResult) -> None:
         while not self.stopped:
@@ -238,7 +206,3 @@ class VdlRecordReader:
         except DecodeError:
             return False
         return True
-
-    def _problem(self, result: ReadResult, offset: int, kind: ProblemKind, message: str) -> None:
-        result.problems.append(ReadProblem(self.name, offset, kind, message))
-        logger.warning("%s at byte %d: %s", storage.describe(self.path), offset, message)
