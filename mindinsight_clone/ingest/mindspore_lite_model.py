@@ -38,6 +38,7 @@ from mindinsight_clone.ingest.model_graph import (
     ModelNode,
     ModelParameter,
 )
+from mindinsight_clone.ingest.onnx_model import scope_path
 from mindinsight_clone.ingest.storage import Location
 
 FILE_IDENTIFIER = b"MSL2"
@@ -284,7 +285,7 @@ def _parse(data: bytes) -> LiteModel:
         attributes = {"primitive_type": str(code)}
         if quant:
             attributes["quantType"] = QUANT_TYPES[quant] if 0 <= quant < len(QUANT_TYPES) else str(quant)
-        graph.nodes.append(ModelNode(name, op_type, "", [producers.get(t, t) for t in inputs],
+        graph.nodes.append(ModelNode(name, op_type, scope_path(name), [producers.get(t, t) for t in inputs],
                                      [list(first_out.dims)] if first_out is not None else [],
                                      first_out.dtype if first_out is not None else "", graph.graph_name, attributes))
         edges[name] = (inputs, outputs)

@@ -4,8 +4,9 @@ serialized `onnx.ModelProto`, read with our compiled copy of ONNX's onnx.proto (
 * Graph: `graph.node` in file order. A node's inputs and outputs are *value* names (`"1"`, `"conv1.weight"`); for
   the graph views each input is replaced by the node that produces it (initializers and graph inputs stay as they
   are: they are the graph's parameters). The value names are kept too (`OnnxModel.tensor_edges`). Nodes without a
-  name get `<op_type>_<index>`. Subgraphs (the GRAPH / GRAPHS attributes of If, Loop, Scan) are drawn inside a
-  scope `<node>.<attribute>`; their initializers join the parameters.
+  name get `<op_type>_<index>`; a `/` in a name (`/layer1/conv/Conv`, PyTorch's exporter) makes scopes.
+  Subgraphs (the GRAPH / GRAPHS attributes of If, Loop, Scan) are drawn inside a scope `<node>.<attribute>`; their
+  initializers join the parameters.
 * Weights: `graph.initializer` (and the subgraphs'), inline (`raw_data`, little endian, or the typed repeated
   fields) or external (`data_location: EXTERNAL`, `external_data` {location, offset, length}: a file relative to the
   model's folder). The location must be a plain relative path inside that folder (no `..`, no absolute path, no
@@ -167,7 +168,7 @@ class _Builder:
             attributes = {a.name: _attribute_text(a) for a in node.attribute}
             if node.domain:
                 attributes = {"domain": node.domain, **attributes}
-            self.graph.nodes.append(ModelNode(name, node.op_type, name if scope else "", inputs,
+            self.graph.nodes.append(ModelNode(name, node.op_type, scope_path(name), inputs,
                                               [shape] if shape else [], dtype, graph.name, attributes))
             self.edges[name] = (list(node.input), list(node.output))
             for value in node.output:
@@ -202,6 +203,12 @@ class _Builder:
         problem = "" if target is not None else (f"external data location {where!r} is not a file inside the "
                                                  "model's folder: refused")
         self.weights[name] = OnnxWeight(name, tensor.data_type, shape, None, target, offset, length, problem)
+
+
+def scope_path(name: str) -> str:
+    """The node's full name for the graph views' scope tree: its name, `/` parts kept (exporters such as PyTorch's
+    name nodes `/layer1/conv/Conv`: those become scopes), empty parts dropped."""
+    return "/".join(part for part in name.split("/") if part) or name
 
 
 def _sparse_name(sparse: Any) -> str:

@@ -211,13 +211,13 @@ def make_onnx() -> bytes:
     gemm.attribute.extend([A(name="alpha", type=A.FLOAT, f=0.5), A(name="transB", type=A.INT, i=0),
                            A(name="note", type=A.STRING, s=b"hi"), A(name="perm", type=A.INTS, ints=list(range(20))),
                            A(name="t", type=A.TENSOR, t=_tensor("t", T.INT64, [2], int64_data=[1, 2]))])
-    g.node.add(op_type="Relu", input=["g"], output=["r"])
+    g.node.add(name="/block/act/Relu", op_type="Relu", input=["g"], output=["r"])  # PyTorch-style: scopes
     branch = g.node.add(name="if", op_type="If", input=["c"], output=["out"])
     then_graph = onnx_pb2.GraphProto(name="then")
     then_graph.node.add(name="id", op_type="Identity", input=["r"], output=["t_out"])
     then_graph.output.extend([_value("t_out", T.FLOAT, ["N", 2])])
     else_graph = onnx_pb2.GraphProto(name="else")
-    else_graph.node.add(name="neg", op_type="Neg", input=["r"], output=["e_out"])
+    else_graph.node.add(op_type="Neg", input=["r"], output=["e_out"])  # no name: Neg_0
     branch.attribute.extend([A(name="then_branch", type=A.GRAPH, g=then_graph),
                              A(name="else_branch", type=A.GRAPH, g=else_graph)])
     return model.SerializeToString()
@@ -306,10 +306,11 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> FlaskClient:
 def test_made_onnx_graph_with_subgraphs_and_attributes(made: FlaskClient) -> None:
     graph = get(made, "/graph", model_id="./onnx/made.onnx")
     names = [n["name"] for n in graph["nodes"]]
-    assert names == ["gemm", "Relu_1", "if", "if.then_branch/id", "if.else_branch/neg"]
+    assert names == ["gemm", "/block/act/Relu", "if", "if.then_branch/id", "if.else_branch/Neg_0"]
     by_name = {n["name"]: n for n in graph["nodes"]}
-    assert by_name["Relu_1"]["inputs"] == ["gemm"] and by_name["if.then_branch/id"]["inputs"] == ["Relu_1"]
-    assert by_name["if.else_branch/neg"]["full_name"] == "if.else_branch/neg"
+    assert by_name["/block/act/Relu"]["inputs"] == ["gemm"] and by_name["/block/act/Relu"]["full_name"] == "block/act/Relu"
+    assert by_name["if.then_branch/id"]["inputs"] == ["/block/act/Relu"]
+    assert by_name["if.else_branch/Neg_0"]["full_name"] == "if.else_branch/Neg_0"
     attrs = by_name["gemm"]["attributes"]
     assert (attrs["alpha"], attrs["transB"], attrs["note"]) == ("0.5", "0", "hi")
     assert attrs["perm"].startswith("[0, 1, 2") and attrs["perm"].endswith("(20 values)]")
@@ -322,9 +323,10 @@ def test_made_onnx_graph_with_subgraphs_and_attributes(made: FlaskClient) -> Non
     assert graph["facts"]["external_data_files"] == ["../outside.bin", "weights.bin"]
     # the graph views draw the subgraphs inside their own scope
     top = {n["name"] for n in get(made, "/graph/nodes", model_id="./onnx/made.onnx")["nodes"]}
-    assert {"if.then_branch", "if.else_branch"} <= top
+    assert {"gemm", "if", "block", "if.then_branch", "if.else_branch"} <= top
     inner = get(made, "/graph/nodes", model_id="./onnx/made.onnx", name="if.then_branch")["nodes"]
-    assert any(n["name"].endswith("/id") or n["name"].endswith("id") for n in inner)
+    assert [n["name"] for n in inner] == ["if.then_branch/id"]
+    assert get(made, "/graph/nodes", model_id="./onnx/made.onnx", name="block/act")["nodes"][0]["name"] == "block/act/Relu"
 
 
 def test_made_onnx_initializers_every_storage(made: FlaskClient) -> None:

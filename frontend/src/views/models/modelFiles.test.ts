@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { ModelFile, ModelParameter } from '@/api/debuggerTypes'
-import { byFolder, comparable, companionCheckpoint, nextSort, nodeLine, nonFinite, sortRows, tabsFor, withStatistics } from './modelFiles'
+import { byFolder, comparable, companionCheckpoint, formatFacts, nextSort, nodeLine, nonFinite, notRead, sortRows, tabsFor, withStatistics } from './modelFiles'
 
 const file = (model_id: string, kind: ModelFile['kind']): ModelFile => ({ model_id, kind })
 const FILES = [
@@ -49,6 +49,16 @@ describe('model files', () => {
       './models/net_trained.ckpt',
       './mf/lenet.ms',
     ])
+  })
+
+  it('say the format facts of ONNX and .ms models and what was not read', () => {
+    const onnx = formatFacts('onnx', { ir_version: 4, opset_import: { 'ai.onnx': 11 }, producer_name: 'MindSpore', producer_version: '1.0' })
+    expect(onnx).toEqual({ key: 'models.onnxFacts', values: { ir: 4, opsets: 'ai.onnx 11', producer: 'MindSpore 1.0' } })
+    const ms = formatFacts('ms', { version: 'MindSpore Lite 2.0.0', fmk_name: 'ONNX', tensor_count: 19, const_tensor_count: 9 })
+    expect(ms?.values).toEqual({ version: 'MindSpore Lite 2.0.0', fmk: 'ONNX', tensors: 19, consts: 9 })
+    expect(formatFacts('mindir', { ir_version: 1 })).toBeNull()
+    expect(notRead({ not_read: ['2 sparse initializers'] })).toEqual(['2 sparse initializers'])
+    expect(notRead(undefined)).toEqual([])
   })
 
   it('find the checkpoint beside a MindIR: same stem, then a stem prefix, then any', () => {

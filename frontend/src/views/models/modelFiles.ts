@@ -173,3 +173,30 @@ export function byFolder(files: readonly ModelFile[]): { folder: string; files: 
 export function fileName(id: string): string {
   return id.slice(id.lastIndexOf('/') + 1)
 }
+
+/** The line of format facts an ONNX or MindSpore Lite model shows beside its name: an i18n key and its values. */
+export function formatFacts(
+  kind: ModelKind,
+  facts: Record<string, unknown> | undefined,
+): { key: 'models.onnxFacts' | 'models.msFacts'; values: Record<string, string | number> } | null {
+  if (!facts) return null
+  if (kind === 'onnx') {
+    const opsets = Object.entries((facts.opset_import ?? {}) as Record<string, unknown>)
+      .map(([domain, version]) => `${domain} ${String(version)}`)
+      .join(', ')
+    const producer = [facts.producer_name, facts.producer_version].filter((x) => typeof x === 'string' && x).join(' ')
+    return { key: 'models.onnxFacts', values: { ir: Number(facts.ir_version ?? 0), opsets: opsets || '-', producer: producer || '-' } }
+  }
+  if (kind === 'ms') {
+    return {
+      key: 'models.msFacts',
+      values: { version: String(facts.version || '-'), fmk: String(facts.fmk_name ?? '-'), tensors: Number(facts.tensor_count ?? 0), consts: Number(facts.const_tensor_count ?? 0) },
+    }
+  }
+  return null
+}
+
+/** What a reader said it did not read (`facts.not_read`), e.g. sparse initializers of an ONNX model. */
+export function notRead(facts: Record<string, unknown> | undefined): string[] {
+  return Array.isArray(facts?.not_read) ? facts.not_read.map(String) : []
+}
