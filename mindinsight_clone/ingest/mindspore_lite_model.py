@@ -263,8 +263,11 @@ def _parse(data: bytes) -> LiteModel:
             raise ModelFormatError(f"{what} names tensor {int(indices.max())} of {len(tensors)}")
         return [tensors[int(i)].name for i in indices]
 
-    version = root.string(META_VERSION)
-    graph = ModelGraph(root.string(META_NAME) or "main_graph")
+    version, name = root.string(META_VERSION), root.string(META_NAME)
+    subgraphs = [{"name": s.string(SUB_NAME), "nodes": int(s.array(SUB_NODES, "<u4").size),
+                  "tensors": int(s.array(SUB_TENSORS, "<u4").size)}
+                 for s in root.tables(META_SUBGRAPHS, "subgraph")]
+    graph = ModelGraph(name or (subgraphs[0]["name"] if subgraphs else ""))  # the converter leaves `name` empty
     producers: dict[str, str] = {}
     edges: dict[str, tuple[list[str], list[str]]] = {}
     primitive_counts: dict[str, int] = {}
@@ -274,34 +277,31 @@ def _parse(data: bytes) -> LiteModel:
         code = primitive.scalar(PRIMITIVE_TYPE, number_types.Uint8Flags) if primitive is not None else 0
         op_type = primitive_name(code)
         primitive_counts[op_type] = primitive_counts.get(op_type, 0) + 1
-        name = node.string(NODE_NAME) or f"{op_type}_{index}"
-        while name in used:
-            name = f"{name}_{index}"
-        used.add(name)
-        inputs = tensor_names(node.array(NODE_INPUTS, "<u4"), f"node {name}")
-        outputs = tensor_names(node.array(NODE_OUTPUTS, "<u4"), f"node {name}")
+        node_name = node.string(NODE_NAME) or f"{op_type}_{index}"
+        while node_name in used:
+            node_name = f"{node_name}_{index}"
+        used.add(node_name)
+        inputs = tensor_names(node.array(NODE_INPUTS, "<u4"), f"node {node_name}")
+        outputs = tensor_names(node.array(NODE_OUTPUTS, "<u4"), f"node {node_name}")
         first_out = next((t for t in tensors if outputs and t.name == outputs[0]), None)
         quant = node.scalar(NODE_QUANT, number_types.Int32Flags)
         attributes = {"primitive_type": str(code)}
         if quant:
             attributes["quantType"] = QUANT_TYPES[quant] if 0 <= quant < len(QUANT_TYPES) else str(quant)
-        graph.nodes.append(ModelNode(name, op_type, scope_path(name), [producers.get(t, t) for t in inputs],
+        graph.nodes.append(ModelNode(node_name, op_type, scope_path(node_name), [producers.get(t, t) for t in inputs],
                                      [list(first_out.dims)] if first_out is not None else [],
                                      first_out.dtype if first_out is not None else "", graph.graph_name, attributes))
-        edges[name] = (inputs, outputs)
+        edges[node_name] = (inputs, outputs)
         for tensor in outputs:
-            producers[tensor] = name
+            producers[tensor] = node_name
     graph.inputs = [_parameter(tensors[i]) for i in _indices(root.array(META_INPUTS, "<u4"), len(tensors), "input")]
     graph.outputs = [_parameter(tensors[i]) for i in _indices(root.array(META_OUTPUTS, "<u4"), len(tensors),
                                                                "output")]
     graph.parameters = [_parameter(t) for t in tensors if t.data_bytes > 0]
-    subgraphs = [{"name": s.string(SUB_NAME), "nodes": int(s.array(SUB_NODES, "<u4").size),
-                  "tensors": int(s.array(SUB_TENSORS, "<u4").size)}
-                 for s in root.tables(META_SUBGRAPHS, "subgraph")]
     fmk = root.scalar(META_FMK, number_types.Int32Flags)
     graph.facts = {
         "file_identifier": data[4:8].decode("ascii", "replace"), "root_table_offset": int(root_offset),
-        "version": version, "fmk_type": fmk, "fmk_name": FMK_TYPES.get(fmk, str(fmk)),
+        "name": name or None, "version": version, "fmk_type": fmk, "fmk_name": FMK_TYPES.get(fmk, str(fmk)),
         "mempool_size": root.scalar(META_MEMPOOL, number_types.Uint32Flags), "tensor_count": len(tensors),
         "const_tensor_count": sum(1 for t in tensors if t.data_bytes > 0), "primitive_counts": primitive_counts,
         "subgraphs": subgraphs,

@@ -105,7 +105,7 @@ def test_real_ms_matches_expected(real: tuple[FlaskClient, dict[str, Any]]) -> N
     facts = expected["lenet.ms"]
     graph = get(client, "/graph", model_id="./lenet.ms")
     f = graph["facts"]
-    assert graph["kind"] == "ms"
+    assert graph["kind"] == "ms" and f["name"] == facts["graph_name"] and graph["graph_name"] == facts["subgraphs"][0]["name"]
     assert f["file_identifier"] == facts["file_identifier"] and f["root_table_offset"] == facts["root_table_offset"]
     assert f["version"] == facts["version"] and f["fmk_type"] == facts["fmkType"] and f["fmk_name"] == "ONNX"
     assert graph["node_count"] == facts["node_count"] and f["tensor_count"] == facts["tensor_count"]
