@@ -264,10 +264,10 @@ def _parse(data: bytes) -> LiteModel:
         return [tensors[int(i)].name for i in indices]
 
     version, name = root.string(META_VERSION), root.string(META_NAME)
-    subgraphs = [{"name": s.string(SUB_NAME), "nodes": int(s.array(SUB_NODES, "<u4").size),
-                  "tensors": int(s.array(SUB_TENSORS, "<u4").size)}
-                 for s in root.tables(META_SUBGRAPHS, "subgraph")]
-    graph = ModelGraph(name or (subgraphs[0]["name"] if subgraphs else ""))  # the converter leaves `name` empty
+    subgraphs: list[dict[str, Any]] = [{"name": s.string(SUB_NAME), "nodes": int(s.array(SUB_NODES, "<u4").size),
+                                        "tensors": int(s.array(SUB_TENSORS, "<u4").size)}
+                                       for s in root.tables(META_SUBGRAPHS, "subgraph")]
+    graph = ModelGraph(name or (str(subgraphs[0]["name"]) if subgraphs else ""))  # the converter leaves `name` empty
     producers: dict[str, str] = {}
     edges: dict[str, tuple[list[str], list[str]]] = {}
     primitive_counts: dict[str, int] = {}
