@@ -1,9 +1,8 @@
 """Routes of the model files under /v1/mindinsight/models/ (thin: parse the request, call the service).
 
 MindIR, checkpoints, safetensors, ONNX, MindSpore Lite .ms, IR text, .dot and anf_ir .pb files found under the summary
-base dir (docs/debugger.md): the
-list, a graph (flat, and through the graph views), parameters with statistics, the comparison of two parameter
-files by name, and a page of a text file.
+base dir (docs/debugger.md): the list, a graph (flat, and through the graph views), parameters with statistics, the
+comparison of two parameter files by name, and a page of a text file.
 """
 
 from __future__ import annotations
