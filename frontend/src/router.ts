@@ -114,7 +114,10 @@ const routes: RouteRecordRaw[] = [
 export const router = createRouter({
   history: createWebHashHistory(),
   routes,
-  scrollBehavior: () => ({ top: 0 }),
+  // A new page starts at the top; a control whose state lives in the query (a tab, a toggle, a selected hit)
+  // keeps the scroll where it is; back/forward restore it.
+  scrollBehavior: (to, from, saved) =>
+    saved ?? (to.path === from.path && to.query.train_id === from.query.train_id ? false : { top: 0 }),
 })
 
 // A run page's first requests start with the navigation, not after its chunks (composables/runPrefetch.ts).

@@ -307,8 +307,17 @@ def test_histograms_view_toggle(page: Any, ui_server: str, screenshot: Any) -> N
     wait_chart(page, cid)
     assert container(page, cid).get_attribute("data-view") == "top"
     top_series = option(page, cid, "o.series.length")
-    page.get_by_test_id("histogram-view-front").click()
+    # A control whose state lives in the URL keeps the scroll (issue 34: the router scrolled to the top on
+    # every query change). Clicked from script: Playwright's click would scroll the control into view itself.
+    page.set_viewport_size({"width": 1280, "height": 420})
+    scrolled = page.evaluate("() => { window.scrollTo(0, document.body.scrollHeight); return window.scrollY }")
+    assert scrolled > 0
+    page.evaluate("() => document.querySelector('[data-testid=histogram-view-front]').click()")
     wait_attr(page, cid, "data-view", "front")
+    page.wait_for_function("() => location.hash.includes('view=front')")
+    page.wait_for_timeout(100)  # the router's scroll runs after the navigation settles
+    assert page.evaluate("window.scrollY") == scrolled
+    page.set_viewport_size({"width": 1400, "height": 900})
     page.wait_for_function("id => window.__charts[id]?.extra?.view === 'front'", arg=cid)
     assert option(page, cid, "JSON.stringify(o.series.map(s => s.type))") != "" and top_series >= 1
     page.get_by_test_id("histogram-y-axis-relative").click()
