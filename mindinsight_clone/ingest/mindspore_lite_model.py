@@ -12,8 +12,9 @@ Layout: bytes 0-3 the root table's offset, bytes 4-7 the file identifier `MSL2` 
 the 1.0/1.1 schema, whose operator union differs: named, not read). An encrypted model (converter
 `--encryptKey`) starts with MindSpore's cipher magic number instead and is named as such.
 
-* Graph: `MetaGraph.nodes` (CNode: name, primitive = union type byte -> `PRIMITIVE_TYPES`, input/output indices
-  into `allTensors`). For the graph views a node's input is the node that outputs that tensor, else the tensor's
+* Graph: `MetaGraph.nodes` (CNode: name, primitive = union type byte -> `PRIMITIVE_TYPES` + the operator's own
+  table -> attributes, decoded for the operators `mindspore_lite_ops.py` lists; input/output indices into
+  `allTensors`). For the graph views a node's input is the node that outputs that tensor, else the tensor's
   name (a constant: a parameter; a graph input).
 * Tensors: every `allTensors` entry (name, MindSpore TypeId `dataType`, dims, format, nodeType, bytes of `data`);
   the constant ones (with `data`) are the model's parameters, statistics computed from `data` when asked.
@@ -31,6 +32,7 @@ from flatbuffers.table import Table
 
 from mindinsight_clone.ingest import storage
 from mindinsight_clone.ingest.mindir import encryption_of
+from mindinsight_clone.ingest.mindspore_lite_ops import INT_ENUMS, OPERATOR_FIELDS, enum_text
 from mindinsight_clone.ingest.model_graph import (
     MAX_MODEL_BYTES,
     ModelFormatError,
@@ -123,11 +125,17 @@ class _Table:
         return self.pos + offset if offset else 0
 
     def scalar(self, slot: int, flags: Any, default: int = 0) -> int:
+        value = self.number(slot, flags)
+        return default if value is None else int(value)
+
+    def number(self, slot: int, flags: Any) -> int | float | None:
+        """A scalar field, None when absent (the schema's default applies)."""
         at = self._field(slot)
         if not at:
-            return default
+            return None
         _need(self.buf, at, flags.bytewidth, self.what)
-        return int(self.table.Get(flags, at))
+        value: int | float = self.table.Get(flags, at)
+        return value
 
     def _indirect(self, slot: int) -> int:
         at = self._field(slot)
@@ -272,6 +280,7 @@ def _parse(data: bytes) -> LiteModel:
     edges: dict[str, tuple[list[str], list[str]]] = {}
     primitive_counts: dict[str, int] = {}
     used: set[str] = set()
+    undecoded: set[str] = set()
     for index, node in enumerate(root.tables(META_NODES, "node")):
         primitive = node.child(NODE_PRIMITIVE, f"node {index}'s primitive")
         code = primitive.scalar(PRIMITIVE_TYPE, number_types.Uint8Flags) if primitive is not None else 0
@@ -286,6 +295,10 @@ def _parse(data: bytes) -> LiteModel:
         first_out = next((t for t in tensors if outputs and t.name == outputs[0]), None)
         quant = node.scalar(NODE_QUANT, number_types.Int32Flags)
         attributes = {"primitive_type": str(code)}
+        if op_type in OPERATOR_FIELDS:
+            attributes.update(_operator_attributes(primitive, op_type))
+        else:
+            undecoded.add(op_type)
         if quant:
             attributes["quantType"] = QUANT_TYPES[quant] if 0 <= quant < len(QUANT_TYPES) else str(quant)
         graph.nodes.append(ModelNode(node_name, op_type, scope_path(node_name), [producers.get(t, t) for t in inputs],
@@ -305,9 +318,42 @@ def _parse(data: bytes) -> LiteModel:
         "mempool_size": root.scalar(META_MEMPOOL, number_types.Uint32Flags), "tensor_count": len(tensors),
         "const_tensor_count": sum(1 for t in tensors if t.data_bytes > 0), "primitive_counts": primitive_counts,
         "subgraphs": subgraphs,
-        "not_read": ["operator attributes (each primitive's own table)", "quantization parameters"],
+        "not_read": [*([f"the attributes of {', '.join(sorted(undecoded))}"] if undecoded else []),
+                     "quantization parameters"],
     }
     return LiteModel(graph, tensors, data, edges)
+
+
+_NUMBER_FLAGS = {"long": number_types.Int64Flags, "float": number_types.Float32Flags,
+                 "bool": number_types.Uint8Flags}
+
+
+def _operator_attributes(primitive: _Table | None, op_type: str) -> dict[str, str]:
+    """The fields of a node's primitive table as text (absent ones: the schema's default)."""
+    table = primitive.child(PRIMITIVE_TYPE + 1, f"the {op_type} table") if primitive is not None else None
+    return {name: _field_text(table, slot, kind, default)
+            for slot, (name, kind, default) in enumerate(OPERATOR_FIELDS[op_type])}
+
+
+def _field_text(table: _Table | None, slot: int, kind: str, default: str) -> str:
+    if kind.startswith("["):
+        values = table.array(slot, "<i8" if kind == "[long]" else "<f4") if table is not None else np.zeros(0)
+        return str([float(f"{v:.7g}") for v in values] if kind == "[float]" else [int(v) for v in values])
+    if kind == "string":
+        return table.string(slot) if table is not None else ""
+    if kind == "Vec2D":
+        inner = table.child(slot, "a Vec2D") if table is not None else None
+        rows = inner.tables(0, "a Vec") if inner is not None else []
+        return str([[int(v) for v in row.array(0, "<i8")] for row in rows])
+    flags = _NUMBER_FLAGS.get(kind) or (number_types.Int32Flags if kind in INT_ENUMS else number_types.Int8Flags)
+    value = table.number(slot, flags) if table is not None else None
+    if kind == "bool":
+        return str(bool(value) if value is not None else default == "true").lower()
+    if value is None:
+        value = float(default) if kind == "float" else int(default or 0)
+    if kind == "float":
+        return f"{value:.7g}"
+    return str(int(value)) if kind == "long" else enum_text(kind, int(value))
 
 
 def _indices(values: np.ndarray, count: int, what: str) -> list[int]:

@@ -1,6 +1,7 @@
 """Browser test of the Model Files page (#/models) over the real ONNX and MindSpore Lite models of
 ../shared/fixtures/model_formats: the ONNX graph draws in the graph explorer and a node opens its attributes, its
-initializers list with statistics; the .ms graph (the converter's fused operators) draws. Expected values come from
+initializers list with statistics; the .ms graph (the converter's fused operators) draws and a node opens its
+attributes. Expected values come from
 the fixture's EXPECTED.json.
 """
 
@@ -58,4 +59,9 @@ def test_onnx_and_ms_graphs_draw(page: Any, formats_server: str, screenshot: Any
     assert ms["version"] in page.get_by_test_id("model-format-facts").inner_text()
     drawn = set(page.get_by_test_id("graph-node").evaluate_all("els => els.map(e => e.dataset.name)"))
     assert {n["name"] for n in ms["nodes"]} <= drawn
+    page.locator('[data-testid=graph-node][data-name="1Conv"]').click()
+    page.wait_for_function("() => document.querySelector('[data-testid=graph-node-name]')?.textContent === '1Conv'")
+    assert page.get_by_test_id("graph-node-type").inner_text() == "Conv2DFusion"
+    attrs = page.get_by_test_id("graph-node-attrs").inner_text()
+    assert "activation_type" in attrs and "RELU" in attrs  # the ReLU the converter fused into the conv
     screenshot(page, "models_ms_graph")

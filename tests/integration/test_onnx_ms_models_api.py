@@ -121,6 +121,15 @@ def test_real_ms_matches_expected(real: tuple[FlaskClient, dict[str, Any]]) -> N
         assert node["attributes"]["primitive_type"] == str(want["primitive_code"])
         assert graph["tensor_edges"][node["name"]] == {"inputs": want["inputs"], "outputs": want["outputs"]}
     assert [t["name"] for t in graph["tensors"]] == [t["name"] for t in facts["tensors"]]
+    # each operator's own table: the converter fused the ONNX graph's 4 ReLUs into the convs and dense layers
+    attrs = {n["name"]: n["attributes"] for n in graph["nodes"]}
+    assert (attrs["1Conv"]["kernel_size"], attrs["1Conv"]["out_channel"], attrs["1Conv"]["format"]) == ("[5, 5]", "6",
+                                                                                                         "NHWC")
+    fused = [n for n, a in attrs.items() if a.get("activation_type") == "RELU"]
+    assert len(fused) == expected["lenet.onnx"]["op_type_counts"]["Relu"] and attrs["12Gemm"]["activation_type"] == \
+        "NO_ACTIVATION"
+    assert attrs["8Gemm"]["transpose_b"] == "true" and attrs["7Flatten"]["axis"] == "1"
+    assert f["not_read"] == ["quantization parameters"]
     for want in facts["tensors"]:
         got = tensors[want["name"]]
         assert (got["node_type"], got["data_type"], got["data_type_name"], got["dims"], got["format"],
@@ -251,7 +260,9 @@ def make_ms() -> bytes:
 
     tensors = [tensor("x", 2, [1, 2], None), tensor("w", 0, [2, 2], np.array([1, -2, 3, 4.5], "<f4").tobytes()),
                tensor("y", 2, [1, 2], None), tensor("k", 0, [3], np.array([1, 2, 3], "<i8").tobytes(), 35)]
-    b.StartObject(0)
+    b.StartObject(3)  # MatMulFusion { transpose_a: bool; transpose_b: bool; activation_type: ActivationType }
+    b.PrependBoolSlot(1, True, False)
+    b.PrependInt8Slot(2, 3, 0)  # RELU6
     matmul_attrs = b.EndObject()
     b.StartObject(2)  # Primitive { value: PrimitiveType }
     b.PrependUint8Slot(0, PRIMITIVE_TYPES.index("MatMulFusion") + 1, 0)
@@ -347,6 +358,8 @@ def test_made_ms_graph_and_tensors(made: FlaskClient) -> None:
     graph = get(made, "/graph", model_id="./made.ms")
     assert [(n["name"], n["op_type"], n["inputs"]) for n in graph["nodes"]] == [("matmul", "MatMulFusion", ["x", "w"])]
     assert graph["nodes"][0]["output_shapes"] == [[1, 2]]
+    assert {k: graph["nodes"][0]["attributes"][k] for k in ("transpose_a", "transpose_b", "activation_type")} == {
+        "transpose_a": "false", "transpose_b": "true", "activation_type": "RELU6"}
     assert graph["facts"]["version"] == "MindSpore Lite test" and graph["facts"]["fmk_name"] == "MINDIR"
     assert [t["name"] for t in graph["tensors"]] == ["x", "w", "y", "k"]
     assert graph["tensors"][3]["data_type_name"] == "kNumberTypeInt64" and graph["tensors"][1]["format_name"] == "NHWC"
