@@ -377,3 +377,17 @@ def test_bad_files_are_a_clear_400(made: FlaskClient, name: str, says: str) -> N
     for path in ("/graph", "/parameters"):
         message = refused(made, f"./bad/{name}", path)
         assert says in message, message
+
+
+def test_s3_answers_equal_local_ones(s3_server: Any, made: FlaskClient, tmp_path: Path) -> None:
+    """The same files on S3: graphs, parameters (external data read by range from the bucket), the refusals."""
+    from tests.remote_base import s3_app
+
+    local_base = Path(made.application.extensions["mindinsight_clone"].settings.summary_base_dir)
+    bucket = s3_server.bucket("onnx-ms")
+    s3_server.upload_tree(local_base, bucket, "base")
+    remote = s3_app(s3_server, f"s3://{bucket}/base", tmp_path / "ws-s3", max_depth=4).test_client()
+    for model_id in ("./onnx/made.onnx", "./made.ms"):
+        for path in ("/graph", "/parameters"):
+            assert get(remote, path, model_id=model_id) == get(made, path, model_id=model_id)
+    assert "MSL1" in refused(remote, "./bad/old.ms")
