@@ -40,7 +40,7 @@ from mindinsight_clone.ingest.model_graph import (
     ModelNode,
     ModelParameter,
 )
-from mindinsight_clone.ingest.onnx_model import scope_path
+from mindinsight_clone.ingest.onnx_model import element_count, scope_path
 from mindinsight_clone.ingest.storage import Location
 
 FILE_IDENTIFIER = b"MSL2"
@@ -381,7 +381,7 @@ def tensor_values(model: LiteModel, tensor: LiteTensor) -> np.ndarray:
     if tensor.data_type not in TYPE_IDS:
         raise ModelFormatError(f"{tensor.name}: values of type {tensor.dtype} are not read")
     dtype = np.dtype(TYPE_IDS[tensor.data_type]).newbyteorder("<")
-    count = int(np.prod(tensor.dims, dtype=np.int64)) if tensor.dims else 1
+    count = element_count(tensor.name, tensor.dims)
     if tensor.quantized and tensor.data_bytes != count * dtype.itemsize:
         raise ModelFormatError(f"{tensor.name}: quantized or compressed data ({tensor.data_bytes} bytes) is not read")
     if tensor.data_bytes != count * dtype.itemsize:

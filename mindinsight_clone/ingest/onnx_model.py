@@ -18,6 +18,7 @@ serialized `onnx.ModelProto`, read with our compiled copy of ONNX's onnx.proto (
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -231,7 +232,7 @@ def _parameter(value: Any) -> ModelParameter:
 
 def _tensor_text(tensor: Any) -> str:
     text = f"tensor {type_name(tensor.data_type)} {list(tensor.dims)}"
-    count = int(np.prod(tensor.dims, dtype=np.int64)) if tensor.dims else 1
+    count = math.prod(max(0, d) for d in tensor.dims)
     if tensor.data_location != TensorProto.EXTERNAL and count <= MAX_ATTRIBUTE_VALUES:
         try:
             values = inline_values(OnnxWeight(tensor.name, tensor.data_type, tuple(tensor.dims), tensor))
@@ -292,8 +293,18 @@ def _widen(values: np.ndarray, name: str) -> np.ndarray:
     return values
 
 
+def element_count(name: str, dims: tuple[int, ...] | list[int]) -> int:
+    """The number of values of a shape (Python ints: a crafted shape cannot overflow); negative dims refused."""
+    count = 1
+    for dim in dims:
+        if dim < 0:
+            raise ModelFormatError(f"{name}: a negative dimension in {list(dims)}")
+        count *= int(dim)
+    return count
+
+
 def _count(weight: OnnxWeight) -> int:
-    return int(np.prod(weight.shape, dtype=np.int64)) if weight.shape else 1
+    return element_count(weight.name, weight.shape)
 
 
 def inline_values(weight: OnnxWeight) -> np.ndarray:

@@ -391,3 +391,32 @@ def test_s3_answers_equal_local_ones(s3_server: Any, made: FlaskClient, tmp_path
         for path in ("/graph", "/parameters"):
             assert get(remote, path, model_id=model_id) == get(made, path, model_id=model_id)
     assert "MSL1" in refused(remote, "./bad/old.ms")
+
+
+def test_onnx_external_data_never_leaves_the_folder(tmp_path: Path) -> None:
+    """Locations through a symlink, absolute or with `..` are refused per initializer (nothing opened); crafted
+    dims and a file shorter than the shape are an error row, never a 500 or a read past the file."""
+    base = tmp_path / "base"
+    (base / "m").mkdir(parents=True)
+    secret = tmp_path / "secret.bin"
+    secret.write_bytes(np.ones(4, "<f4").tobytes())
+    (base / "m" / "link.bin").symlink_to(secret)
+    (base / "m" / "short.bin").write_bytes(b"\0" * 8)
+    model = onnx_pb2.ModelProto(ir_version=8)
+    model.graph.name = "g"
+    model.graph.initializer.extend([
+        _tensor("linked", T.FLOAT, [4], external={"location": "link.bin"}),
+        _tensor("absolute", T.FLOAT, [4], external={"location": str(secret)}),
+        _tensor("up", T.FLOAT, [4], external={"location": "../../secret.bin"}),
+        _tensor("negative", T.FLOAT, [-4], raw_data=b"\0" * 16),
+        _tensor("huge", T.FLOAT, [1 << 40, 1 << 30], external={"location": "short.bin"}),
+        _tensor("lying", T.FLOAT, [4], raw_data=b"\0" * 3),
+    ])
+    (base / "m" / "hostile.onnx").write_bytes(model.SerializeToString())
+    client = make_client(base, tmp_path / "ws")
+    rows = {r["name"]: r for r in get(client, "/parameters", model_id="./m/hostile.onnx")["parameters"]}
+    for name in ("linked", "absolute", "up"):
+        assert "refused" in rows[name]["error"] and rows[name]["max"] is None, rows[name]
+    assert "negative dimension" in rows["negative"]["error"]
+    assert "short.bin ends before" in rows["huge"]["error"]
+    assert "raw_data holds 3 bytes" in rows["lying"]["error"]
