@@ -93,6 +93,7 @@ class ParsedColumns:
     items: list[SummaryValue | tuple[str, int]] = field(default_factory=list)
     scalars: dict[str, list] = field(default_factory=dict)
     problems: list[ReadProblem] = field(default_factory=list)
+    display_name: str = ""  # VisualDL logs: the writer's `display_name` (a file's meta record), "" if none
 
 
 @dataclass(slots=True)

@@ -21,7 +21,8 @@ newest value of the scalar tag of that name in the run, as VisualDL shows it). A
 of its counts (precision and recall computed from them as VisualDL computes them for `add_pr_curve`) that also
 keeps its stored `tpr`/`fpr` rows; its own tag suffix keeps it apart from a PR curve of the same tag. An
 embedding is the projector's value with its vectors and labels inline. `meta_data` (the first record of every
-file: the writer's display name) is skipped silently.
+file: the writer's display name) is no value: a non-empty name is `ParsedColumns.display_name` (the train
+job's `display_name`).
 
 Output is `event_parser.ParsedColumns` with the TensorBoard parser's per-record atomicity: a record that does
 not decode or convert adds nothing and is reported (`bad_payload`).
@@ -202,12 +203,17 @@ def parse_vdl_columns(records: Sequence[bytes], file_name: str, offsets: Sequenc
                         col += (value.id, value.timestamp / 1000.0, value.value)
                         continue
                 converted: list[tuple[str, Any, Any]] = []
+                named = ""
                 for value in values:  # convert all first: a bad value drops the whole record
-                    if value.WhichOneof("one_value") == "tag_value":
+                    which = value.WhichOneof("one_value")
+                    if which == "meta_data":  # LogWriter(display_name=...): VisualDL shows the run by it
+                        named = value.meta_data.display_name or named
+                    elif which == "tag_value":
                         sub = value.tag_value
                         converted.append((f"{value.tag}/{sub.tag}", value, float(sub.value)))
                     else:
                         converted.append((value.tag, value, convert_value(value, state, file_name)))
+                result.display_name = named or result.display_name
                 for disk_tag, value, out in converted:
                     if out is None:
                         continue

@@ -53,6 +53,8 @@ def job_item(dm: DataManager, run: RunInfo, group: GroupMember | None = None,
     # additive (docs/api.md): present only when there is something to say, so MindInsight bodies match
     if status.problems:
         item["problems"] = [p.as_dict() for p in status.problems]
+    if status.display_name:  # VisualDL's LogWriter(display_name=...): VisualDL shows the run by this name
+        item["display_name"] = status.display_name
     if status.text_tags:  # TensorBoard text tags (as in plugins.text; kept for clients of the first version)
         item["text_tags"] = status.text_tags
     item.update(tensorboard_layout(run, status.plugins))

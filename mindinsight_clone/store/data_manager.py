@@ -76,6 +76,7 @@ class RunStatus:
     text_tags: list[str] = field(default_factory=list)  # TensorBoard text tags (also plugins["text"])
     dropped_tags: int = 0  # tags evicted by the tag limits (max_tags_per_run, max_tensor_tags, max_graph_tags)
     data_version: str | None = None  # changes whenever the cached data changes (None: not in the detail cache)
+    display_name: str = ""  # VisualDL: the writer's display name ("" if none)
 
 
 def _keep_members(run: RunInfo, old: RunInfo) -> None:
@@ -516,7 +517,7 @@ class DataManager:
         tags = cache.all_tags()
         return RunStatus(loader.status, not problems, problems, loader.progress.bytes_read,
                          loader.progress.bytes_total, tags, tags.get("text", []), cache.dropped_tags,
-                         f"{loader.generation}.{cache.version}")
+                         f"{loader.generation}.{cache.version}", loader.display_name)
 
     def cache_runs(self, train_ids: Iterable[str]) -> list[dict[str, str]]:
         """Stamp known runs as recently used and make sure they get cached (asynchronously).

@@ -130,6 +130,7 @@ class RunLoader:
     progress: LoadProgress = field(default_factory=LoadProgress)
     _dropped_logged: int = 0  # dropped-tag count last written to the log
     loaded_once: bool = False  # a whole load pass has finished (until then a missing tag may still come)
+    display_name: str = ""  # VisualDL: the newest non-empty `LogWriter(display_name=...)` read from the run's files
     _refill_failures: int = 0  # refills of the point store that failed again in a row
     _refill_after: float = 0.0  # monotonic time before which no refill is tried
     _first_pass: threading.Event | None = None  # made by the first waiter (wait_loaded), set with loaded_once
@@ -316,6 +317,7 @@ class RunLoader:
             if self.parse_records is not None:
                 parsed = self.parse_records(result.records, name, result.offsets)
                 self._record(parsed.problems)
+                self.display_name = getattr(parsed, "display_name", "") or self.display_name
                 if hasattr(parsed, "scalars"):  # columnar scalars (event_parser.ParsedColumns)
                     if parsed.items:
                         self.cache.add_parsed(parsed)

@@ -379,6 +379,7 @@ def test_logdir_view_as_visualdl_lists_it(shared_app: Flask, expected: dict[str,
             served = jobs[run]["text_tags"] if plugin == "text" else jobs[run]["plugins"][plugin]
             assert {name(t) for t in tags} <= set(served), (component, run)
     assert view["display_names"] == {}
+    assert not [run for run, job in jobs.items() if "display_name" in job]  # every file's name is ""
 
 
 # ---------------------------------------------------------------------- test-made files
@@ -409,7 +410,8 @@ def _wav(frames: int) -> bytes:
 
 def _made_run() -> list[bytes]:
     """Every kind we show, in the shapes VisualDL's LogWriter writes (meta record first)."""
-    frames = [_frame(Record.Value(tag="meta_data_tag", timestamp=T0_MS, meta_data=Record.MetaData()))]
+    frames = [_frame(Record.Value(tag="meta_data_tag", timestamp=T0_MS,
+                                  meta_data=Record.MetaData(display_name="基线 run")))]
     for step in range(20):
         frames.append(_frame(_value(step, "train/loss", value=1.0 / (step + 1))))
         for sub, v in (("train", step * 0.5), ("eval", step * 0.25)):
@@ -440,6 +442,7 @@ def _check_made_run(app: Flask, train_id: str) -> None:
     client = app.test_client()
     job = _job(client, train_id)
     assert job["is_integrity"] is True and "problems" not in job
+    assert job["display_name"] == "基线 run"  # LogWriter(display_name=...); the train id stays the path
     assert job["plugins"]["scalar"] == ["cmp/eval/scalar", "cmp/train/scalar", "train/loss/scalar"]
     points = _scalars(client, train_id, "train/loss")
     assert [(p["step"], p["value"], p["wall_time"]) for p in points] == [
