@@ -126,6 +126,10 @@ class _Builder:
     def build(self) -> OnnxModel:
         model, graph = self.model, self.model.graph
         shapes = {v.name: _value_type(v) for v in (*graph.value_info, *graph.output, *graph.input)}
+        # node and value names are separate namespaces in ONNX, not in the graph views: a node named like an
+        # initializer or graph input gets a suffix
+        self.names.update(t.name for t in graph.initializer)
+        self.names.update(v.name for v in graph.input)
         self._add_graph(graph, "", {}, shapes, 0)
         initializers = {t.name for t in graph.initializer}
         self.graph.inputs = [_parameter(v) for v in graph.input if v.name not in initializers]

@@ -395,7 +395,8 @@ def test_s3_answers_equal_local_ones(s3_server: Any, made: FlaskClient, tmp_path
 
 def test_onnx_external_data_never_leaves_the_folder(tmp_path: Path) -> None:
     """Locations through a symlink, absolute or with `..` are refused per initializer (nothing opened); crafted
-    dims and a file shorter than the shape are an error row, never a 500 or a read past the file."""
+    dims and a file shorter than the shape are an error row, never a 500 or a read past the file; a node named like
+    an initializer gets a suffix (one namespace in the graph views)."""
     base = tmp_path / "base"
     (base / "m").mkdir(parents=True)
     secret = tmp_path / "secret.bin"
@@ -412,6 +413,7 @@ def test_onnx_external_data_never_leaves_the_folder(tmp_path: Path) -> None:
         _tensor("huge", T.FLOAT, [1 << 40, 1 << 30], external={"location": "short.bin"}),
         _tensor("lying", T.FLOAT, [4], raw_data=b"\0" * 3),
     ])
+    model.graph.node.add(name="linked", op_type="Identity", input=["linked"], output=["o"])  # a node named like a value
     (base / "m" / "hostile.onnx").write_bytes(model.SerializeToString())
     client = make_client(base, tmp_path / "ws")
     rows = {r["name"]: r for r in get(client, "/parameters", model_id="./m/hostile.onnx")["parameters"]}
@@ -420,3 +422,5 @@ def test_onnx_external_data_never_leaves_the_folder(tmp_path: Path) -> None:
     assert "negative dimension" in rows["negative"]["error"]
     assert "short.bin ends before" in rows["huge"]["error"]
     assert "raw_data holds 3 bytes" in rows["lying"]["error"]
+    node = get(client, "/graph", model_id="./m/hostile.onnx")["nodes"][0]
+    assert (node["name"], node["inputs"]) == ("linked_2", ["linked"])
