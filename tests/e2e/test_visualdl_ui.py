@@ -1,20 +1,27 @@
 """A VisualDL log dir (../shared/fixtures/visualdl, written by VisualDL 2.5.3's LogWriter) in Chromium (issue 33):
 its scalars, PR and ROC curves, embedding (projector) and hparams (model lineage) pages draw what EXPECTED.json
-says. One server, one page, no console error.
+says, and a run named by its writer (`display_name`) shows the name in the summary list. One server, one page,
+no console error.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
+import struct
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from mindinsight_clone.proto import vdl_record_pb2
 from tests.conftest import REPO, SHARED, free_port, run_cli
 from tests.e2e.test_core_pages import chart, goto, option, q, wait_chart
 
 VDL = SHARED / "fixtures" / "visualdl"
+Record = vdl_record_pb2.Record
+DISPLAY_NAME = "baseline (lr 0.1)"
 
 
 @pytest.fixture(scope="module")
@@ -30,13 +37,26 @@ def vdl_server(tmp_path_factory: pytest.TempPathFactory, expected: dict[str, Any
     if not (REPO / "mindinsight_clone" / "ui" / "dist" / "index.html").exists():
         pytest.skip("the web UI is not built (scripts/build_frontend)")
     port, ws = free_port(), tmp_path_factory.mktemp("vdl-ui-ws")
-    started = run_cli("start", "--port", str(port), "--summary-base-dir", str(VDL), "--workspace", str(ws),
+    base = tmp_path_factory.mktemp("vdl-ui-base") / "logs"
+    shutil.copytree(VDL, base)  # the fixture (100 KB) and a run whose writer named it
+    _named_run(base / "named")
+    started = run_cli("start", "--port", str(port), "--summary-base-dir", str(base), "--workspace", str(ws),
                       "--reload-interval", "0", "--max-depth", "2")
     assert started.returncode == 0, started.stdout + started.stderr
     try:
         yield f"http://127.0.0.1:{port}"
     finally:
         run_cli("stop", "--port", str(port), "--workspace", str(ws))
+
+
+def _named_run(folder: Path) -> None:
+    """`LogWriter(logdir, display_name=DISPLAY_NAME)` then a few `add_scalar` calls."""
+    values = [Record.Value(tag="meta_data_tag", timestamp=1_750_000_000_000,
+                           meta_data=Record.MetaData(display_name=DISPLAY_NAME))]
+    values += [Record.Value(id=s, tag="loss", timestamp=1_750_000_000_000 + s, value=1.0 / (s + 1)) for s in range(20)]
+    payloads = [Record(values=[v]).SerializeToString() for v in values]
+    folder.mkdir()
+    (folder / "vdlrecords.1750000000.log").write_bytes(b"".join(struct.pack("<Q", len(p)) + p for p in payloads))
 
 
 def _facts(expected: dict[str, Any], run: str, kind: str, tag: str) -> dict[str, Any]:
@@ -95,3 +115,10 @@ def test_visualdl_pages_draw(page: Any, vdl_server: str, expected: dict[str, Any
     wait_chart(page, "lineage-importance")
     assert chart(page, "lineage-importance")["series"]
     screenshot(page, "vdl_hparams_lineage")
+
+    # display name: a run whose writer named it shows the name beside its path in the summary list (once read)
+    goto(page, vdl_server, q("/scalars", train_id="./named"))
+    wait_chart(page, "scalar:loss/scalar")
+    goto(page, vdl_server, "/summary-manage")
+    row = page.locator("[data-testid=summary-row][data-train-id='./named']")
+    assert row.get_by_test_id("summary-display-name").inner_text() == DISPLAY_NAME

@@ -69,6 +69,8 @@ export interface TrainJob {
   group?: RunGroup
   /** mindinsight-clone: the run's text tags, only when its event files hold text summaries. */
   text_tags?: string[]
+  /** mindinsight-clone: VisualDL's LogWriter(display_name=...), when the run's logs name one (once cached). */
+  display_name?: string
   scalar_groups?: RunExtras['scalar_groups']
   samples_twins?: RunExtras['samples_twins']
   hparams_sessions?: string[]
