@@ -2,7 +2,7 @@
 
 One Python process has one interpreter lock: during a big load, decoding the files, the loader's bookkeeping and
 the answers to requests all queue for it, while a second core idles (TensorBoard's loader is a Rust process of
-its own). The block readers (`scalar_batch.read_scalar_records`, `tfevents_batch.read_scalar_records`) are
+its own). The block readers (`scalar_batch`, `tfevents_batch`, `vdl_batch`: `read_scalar_records`) are
 pure functions of (file, offset, size, limits) to numpy columns, so they can run in another process: a loading
 thread sends the call and waits (not holding the lock) while the worker imports its app, answers requests or
 files the previous block's columns.
@@ -219,7 +219,7 @@ def main() -> None:
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr
     # the readers' imports (numpy, crc32c) now, while the worker still starts: not at the first call
-    from mindinsight_clone.ingest import scalar_batch, tfevents_batch  # noqa: F401
+    from mindinsight_clone.ingest import scalar_batch, tfevents_batch, vdl_batch  # noqa: F401
 
     serve(stdin, stdout)
 
