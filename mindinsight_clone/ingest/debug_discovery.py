@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from mindinsight_clone.ingest import dump_layout, storage
+from mindinsight_clone.ingest import dump_layout, msprobe_dump, storage
 from mindinsight_clone.ingest.storage import Entry, Location
 
 logger = logging.getLogger(__name__)
@@ -64,12 +64,46 @@ class ModelFile:
     mtime: float
 
 
+@dataclass(frozen=True, slots=True)
+class MsprobeDump:
+    """An msprobe dump root: a folder of `step<N>/` folders holding `rank<R>/` or `proc<pid>/` (issue 35)."""
+
+    dump_id: str
+    location: Location
+    steps: tuple[str, ...]  # the step folder names, by step number
+
+
+@dataclass(frozen=True, slots=True)
+class MsprobeFile:
+    """An msprobe result file: `compare` (compare_result_*.csv|xlsx), `vis` (*.vis.db, *.vis), `trend` (*.trend.db)."""
+
+    file_id: str
+    location: Location
+    kind: str
+    size: int
+    mtime: float
+
+
+def msprobe_file_kind(name: str) -> str | None:
+    lower = name.lower()
+    if lower.startswith("compare_result") and lower.endswith((".csv", ".xlsx")):
+        return "compare"
+    if lower.endswith((".vis.db", ".vis")):
+        return "vis"
+    if lower.endswith(".trend.db"):
+        return "trend"
+    return None
+
+
 @dataclass(slots=True)
 class DebugFinds:
     dumps: list[DumpRoot] = field(default_factory=list)
     models: list[ModelFile] = field(default_factory=list)
     dumps_truncated: bool = False
     models_truncated: bool = False
+    msprobe_dumps: list[MsprobeDump] = field(default_factory=list)
+    msprobe_files: list[MsprobeFile] = field(default_factory=list)
+    msprobe_truncated: bool = False
 
     def note(self, path: Location, rel_id: str, entries: list[Entry],
              list_dir: Callable[[Location], list[Entry]]) -> set[str]:
@@ -89,6 +123,10 @@ class DebugFinds:
                 self.models_truncated = True
                 break
             self.models.append(ModelFile(prefix + entry.name, entry.location, kind, entry.size, entry.mtime))
+        self._note_msprobe_files(prefix, entries)
+        steps = self._note_msprobe_dump(path, rel_id, entries, list_dir)
+        if steps:
+            return steps
         ranks = dump_layout.rank_dirs(entries)
         if not ranks or not dump_layout.is_dump_rank(ranks[0].location, list_dir):
             return set()
@@ -101,3 +139,43 @@ class DebugFinds:
             self.dumps.append(DumpRoot(rel_id.rstrip("/") if rel_id != "./" else "./", path, ids))
             logger.debug("dump root %s (%d ranks) in %s", rel_id, len(ids), storage.describe(path))
         return {e.name for e in ranks}
+
+    # ------------------------------------------------------------------ msprobe (issue 35)
+    def _note_msprobe_files(self, prefix: str, entries: list[Entry]) -> None:
+        for entry in entries:
+            kind = msprobe_file_kind(entry.name) if entry.is_file and not entry.is_symlink else None
+            if kind is None:
+                continue
+            if len(self.msprobe_files) >= MAX_MODEL_FILES:
+                self._msprobe_full()
+                return
+            self.msprobe_files.append(MsprobeFile(prefix + entry.name, entry.location, kind, entry.size, entry.mtime))
+
+    def _note_msprobe_dump(self, path: Location, rel_id: str, entries: list[Entry],
+                           list_dir: Callable[[Location], list[Entry]]) -> set[str]:
+        """A folder whose `step<N>/` folders hold `rank<R>/` or `proc<pid>/` folders is an msprobe dump root: kept,
+        and its step folders are not walked (a dump can hold millions of tensor files). One listing probes it."""
+        steps = sorted((e for e in entries
+                        if e.is_dir and not e.is_symlink and msprobe_dump.step_of(e.name) is not None),
+                       key=lambda e: msprobe_dump.step_of(e.name) or 0)
+        if not steps:
+            return set()
+        try:
+            inside = list_dir(steps[-1].location)
+        except OSError:
+            return set()
+        if not any(e.is_dir and msprobe_dump.is_rank_dir(e.name) for e in inside):
+            return set()
+        if len(self.msprobe_dumps) >= MAX_DUMP_ROOTS:
+            self._msprobe_full()
+        else:
+            dump_id = rel_id.rstrip("/") if rel_id != "./" else "./"
+            self.msprobe_dumps.append(MsprobeDump(dump_id, path, tuple(e.name for e in steps)))
+        return {e.name for e in steps}
+
+    def _msprobe_full(self) -> None:
+        if not self.msprobe_truncated:
+            logger.warning("more msprobe dumps or files under the base dir than listed (%d / %d); the rest are "
+                           "not listed", MAX_DUMP_ROOTS, MAX_MODEL_FILES)
+        self.msprobe_truncated = True
+

@@ -321,7 +321,8 @@ def _scan_dir(path: Location, train_id: str, state: _ScanState,
 
 def _wants_stat(name: str) -> bool:
     """Files whose size and mtime a local listing reads: run files and model files."""
-    return _file_kind(name) is not None or debug_discovery.model_kind(name) is not None
+    return (_file_kind(name) is not None or debug_discovery.model_kind(name) is not None
+            or debug_discovery.msprobe_file_kind(name) is not None)
 
 
 def _find_members(run: RunInfo, dirs: list[Entry], state: _ScanState) -> list[float]:

@@ -1,8 +1,61 @@
-"""msprobe (issue 35) under /v1/mindinsight/msprobe: dumps, nodes, anomalies, tensors, stacks of msprobe dumps.
-Thin: parse the request, call the analyzer."""
+"""msprobe (issue 35) under /v1/mindinsight/msprobe: dumps, nodes, the Cell tree, a node across steps, anomalies.
+Thin: parse the request, call analyzers/debugger/msprobe_dumps.py (docs/msprobe.md)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from flask import Blueprint
 
+from mindinsight_clone.server import params
+from mindinsight_clone.server.services import Services, services
+
+if TYPE_CHECKING:
+    from mindinsight_clone.analyzers.debugger.msprobe_dumps import MsprobeDumps
+
 bp = Blueprint("msprobe", __name__, url_prefix="/v1/mindinsight/msprobe")
+
+SERVICE_KEY = "msprobe-dumps"
+
+
+def _make(svc: Services) -> MsprobeDumps:
+    from mindinsight_clone.analyzers.debugger.msprobe_dumps import MsprobeDumps
+
+    return MsprobeDumps(svc.data_manager)
+
+
+def _dumps() -> MsprobeDumps:
+    return services().service(SERVICE_KEY, _make)
+
+
+def _step() -> int | None:
+    return params.to_int("step", params.arg("step"))
+
+
+@bp.get("/dumps")
+def dumps() -> Any:
+    return _dumps().dumps()
+
+
+@bp.get("/nodes")
+def nodes() -> Any:
+    offset = params.to_int("offset", params.arg("offset"), 0)
+    limit = params.to_int("limit", params.arg("limit"), 100)
+    assert offset is not None and limit is not None
+    return _dumps().nodes(params.required("dump_id"), _step(), params.arg("rank"), offset, limit,
+                          params.arg("search") or "")
+
+
+@bp.get("/tree")
+def tree() -> Any:
+    return _dumps().tree(params.required("dump_id"), _step(), params.arg("rank"))
+
+
+@bp.get("/node")
+def node() -> Any:
+    return _dumps().node(params.required("dump_id"), params.required("name"), params.arg("rank"))
+
+
+@bp.get("/anomalies")
+def anomalies() -> Any:
+    return _dumps().anomalies(params.required("dump_id"))

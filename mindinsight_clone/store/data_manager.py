@@ -350,6 +350,10 @@ class DataManager:
         model_ids = {m.model_id for m in found.models}
         found.dumps += [d for d in old.dumps if d.dump_id not in dump_ids and under_failed(d.dump_id)]
         found.models += [m for m in old.models if m.model_id not in model_ids and under_failed(m.model_id)]
+        probe_ids = {d.dump_id for d in found.msprobe_dumps}
+        file_ids = {f.file_id for f in found.msprobe_files}
+        found.msprobe_dumps += [d for d in old.msprobe_dumps if d.dump_id not in probe_ids and under_failed(d.dump_id)]
+        found.msprobe_files += [f for f in old.msprobe_files if f.file_id not in file_ids and under_failed(f.file_id)]
         return found
 
     def _drain(self, queue: LoadQueue) -> None:

@@ -1,0 +1,192 @@
+"""msprobe/dumps, nodes, tree, node, anomalies (issue 35) over the real msprobe 26.2 output in
+../shared/fixtures/msprobe (MindSpore 2.10 and PyTorch dumps, checked against its EXPECTED.json), and a dump written
+here as msprobe writes one (bare NaN tokens, a step still being written, a cut dump.json) without ../shared."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from tests.conftest import SHARED, require_shared
+from tests.integration.test_debugger_api import make_client
+
+API = "/v1/mindinsight/msprobe"
+MSPROBE = SHARED / "fixtures" / "msprobe"
+
+
+def get(client: FlaskClient, path: str, status: int = 200, **query: Any) -> dict[str, Any]:
+    response = client.get(f"{API}{path}", query_string=query)
+    assert response.status_code == status, (path, query, response.get_data(as_text=True)[:300])
+    body: dict[str, Any] = response.get_json()
+    return body
+
+
+def same(ours: Any, theirs: Any) -> bool:
+    """A statistic as answered ("NAN"/"INF" strings for non-finite values) equals msprobe's number."""
+    if theirs is None:  # msprobe wrote null
+        return ours is None
+    if isinstance(theirs, float) and not math.isfinite(theirs):
+        return ours == ("NAN" if math.isnan(theirs) else "INF" if theirs > 0 else "-INF")
+    return ours == pytest.approx(theirs, rel=1e-12)
+
+
+# ---------------------------------------------------------------- the real files
+@pytest.fixture(scope="module")
+def real(tmp_path_factory: pytest.TempPathFactory) -> tuple[FlaskClient, dict[str, Any]]:
+    require_shared(MSPROBE)
+    expected = json.loads((MSPROBE / "EXPECTED.json").read_text())
+    return make_client(MSPROBE, tmp_path_factory.mktemp("msprobe-ws")), expected
+
+
+def test_every_dump_is_listed_with_its_steps_and_ranks(real: tuple[FlaskClient, dict[str, Any]]) -> None:
+    client, expected = real
+    dumps = {d["dump_id"]: d for d in get(client, "/dumps")["dumps"]}
+    for job, facts in expected["jobs"].items():
+        if "dump" not in facts:
+            continue
+        dump = dumps[f"./{job}"]
+        places = list(facts["dump"]["steps"])
+        assert dump["steps"] == sorted({int(p.split("/")[0][4:]) for p in places}), job
+        assert dump["ranks"] == sorted({p.split("/")[1] for p in places}), job
+        first = facts["dump"]["steps"][places[0]]
+        assert (dump["framework"], dump["task"], dump["level"]) == (first["framework"], first["task"], first["level"])
+        assert dump["being_written"] == []
+
+
+def test_nodes_per_step_and_rank_match_expected(real: tuple[FlaskClient, dict[str, Any]]) -> None:
+    client, expected = real
+    for job, facts in expected["jobs"].items():
+        for place, want in facts.get("dump", {}).get("steps", {}).items():
+            step, rank = place.split("/")
+            body = get(client, "/nodes", dump_id=f"./{job}", step=step[4:], rank=rank, limit=10_000)
+            assert body["total"] == want["n_entries"] and body["complete"], (job, place)
+            names = [n["name"] for n in body["nodes"]]
+            if isinstance(want.get("entry_names"), list):
+                assert names == want["entry_names"], (job, place)  # execution order
+            tensors = sum(1 for n in body["nodes"] for g in ("inputs", "outputs", "parameters") for t in n[g] if "dtype" in t)
+            assert tensors == want["n_tensor_leaves"], (job, place)
+            by_phase = {p: sum(n["phase"] == p for n in body["nodes"]) for p in want["entries_by_phase"]}
+            assert by_phase == want["entries_by_phase"], (job, place)
+            tree = get(client, "/tree", dump_id=f"./{job}", step=step[4:], rank=rank)["nodes"]
+            roots = {n["name"] for n in tree if n["parent"] is None}  # + entries construct.json does not name
+            assert roots >= set(want["construct_json_roots"]), (job, place)
+            assert sum(n["parent"] is not None for n in tree) == want["construct_json_entries"] - len(
+                want["construct_json_roots"]), (job, place)
+            bad = [n["name"] for n in body["nodes"] if n["bad"]]
+            assert set(bad) >= set(want["entries_with_nan"]), (job, place)
+
+
+def test_named_nodes_statistics(real: tuple[FlaskClient, dict[str, Any]]) -> None:
+    client, expected = real
+    for key, entry in expected["entry_examples"].items():
+        where, name = key.split(": ")
+        job, step, rank = where.split("/")
+        node = get(client, "/nodes", dump_id=f"./{job}", step=step[4:], rank=rank, search=name, limit=50)
+        found = next(n for n in node["nodes"] if n["name"] == name)
+        for theirs, ours in (("input_args", "inputs"), ("output", "outputs")):
+            leaves = [x for x in entry.get(theirs, []) if isinstance(x, dict) and "dtype" in x]
+            mine = [t for t in found[ours] if "dtype" in t]
+            for leaf, answer in zip(leaves, mine, strict=False):
+                assert answer["dtype"] == leaf["dtype"] and answer["shape"] == leaf["shape"]
+                for stat in ("Max", "Min", "Mean", "Norm"):
+                    assert same(answer[stat.lower()], leaf[stat]), (key, theirs, stat)
+
+
+def test_first_nan_per_rank_and_the_node_across_steps(real: tuple[FlaskClient, dict[str, Any]]) -> None:
+    client, expected = real
+    for job in ("lenet_statistics", "torch_lenet_statistics"):
+        want = expected["first_nan"][job]
+        body = get(client, "/anomalies", dump_id=f"./{job}")
+        step, rank = want["step_dir"].split("/")
+        assert len(body["first"]) == 1 and body["first_rank"] == rank
+        first = body["first"][0]
+        io, index = want["tensor"].split(".")
+        assert (first["step"], first["node"], first["io"], first["index"]) == (int(step[4:]), want["entry"], io, index)
+        for stat in ("Max", "Min", "Mean", "Norm"):
+            assert same(first[stat.lower()], want[stat]), (job, stat)
+        history = get(client, "/node", dump_id=f"./{job}", name=want["entry"])
+        assert [s["step"] for s in history["steps"]] == list(range(expected["jobs"][job]["n_steps"]))
+        assert history["stack"] and all(isinstance(f, str) for f in history["stack"])
+    assert get(client, "/anomalies", dump_id="./pair_target_ms_statistics")["first"] == []
+
+
+def test_a_cut_dump_lists_what_was_written(real: tuple[FlaskClient, dict[str, Any]]) -> None:
+    client, _ = real
+    body = get(client, "/nodes", dump_id="./damaged_truncated_dump", step=1, limit=10_000)
+    assert not body["complete"] and 0 < body["total"] < 66
+    whole = get(client, "/nodes", dump_id="./lenet_statistics", step=1, limit=10_000)["nodes"]
+    assert body["nodes"] == whole[: body["total"]]  # everything before the cut, exactly
+
+
+@pytest.mark.parametrize("query", [{"dump_id": "../etc"}, {"dump_id": "./lenet_statistics", "step": "9"},
+                                   {"dump_id": "./lenet_statistics", "rank": "rank7"},
+                                   {"dump_id": "./lenet_statistics", "step": "x"},
+                                   {"dump_id": "./lenet_statistics", "limit": "0"}])
+def test_bad_requests_are_a_clear_400(real: tuple[FlaskClient, dict[str, Any]], query: dict[str, str]) -> None:
+    client, _ = real
+    body = get(client, "/nodes", status=400, **query)
+    assert body["error_code"].startswith("5054") and body["error_msg"]
+
+
+# ---------------------------------------------------------------- a dump written here
+def tensor(values: list[float]) -> dict[str, Any]:
+    return {"type": "mindspore.Tensor", "dtype": "Float32", "shape": [len(values)], "Max": max(values),
+            "Min": min(values), "Mean": sum(values) / len(values), "Norm": math.sqrt(sum(v * v for v in values))}
+
+
+def write_step(root: Path, step: int, rank: str, nan_at: str | None, cut: bool = False) -> None:
+    folder = root / f"step{step}" / rank
+    folder.mkdir(parents=True)
+    data: dict[str, Any] = {}
+    construct: dict[str, str | None] = {"Cell.net.Net.forward.0": None}
+    for i, api in enumerate(("Mint.add.0.forward", "Mint.div.0.forward", "Mint.relu.0.forward")):
+        out = tensor([1.0, 2.0 + i])
+        if api == nan_at:
+            out["Mean"] = out["Norm"] = float("nan")
+        data[api] = {"input_args": [tensor([1.0, 2.0]), {"type": "int", "value": 2}], "input_kwargs": {},
+                     "output": [out]}
+        construct[api] = "Cell.net.Net.forward.0"
+    data["Cell.net.Net.forward.0"] = {"input_args": [tensor([1.0, 2.0])], "input_kwargs": {},
+                                      "output": [tensor([1.0, 4.0])], "parameters": {"weight": tensor([0.5])}}
+    text = json.dumps({"task": "statistics", "level": "mix", "framework": "mindspore", "dump_data_dir": None,
+                       "data": data}, indent=1)  # Python's json writes NaN bare, as msprobe does
+    (folder / "dump.json").write_text(text[: len(text) * 2 // 3] if cut else text)
+    (folder / "construct.json").write_text(json.dumps(construct))
+    (folder / "stack.json").write_text(json.dumps({"0": [[*data], ["File net.py, line 3, in construct"]]}))
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory: pytest.TempPathFactory) -> FlaskClient:
+    base = tmp_path_factory.mktemp("msprobe-made")
+    root = base / "job" / "dump"
+    for step in (0, 1, 2):
+        write_step(root, step, "rank0", "Mint.div.0.forward" if step == 2 else None)
+        write_step(root, step, "rank1", "Mint.add.0.forward" if step >= 1 else None)
+    (root / "step3" / "rank0").mkdir(parents=True)  # msprobe writes dump.json at step(): still being written
+    write_step(root, 3, "rank1", None, cut=True)
+    return make_client(base, tmp_path_factory.mktemp("msprobe-made-ws"))
+
+
+def test_made_dump_live_ranks_and_first_rank(made: FlaskClient) -> None:
+    dump = get(made, "/dumps")["dumps"][0]
+    assert dump["dump_id"] == "./job/dump" and dump["steps"] == [0, 1, 2, 3] and dump["ranks"] == ["rank0", "rank1"]
+    assert dump["being_written"] == ["step3/rank0"]
+    live = get(made, "/nodes", dump_id="./job/dump", step=3, rank="rank0")
+    assert live["total"] == 0 and not live["complete"]
+    cut = get(made, "/nodes", dump_id="./job/dump", step=3, rank="1")
+    assert not cut["complete"] and 0 < cut["total"] < 4
+    first = get(made, "/anomalies", dump_id="./job/dump")
+    assert first["first_rank"] == "rank1"  # rank1 went NaN at step 1, rank0 only at step 2
+    assert [(f["rank"], f["step"], f["node"], f["io"], f["index"], f["mean"]) for f in first["first"]] == [
+        ("rank1", 1, "Mint.add.0.forward", "output", "0", "NAN"), ("rank0", 2, "Mint.div.0.forward", "output", "0", "NAN")]
+    node = get(made, "/nodes", dump_id="./job/dump", step=0, rank="0", search="NET")["nodes"][0]
+    assert node["kind"] == "Cell" and node["parent"] is None and node["parameters"][0]["index"] == "weight"
+    api = get(made, "/nodes", dump_id="./job/dump", step=0, rank="0", limit=1)["nodes"][0]
+    assert api["parent"] == "Cell.net.Net.forward.0" and api["inputs"][1] == {"index": "1", "type": "int", "value": 2}
+    history = get(made, "/node", dump_id="./job/dump", name="Mint.div.0.forward", rank="0")
+    assert [s["step"] for s in history["steps"]] == [0, 1, 2] and history["stack"] == ["File net.py, line 3, in construct"]
