@@ -172,6 +172,14 @@ async function request<T>(
   return data as T
 }
 
+/** GET / POST of an endpoint for the API modules that live beside their page (e.g. msprobe*Api.ts). */
+export function getJson<T>(path: string, query: Query = {}, o?: RequestOptions): Promise<T> {
+  return request<T>('GET', path, query, undefined, o)
+}
+export function postJson<T>(path: string, body: unknown, query: Query = {}, o?: RequestOptions): Promise<T> {
+  return request<T>('POST', path, query, body, o)
+}
+
 const DV = 'datavisual/'
 const DBG = 'debugger/'
 const MODELS = 'models/'

@@ -1,3 +1,25 @@
 // msprobe page, dumps tab (issue 35). English.
 export const msprobeDumpsEn = {
+  'msprobe.noDumps': 'No msprobe dump found',
+  'msprobe.noDumpsHint':
+    'msprobe dumps (a folder of step<N>/ folders holding rank<R>/ or proc<pid>/ with dump.json) within --max-depth levels of the summary base dir are listed here; new ones appear by themselves.',
+  'msprobe.dump': 'Dump',
+  'msprobe.step': 'Step',
+  'msprobe.rank': 'Rank',
+  'msprobe.beingWritten': 'Still being written (no dump.json yet): {what}',
+  'msprobe.firstAnomaly': 'First NaN/Inf:',
+  'msprobe.noAnomaly': 'none in any step of any rank (from the statistics msprobe wrote)',
+  'msprobe.anomalyAt': '{rank}, step {step}: {node} ({io})',
+  'msprobe.searchNodes': 'Search nodes',
+  'msprobe.nodeCount': '{n} nodes in this step',
+  'msprobe.nodeCount.one': '{n} node in this step',
+  'msprobe.incomplete': 'dump.json is cut (being written or damaged): the nodes before the cut are shown',
+  'msprobe.moreNodes': '{n} more: search to narrow the list',
+  'msprobe.pickNode': 'Pick a node in the tree, or the first NaN/Inf above.',
+  'msprobe.parent': 'in',
+  'msprobe.slot': 'Argument',
+  'msprobe.stack': 'Call stack',
+  'msprobe.acrossSteps': 'Across steps',
+  'msprobe.summaryDumps': '{n} msprobe dumps',
+  'msprobe.summaryDumps.one': '{n} msprobe dump',
 }

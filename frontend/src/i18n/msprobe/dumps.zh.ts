@@ -1,3 +1,25 @@
 // msprobe page, dumps tab (issue 35). 简体中文.
 export const msprobeDumpsZh: Record<string, string> = {
+  'msprobe.noDumps': '未找到 msprobe 数据',
+  'msprobe.noDumpsHint':
+    '训练日志根目录下 --max-depth 层以内的 msprobe 数据（含 step<N>/ 子目录，其中 rank<R>/ 或 proc<pid>/ 下有 dump.json）会列在这里，新的数据会自动出现。',
+  'msprobe.dump': '数据',
+  'msprobe.step': '步',
+  'msprobe.rank': '卡',
+  'msprobe.beingWritten': '仍在写入（尚无 dump.json）：{what}',
+  'msprobe.firstAnomaly': '首个 NaN/Inf：',
+  'msprobe.noAnomaly': '所有卡的所有步中均未出现（依据 msprobe 写出的统计量）',
+  'msprobe.anomalyAt': '{rank}，第 {step} 步：{node}（{io}）',
+  'msprobe.searchNodes': '搜索节点',
+  'msprobe.nodeCount': '本步共 {n} 个节点',
+  'msprobe.nodeCount.one': '本步共 {n} 个节点',
+  'msprobe.incomplete': 'dump.json 不完整（仍在写入或已损坏）：显示截断之前的节点',
+  'msprobe.moreNodes': '还有 {n} 个：请搜索以缩小范围',
+  'msprobe.pickNode': '在节点树中选择一个节点，或点击上方的首个 NaN/Inf。',
+  'msprobe.parent': '属于',
+  'msprobe.slot': '参数',
+  'msprobe.stack': '调用栈',
+  'msprobe.acrossSteps': '各步统计',
+  'msprobe.summaryDumps': '{n} 个 msprobe 数据',
+  'msprobe.summaryDumps.one': '{n} 个 msprobe 数据',
 }

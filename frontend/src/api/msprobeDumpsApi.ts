@@ -1,0 +1,78 @@
+// msprobe dumps (issue 35): GET /v1/mindinsight/msprobe/{dumps,nodes,tree,node,anomalies} (docs/msprobe.md).
+// Statistics are numbers, null where msprobe wrote null, and "NAN" / "INF" / "-INF" for non-finite values.
+import { getJson, type RequestOptions } from './client'
+
+export type Stat = number | 'NAN' | 'INF' | '-INF' | null
+
+export interface MsprobeSlot {
+  index: string
+  dtype?: string
+  shape?: number[]
+  max?: Stat
+  min?: Stat
+  mean?: Stat
+  norm?: Stat
+  data_name?: string
+  /** a plain (non-tensor) argument */
+  type?: string | null
+  value?: unknown
+}
+
+export interface MsprobeNode {
+  name: string
+  parent: string | null
+  kind: string
+  phase: string
+  inputs: MsprobeSlot[]
+  outputs: MsprobeSlot[]
+  parameters: MsprobeSlot[]
+  bad: boolean
+}
+
+export interface MsprobeDump {
+  dump_id: string
+  framework: string | null
+  task: string | null
+  level: string | null
+  steps: number[]
+  ranks: string[]
+  being_written: string[]
+}
+
+export interface MsprobeAnomaly extends MsprobeSlot {
+  rank: string
+  step: number
+  node: string
+  io: string
+}
+
+export interface MsprobeNodeHistory {
+  name: string
+  rank: string
+  steps: { step: number; slots: (MsprobeSlot & { io: string })[] }[]
+  stack: string[]
+}
+
+const P = 'msprobe/'
+
+export const msprobeDumpsApi = {
+  dumps: (o?: RequestOptions) => getJson<{ dumps: MsprobeDump[]; truncated: boolean; load_status: string }>(P + 'dumps', {}, o),
+  nodes: (q: { dump_id: string; step?: number; rank?: string; offset?: number; limit?: number; search?: string }, o?: RequestOptions) =>
+    getJson<{ total: number; complete: boolean; step: number; rank: string; nodes: MsprobeNode[] }>(P + 'nodes', { ...q }, o),
+  tree: (q: { dump_id: string; step?: number; rank?: string }, o?: RequestOptions) =>
+    getJson<{ nodes: { name: string; parent: string | null; index: number | null; bad: boolean }[] }>(P + 'tree', { ...q }, o),
+  node: (q: { dump_id: string; name: string; rank?: string }, o?: RequestOptions) => getJson<MsprobeNodeHistory>(P + 'node', { ...q }, o),
+  anomalies: (dumpId: string, o?: RequestOptions) =>
+    getJson<{ first: MsprobeAnomaly[]; first_rank: string | null }>(P + 'anomalies', { dump_id: dumpId }, o),
+}
+
+/** A statistic for a table cell: significant digits, NaN/Inf spelled out, '–' where msprobe wrote null. */
+export function formatStat(v: Stat | undefined): string {
+  if (v === null || v === undefined) return '–'
+  if (typeof v === 'string') return v === 'NAN' ? 'NaN' : v === 'INF' ? '+Inf' : '−Inf'
+  return Math.abs(v) >= 1e5 || (v !== 0 && Math.abs(v) < 1e-4) ? v.toExponential(4) : String(Number(v.toPrecision(6)))
+}
+
+export function isNonFinite(v: Stat | undefined): boolean {
+  return typeof v === 'string'
+}

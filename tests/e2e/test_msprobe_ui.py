@@ -1,0 +1,47 @@
+"""msprobe dumps in Chromium (issue 35): from the summary page to the first NaN node of the real msprobe 26.2 dump
+(../shared/fixtures/msprobe/lenet_statistics: `Mint.div.0.forward` at step 2) in two clicks, its statistics with
+the NaN shown as such, the node's statistics across steps with the NaN step marked, its call stack, and the
+Cell tree collapsing."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.conftest import SHARED, require_shared
+from tests.e2e.conftest import serve
+
+MSPROBE = SHARED / "fixtures" / "msprobe"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    require_shared(MSPROBE)
+    yield from serve(MSPROBE, tmp_path_factory.mktemp("msprobe-ws"), "--max-depth", "3")
+
+
+def test_first_nan_from_the_summary_page(server: str, page: Any) -> None:
+    page.goto(f"{server}/#/summary-manage")
+    page.locator('[data-testid=summary-msprobe-link][data-dump-id="./lenet_statistics"]').click()  # click 1
+    anomaly = page.get_by_test_id("msprobe-anomaly")
+    anomaly.wait_for()
+    assert anomaly.get_attribute("data-node") == "Mint.div.0.forward" and anomaly.get_attribute("data-step") == "2"
+    anomaly.click()  # click 2
+    detail = page.locator('[data-testid=msprobe-node-detail][data-name="Mint.div.0.forward"]')
+    detail.wait_for()
+    assert page.get_by_test_id("msprobe-step").input_value() == "2"
+    output = page.get_by_test_id("msprobe-slot").filter(has_text="output.0")
+    assert "NaN" in output.inner_text()  # Mean and Norm; Max/Min finite (MindSpore skips NaN elements)
+    page.wait_for_function("() => window.__charts?.['msprobe:node-steps']?.extra?.slot === 'output.0'")
+    chart = page.evaluate("() => ({ bad: window.__charts['msprobe:node-steps'].extra.badSteps, "
+                          "points: window.__charts['msprobe:node-steps'].series.map(s => s.points) })")
+    assert chart == {"bad": [2], "points": [4, 4, 4, 4]}, chart  # steps 0-3; only step 2 divides 0 by 0
+    page.get_by_test_id("msprobe-stack").locator("summary").click()
+    assert "File " in page.get_by_test_id("msprobe-stack").inner_text()
+    row = page.locator('[data-testid=msprobe-node][data-name="Mint.div.0.forward"]')
+    assert row.get_attribute("data-bad") == "true"
+    # collapse the Normalize cell: its calls leave the tree
+    page.locator('[data-testid=msprobe-node][data-name="Cell._backbone.norm.Normalize.forward.0"] .twist').click()
+    row.wait_for(state="detached")
