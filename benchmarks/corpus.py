@@ -84,15 +84,21 @@ SPECS: dict[str, CorpusSpec] = {
     "L2": CorpusSpec("L2", runs=8, steps=100_000, scalars=8, run_format="rank_{}"),
     "L": CorpusSpec("L", runs=8, steps=200_000, scalars=8, run_format="rank_{}"),
     "W": CorpusSpec("W", runs=1000, steps=500, scalars=4, run_format="run_{:03d}"),
+    # LLM monitors (issue 32): 4 ranks x 5,000 steps x 1,000 scalar tags, and the quarter-width twin (250 tags)
+    # that shows how the cost grows with tags
+    "T": CorpusSpec("T", runs=4, steps=5000, scalars=1000, run_format="rank_{}"),
+    "Tq": CorpusSpec("Tq", runs=4, steps=5000, scalars=250, run_format="rank_{}"),
     "smoke-S": CorpusSpec("smoke-S", runs=3, steps=60, scalars=5),
     "smoke-L": CorpusSpec("smoke-L", runs=2, steps=3000, scalars=4, run_format="rank_{}"),
     "smoke-W": CorpusSpec("smoke-W", runs=20, steps=50, scalars=2, run_format="run_{:03d}"),
+    "smoke-T": CorpusSpec("smoke-T", runs=2, steps=50, scalars=40, run_format="rank_{}"),
+    "smoke-Tq": CorpusSpec("smoke-Tq", runs=2, steps=50, scalars=10, run_format="rank_{}"),
     "smoke-M": CorpusSpec("smoke-M", runs=2, steps=40, scalars=3, histograms=1, hist_values=1000, images=1,
                           image_size=16),
 }
 
 
-KINDS = ("S", "M", "L4", "L2", "L", "W")
+KINDS = ("S", "M", "L4", "L2", "L", "W", "T", "Tq")
 
 
 def spec_for(kind: str, scale: int = 1, smoke: bool = False) -> CorpusSpec:
