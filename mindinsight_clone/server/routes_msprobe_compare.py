@@ -1,8 +1,87 @@
 """msprobe (issue 35) under /v1/mindinsight/msprobe: target-vs-bench comparison and compare_result files.
-Thin: parse the request, call the analyzer."""
+Thin: parse the request, call analyzers/debugger/msprobe_compare.py (docs/msprobe.md)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Blueprint
 
+from mindinsight_clone.analyzers.debugger import msprobe_compare
+from mindinsight_clone.errors import DebuggerDumpNotExistError, ParamValueError
+from mindinsight_clone.ingest import msprobe_compare_result
+from mindinsight_clone.server import params
+from mindinsight_clone.server.routes_msprobe import _dumps
+
 bp = Blueprint("msprobe_compare", __name__, url_prefix="/v1/mindinsight/msprobe")
+
+RESULTS = ("pass", "warning", "error")
+MAX_LIMIT = 100_000
+
+
+def _side(body: dict[str, Any], key: str) -> tuple[str, int | None, str | None]:
+    side = body.get(key)
+    if not isinstance(side, dict) or not isinstance(side.get("dump_id"), str):
+        raise ParamValueError(f"'{key}' should be {{\"dump_id\", \"step\", \"rank\"}}.")
+    step = side.get("step")
+    if step is not None and (not isinstance(step, int) or isinstance(step, bool) or step < 0):
+        raise ParamValueError(f"'{key}.step' should be a step number.")
+    rank = side.get("rank")
+    return side["dump_id"], step, None if rank is None else str(rank)
+
+
+@bp.post("/compare")
+def compare() -> Any:
+    body = params.json_body(default={})
+    if not isinstance(body, dict):
+        raise ParamValueError("The body should be a JSON object.")
+    mode = body.get("mode", "statistics")
+    if mode not in ("statistics", "tensor"):
+        raise ParamValueError("'mode' should be statistics or tensor.")
+    if mode == "tensor":
+        raise ParamValueError("Tensor mode (cosine, error ratios from the .npy files) is not computed yet; "
+                              "ask for mode statistics.")
+    wanted = body.get("result")
+    if wanted is not None and wanted not in RESULTS:
+        raise ParamValueError(f"'result' should be one of {', '.join(RESULTS)}.")
+    offset, limit = body.get("offset", 0), body.get("limit", 1000)
+    if not isinstance(offset, int) or not isinstance(limit, int) or offset < 0 or not 0 < limit <= MAX_LIMIT:
+        raise ParamValueError(f"'offset' should be >= 0 and 'limit' between 1 and {MAX_LIMIT}.")
+    dumps = _dumps()
+    files = []
+    for key in ("target", "bench"):
+        place = dumps.place(*_side(body, key))
+        dump = dumps.dump_file(place)
+        if not dump.nodes:
+            raise DebuggerDumpNotExistError(f"{key}: {place.step}/{place.rank} has no dump.json yet")
+        files.append(dump)
+    answer = msprobe_compare.compare(files[0], files[1])
+    rows = answer["rows"] if wanted is None else [r for r in answer["rows"] if r["result"] == wanted]
+    answer.update(total=len(rows), rows=rows[offset:offset + limit], mode=mode)
+    return answer
+
+
+@bp.get("/compare_result")
+def compare_result() -> Any:
+    file_id = params.required("file_id")
+    found = next((f for f in _dumps().registry.debug_files().msprobe_files
+                  if f.file_id == file_id and f.kind == "compare"), None)
+    if found is None:
+        raise DebuggerDumpNotExistError(f"no compare result {file_id}")
+    if found.location.name.lower().endswith(".xlsx"):
+        raise ParamValueError("An .xlsx compare result is not read; msprobe writes the same table as .csv "
+                              "(without --xlsx).")
+    try:
+        columns, rows = msprobe_compare_result.read_compare_csv(found.location)
+    except (OSError, ValueError) as exc:
+        raise ParamValueError(str(exc)) from exc
+    counts = {k: sum(r.get("Result") == k for r in rows) for k in RESULTS}
+    return {"file_id": file_id, "columns": columns, "rows": rows, "counts": counts}
+
+
+@bp.get("/files")
+def files() -> Any:
+    """The msprobe result files found under the base dir: compare results, graph_visualize dbs, trend dbs."""
+    finds = _dumps().registry.debug_files()
+    return {"files": [{"file_id": f.file_id, "kind": f.kind, "size": f.size} for f in finds.msprobe_files],
+            "truncated": finds.msprobe_truncated}

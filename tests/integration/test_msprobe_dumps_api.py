@@ -190,3 +190,60 @@ def test_made_dump_live_ranks_and_first_rank(made: FlaskClient) -> None:
     assert api["parent"] == "Cell.net.Net.forward.0" and api["inputs"][1] == {"index": "1", "type": "int", "value": 2}
     history = get(made, "/node", dump_id="./job/dump", name="Mint.div.0.forward", rank="0")
     assert [s["step"] for s in history["steps"]] == [0, 1, 2] and history["stack"] == ["File net.py, line 3, in construct"]
+
+
+# ---------------------------------------------------------------- compare
+def post(client: FlaskClient, body: Any, status: int = 200) -> dict[str, Any]:
+    response = client.post(f"{API}/compare", json=body)
+    assert response.status_code == status, (body, response.get_data(as_text=True)[:300])
+    answer: dict[str, Any] = response.get_json()
+    return answer
+
+
+def percent(cell: str) -> float | None:
+    return None if cell in ("N/A", "unsupported", "") else float(cell.rstrip("%")) / (100 if cell.endswith("%") else 1)
+
+
+@pytest.mark.parametrize(("step", "folder"), [(0, "statistics_csv"), (0, "statistics_dir_step0"),
+                                              (1, "statistics_dir_step1")])
+def test_our_compare_agrees_with_msprobe_on_every_row(real: tuple[FlaskClient, dict[str, Any]], step: int,
+                                                      folder: str) -> None:
+    client, _ = real
+    pair = {"target": {"dump_id": "./pair_target_ms_statistics", "step": step, "rank": "rank0"},
+            "bench": {"dump_id": "./pair_bench_ms_statistics", "step": step, "rank": 0}, "limit": 100_000}
+    ours = {r["target_name"]: r for r in post(client, pair)["rows"]}
+    file_id = next(f["file_id"] for f in get(client, "/files")["files"] if f"/{folder}/" in f["file_id"])
+    theirs = get(client, "/compare_result", file_id=file_id)
+    assert len(theirs["rows"]) == len(ours) == 167
+    for row in theirs["rows"]:
+        mine = ours[row["NPU Name"]]
+        assert mine["bench_name"] == row["Bench Name"]
+        assert mine["result"] == row["Result"], (row["NPU Name"], row["Err_message"], mine["err_message"])
+        for col, key in (("Max diff", "max_diff"), ("Min diff", "min_diff"), ("Mean diff", "mean_diff"),
+                         ("L2norm diff", "norm_diff"), ("NormRelativeErr", "norm_relative_err")):
+            want = percent(row[col])
+            if want is not None:
+                assert mine[key] == pytest.approx(want, rel=1e-9, abs=1e-12), (row["NPU Name"], col)
+    assert sum(r["result"] != "pass" for r in ours.values()) == sum(theirs["counts"][k] for k in ("warning", "error"))
+
+
+def test_compare_first_divergence_filters_and_bad_bodies(real: tuple[FlaskClient, dict[str, Any]]) -> None:
+    client, _ = real
+    pair = {"target": {"dump_id": "./pair_target_ms_statistics", "step": 0},
+            "bench": {"dump_id": "./pair_bench_ms_statistics", "step": 0}}
+    answer = post(client, {**pair, "result": "error", "limit": 5})
+    assert answer["total"] == answer["counts"]["error"] and len(answer["rows"]) == 5
+    assert {r["result"] for r in answer["rows"]} == {"error"}
+    first = answer["first_divergence"]  # the float16 fc2 cell: its first row is a dtype error
+    assert first["target_name"].startswith("Primitive.") and "dtype" in first["err_message"][0]
+    same = post(client, {"target": pair["target"], "bench": pair["target"]})
+    assert same["first_divergence"] is None and same["counts"]["pass"] == len(same["rows"])
+    cross = post(client, {"target": pair["target"], "bench": {"dump_id": "./pair_bench_torch_statistics", "step": 0}})
+    assert cross["unmatched"] > 0  # PyTorch names (Torch.*, Module.*) match no MindSpore row: said, not an error
+    for bad in ({}, {"target": "x", "bench": pair["bench"]}, {**pair, "mode": "cosine"}, {**pair, "mode": "tensor"},
+                {**pair, "result": "fine"}, {**pair, "limit": 0},
+                {"target": {"dump_id": "./nope"}, "bench": pair["bench"]}):
+        assert post(client, bad, status=400)["error_msg"]
+    xlsx = next(f["file_id"] for f in get(client, "/files")["files"] if f["file_id"].endswith(".xlsx"))
+    assert ".csv" in get(client, "/compare_result", status=400, file_id=xlsx)["error_msg"]
+    assert get(client, "/compare_result", status=400, file_id="../../etc/passwd")["error_msg"]
