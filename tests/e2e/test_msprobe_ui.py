@@ -45,3 +45,31 @@ def test_first_nan_from_the_summary_page(server: str, page: Any) -> None:
     # collapse the Normalize cell: its calls leave the tree
     page.locator('[data-testid=msprobe-node][data-name="Cell._backbone.norm.Normalize.forward.0"] .twist').click()
     row.wait_for(state="detached")
+
+
+def test_compare_lands_on_the_first_diverging_node(server: str, page: Any) -> None:
+    page.goto(f"{server}/#/msprobe?tab=compare")
+    target = page.get_by_test_id("compare-target").get_by_test_id("compare-dump")
+    page.wait_for_function("() => document.querySelectorAll('[data-testid=compare-dump] option').length > 2")
+    assert target.input_value() == "./pair_target_ms_statistics"
+    assert page.get_by_test_id("compare-bench").get_by_test_id("compare-dump").input_value() == "./pair_bench_ms_statistics"
+    page.get_by_test_id("compare-run").click()
+    answer = page.get_by_test_id("compare-answer")
+    answer.wait_for()
+    assert answer.get_attribute("data-total") == "167"
+    page.get_by_test_id("compare-filter").select_option("error")
+    assert {r.get_attribute("data-result") for r in page.get_by_test_id("compare-row").all()} == {"error"}
+    first = page.get_by_test_id("compare-first-divergence")
+    node = first.get_attribute("data-node")
+    assert node and "dtype" in first.inner_text()
+    page.get_by_test_id("compare-show-first").click()
+    page.locator(f'[data-testid=msprobe-node-detail][data-name="{node}"]').wait_for()
+    assert "Float16" in page.get_by_test_id("msprobe-slots").inner_text()  # the float16 fc2 cell of the target
+
+    page.goto(f"{server}/#/msprobe?tab=compare")
+    page.wait_for_function("() => document.querySelectorAll('[data-testid=compare-file] option').length > 1")
+    csv = page.evaluate("() => [...document.querySelectorAll('[data-testid=compare-file] option')]"
+                        ".map(o => o.value).find(v => v.includes('/statistics_csv/'))")
+    page.get_by_test_id("compare-file").select_option(csv)
+    page.get_by_test_id("compare-open-file").click()
+    assert page.get_by_test_id("compare-file-table").get_attribute("data-rows") == "167"

@@ -30,6 +30,7 @@ STATS = ("max", "min", "mean", "norm")
 
 @dataclass(slots=True)
 class Row:
+    node: str  # the dump.json entry the slot belongs to
     target_name: str
     bench_name: str | None
     io: str
@@ -41,7 +42,7 @@ class Row:
     messages: list[str] = field(default_factory=list)
 
     def json(self) -> dict[str, Any]:
-        return {"target_name": self.target_name, "bench_name": self.bench_name, "io": self.io,
+        return {"node": self.node, "target_name": self.target_name, "bench_name": self.bench_name, "io": self.io,
                 "result": self.result, "err_message": self.messages,
                 "target_dtype": self.target.get("dtype"), "bench_dtype": (self.bench or {}).get("dtype"),
                 "target_shape": self.target.get("shape"), "bench_shape": (self.bench or {}).get("shape"),
@@ -58,7 +59,7 @@ def compare(target: DumpFile, bench: DumpFile) -> dict[str, Any]:
     bench_slots = {name: slot for node in bench.nodes for name, slot in _named(node)}
     rows: list[Row] = []
     for node in target.nodes:
-        node_rows = [_row(name, slot, bench_slots.get(name)) for name, slot in _named(node)]
+        node_rows = [_row(node.name, name, slot, bench_slots.get(name)) for name, slot in _named(node)]
         _judge_outputs(node_rows)
         rows += node_rows
     first = next((r for r in rows if r.result != "pass"), None)
@@ -73,10 +74,10 @@ def _named(node: Node) -> list[tuple[str, Slot]]:
     return [(f"{node.name}.{s.index}" if grad else f"{node.name}.{s.io}.{s.index}", s) for s in node.slots]
 
 
-def _row(name: str, slot: Slot, other: Slot | None) -> Row:
+def _row(node: str, name: str, slot: Slot, other: Slot | None) -> Row:
     io = "output" if slot.io == "output" else ("parameters" if slot.io == "parameters" else "input")
     mine = _facts(slot)
-    row = Row(name, name if other is not None else None, io, mine, _facts(other) if other is not None else None)
+    row = Row(node, name, name if other is not None else None, io, mine, _facts(other) if other is not None else None)
     if other is None:
         return row
     theirs = row.bench or {}

@@ -1,3 +1,16 @@
 // msprobe page, compare tab (issue 35). 简体中文.
 export const msprobeCompareZh: Record<string, string> = {
+  'msprobe.target': '待比对',
+  'msprobe.bench': '标杆',
+  'msprobe.compareRun': '比对',
+  'msprobe.compareFile': '打开 compare_result 文件…',
+  'msprobe.open': '打开',
+  'msprobe.unmatched': '{n} 行在标杆中没有同名项（按 msprobe 的规则记为 pass）',
+  'msprobe.filterResult': '结果',
+  'msprobe.allResults': '全部结果',
+  'msprobe.firstDivergence': '首个差异：',
+  'msprobe.showNode': '查看节点',
+  'msprobe.noDivergence': '所有行均通过：没有差异。',
+  'msprobe.compareHint':
+    '选择待比对数据和标杆数据（两份数据，或同一份数据的两个步或两张卡），按 msprobe compare 的统计量模式比对；或打开 msprobe 写出的 compare_result 文件。',
 }
