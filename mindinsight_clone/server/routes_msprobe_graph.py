@@ -1,8 +1,89 @@
-"""msprobe (issue 35) under /v1/mindinsight/msprobe: graph_visualize .vis.db/.vis graphs and data2db .trend.db trends.
-Thin: parse the request, call the analyzer."""
+"""msprobe (issue 35) under /v1/mindinsight/msprobe: graph_visualize `.vis.db` graphs (docs/msprobe.md).
+Thin: parse the request, read through ingest/msprobe_vis.py."""
 
 from __future__ import annotations
 
+import sqlite3
+from typing import Any
+
 from flask import Blueprint
 
+from mindinsight_clone.errors import DebuggerDumpNotExistError, ParamValueError
+from mindinsight_clone.ingest import msprobe_vis
+from mindinsight_clone.ingest.debug_discovery import MsprobeFile
+from mindinsight_clone.server import params
+from mindinsight_clone.server.routes_msprobe import _dumps
+
 bp = Blueprint("msprobe_graph", __name__, url_prefix="/v1/mindinsight/msprobe")
+
+
+def _vis_files() -> list[MsprobeFile]:
+    return [f for f in _dumps().registry.debug_files().msprobe_files if f.kind == "vis"]
+
+
+def _file(graph_id: str) -> MsprobeFile:
+    found = next((f for f in _vis_files() if f.file_id == graph_id), None)
+    if found is None:
+        raise DebuggerDumpNotExistError(f"no graph_visualize file {graph_id}")
+    return found
+
+
+@bp.get("/graphs")
+def graphs() -> Any:
+    """`{"graphs": [{"graph_id", "kind": "build"|"compare", "graphs": [{"graph", "side", "step", "rank", "nodes"}]}]}`
+    (a file that cannot be read is listed with its error)."""
+    out = []
+    for f in sorted(_vis_files(), key=lambda f: f.file_id):
+        item: dict[str, Any] = {"graph_id": f.file_id, "kind": None, "graphs": [], "error": None}
+        try:
+            with msprobe_vis.open_db(f.location) as conn:
+                item["kind"] = msprobe_vis.read_config(conn)["graph_type"]
+                item["graphs"] = msprobe_vis.read_graphs(conn)
+        except (OSError, ValueError, sqlite3.Error) as exc:
+            item["error"] = str(exc)
+        out.append(item)
+    return {"graphs": out}
+
+
+@bp.get("/graph")
+def graph() -> Any:
+    """One graph of a file: `side` NPU (target) or Bench, at `step` and `rank` (default: the first), its nodes with
+    parent, precision index, overflow level and whether it is matched; the file's colour legend."""
+    f = _file(params.required("graph_id"))
+    side = params.arg("side") or "NPU"
+    if side not in ("NPU", "Bench"):
+        raise ParamValueError("'side' should be NPU (the target) or Bench.")
+    step, rank = params.to_int("step", params.arg("step")), params.to_int("rank", params.arg("rank"))
+    try:
+        with msprobe_vis.open_db(f.location) as conn:
+            config = msprobe_vis.read_config(conn)
+            candidates = [g for g in msprobe_vis.read_graphs(conn) if g["side"] == side
+                          and (step is None or g["step"] == step) and (rank is None or g["rank"] == rank)]
+            if not candidates:
+                raise DebuggerDumpNotExistError(f"{f.file_id} has no {side} graph" +
+                                                (f" at step {step}" if step is not None else "") +
+                                                (f" rank {rank}" if rank is not None else ""))
+            chosen = candidates[0]
+            nodes = msprobe_vis.read_nodes(conn, chosen["graph"])
+    except (OSError, ValueError, sqlite3.Error) as exc:
+        raise ParamValueError(str(exc)) from exc
+    return {"graph_id": f.file_id, "kind": config["graph_type"], "side": side, "step": chosen["step"],
+            "rank": chosen["rank"], "colors": config["colors"], "overflow_check": config["overflow_check"],
+            "steps": config["steps"], "ranks": config["ranks"], "nodes": nodes}
+
+
+@bp.get("/graph/node")
+def graph_node() -> Any:
+    """A node's input/output statistics (and compare columns), its stack and matched node."""
+    f = _file(params.required("graph_id"))
+    name = params.required("name")
+    side = params.arg("side") or "NPU"
+    step, rank = params.to_int("step", params.arg("step"), 0), params.to_int("rank", params.arg("rank"), 0)
+    try:
+        with msprobe_vis.open_db(f.location) as conn:
+            found = msprobe_vis.read_node(conn, f"{side}_{step}_{rank}", name)
+    except (OSError, ValueError, sqlite3.Error) as exc:
+        raise ParamValueError(str(exc)) from exc
+    if found is None:
+        raise DebuggerDumpNotExistError(f"no node {name} in {f.file_id} {side} step {step} rank {rank}")
+    return {"graph_id": f.file_id, "name": name, "side": side, **found}

@@ -247,3 +247,54 @@ def test_compare_first_divergence_filters_and_bad_bodies(real: tuple[FlaskClient
     xlsx = next(f["file_id"] for f in get(client, "/files")["files"] if f["file_id"].endswith(".xlsx"))
     assert ".csv" in get(client, "/compare_result", status=400, file_id=xlsx)["error_msg"]
     assert get(client, "/compare_result", status=400, file_id="../../etc/passwd")["error_msg"]
+
+
+# ---------------------------------------------------------------- graph_visualize .vis.db
+def test_vis_db_graphs_match_expected(real: tuple[FlaskClient, dict[str, Any]]) -> None:
+    client, expected = real
+    listed = {g["graph_id"]: g for g in get(client, "/graphs")["graphs"]}
+    checked = 0
+    for tool in expected["tools"].values():
+        for path, facts in tool.get("vis_db", {}).items():
+            item = listed[f"./{path}"]
+            assert item["error"] is None and item["kind"] == facts["tb_config"][0]["graph_type"]
+            counts = {f"{g['graph']}|step{g['step']}|rank{g['rank']}|{g['side']}": g["nodes"] for g in item["graphs"]}
+            assert counts == facts["nodes_by_graph"], path
+            precision: dict[str, int] = {}
+            types: dict[str, int] = {}
+            for g in item["graphs"]:
+                body = get(client, "/graph", graph_id=item["graph_id"], side=g["side"], step=g["step"], rank=g["rank"])
+                assert len(body["nodes"]) == g["nodes"]
+                for n in body["nodes"]:
+                    key = "None" if n["precision_index"] is None else f"{n['precision_index']:g}"
+                    precision[key] = precision.get(key, 0) + 1
+                    types[str(n["type"])] = types.get(str(n["type"]), 0) + 1
+                roots = [n["name"] for n in body["nodes"] if n["parent"] is None]
+                assert roots == ["DefaultModel"]
+            assert precision == facts["precision_index_counts"] and types == facts["node_type_counts"], path
+            overflow = {(o["step"], o["rank"], o["data_source"], o["node_name"], o["overflow_level"])
+                        for o in facts["overflow_nodes"]}
+            ours = {(g["step"], g["rank"], g["side"], n["name"], n["overflow_level"]) for g in item["graphs"]
+                    for n in get(client, "/graph", graph_id=item["graph_id"], side=g["side"], step=g["step"],
+                                 rank=g["rank"])["nodes"] if n["overflow_level"]}
+            assert ours == overflow, path
+            checked += 1
+    assert checked == 5
+    detail = get(client, "/graph/node", graph_id=next(g for g in listed if "compare_statistics" in g),
+                 name="Mint.div.0.forward", side="NPU", step=0, rank=0)
+    assert "Mint.div.0.forward.input.0" in detail["inputs"] and detail["stack"]
+
+
+def test_a_sqlite_file_that_is_not_msprobe_is_a_clear_error(tmp_path: Path) -> None:
+    import sqlite3
+
+    base = tmp_path / "base"
+    (base / "g").mkdir(parents=True)
+    sqlite3.connect(base / "g" / "other.vis.db").execute("CREATE TABLE t (x)").connection.commit()
+    (base / "g" / "garbage.vis.db").write_bytes(b"not sqlite at all" * 100)
+    client = make_client(base, tmp_path / "ws")
+    graphs = {g["graph_id"]: g for g in get(client, "/graphs")["graphs"]}
+    assert "not an msprobe" in graphs["./g/other.vis.db"]["error"]
+    assert graphs["./g/garbage.vis.db"]["error"]
+    assert get(client, "/graph", status=400, graph_id="./g/other.vis.db")["error_msg"]
+    assert get(client, "/graph", status=400, graph_id="./g/nope.vis.db")["error_msg"]
