@@ -73,3 +73,29 @@ def test_compare_lands_on_the_first_diverging_node(server: str, page: Any) -> No
     page.get_by_test_id("compare-file").select_option(csv)
     page.get_by_test_id("compare-open-file").click()
     assert page.get_by_test_id("compare-file-table").get_attribute("data-rows") == "167"
+
+
+def test_vis_db_side_by_side_expands_together(server: str, page: Any) -> None:
+    page.goto(f"{server}/#/msprobe?tab=graphs")
+    page.wait_for_function("() => document.querySelectorAll('[data-testid=graph-file] option').length > 1")
+    compare = page.evaluate("() => [...document.querySelectorAll('[data-testid=graph-file] option')]"
+                            ".map(o => o.value).find(v => v.includes('/compare_statistics/'))")
+    page.get_by_test_id("graph-file").select_option(compare)
+    npu, bench = page.get_by_test_id("graph-side-NPU"), page.get_by_test_id("graph-side-Bench")
+    child = '[data-testid=graph-node][data-name="Mint.sum.0.forward"]'
+    npu.locator(child).wait_for()
+    bench.locator(child).wait_for()
+    assert page.get_by_test_id("graph-legend-item").count() == 4  # pass, warning, error, unmatched
+    # the float16 fc2 of the target: an error precision index (1) on the NPU side
+    assert npu.locator('[data-testid=graph-node][data-name="Cell._backbone.fc2.Dense.forward.0"]').get_attribute(
+        "data-precision") == "1"
+    npu.locator('[data-testid=graph-node][data-name="Cell._backbone.norm.Normalize.forward.0"] .twist').click()
+    npu.locator(child).wait_for(state="detached")
+    bench.locator(child).wait_for(state="detached")  # collapsed on both sides
+    page.get_by_test_id("graph-filter").select_option("errors")
+    shown = npu.locator("[data-testid=graph-node]").evaluate_all(
+        "els => els.map(e => [e.dataset.precision, !!e.querySelector('button.twist')])")
+    assert ["1", False] in shown  # an error leaf; every passing row left is an ancestor of one
+    assert all(has_children for precision, has_children in shown if precision in ("", "0"))
+    npu.locator('[data-testid=graph-node][data-name="Cell._backbone.fc2.Dense.forward.0"] .name').click()
+    assert "NormRelativeErr" in page.get_by_test_id("graph-node-detail").inner_text()

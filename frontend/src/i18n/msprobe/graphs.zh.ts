@@ -1,3 +1,13 @@
 // msprobe page, graphs tab (issue 35). 简体中文.
 export const msprobeGraphsZh: Record<string, string> = {
+  'msprobe.noGraphs': '未找到分级可视化文件',
+  'msprobe.noGraphsHint': '训练日志根目录下 --max-depth 层以内由 msprobe graph_visualize 写出的 .vis.db 文件会列在这里。',
+  'msprobe.graphFile': '图文件',
+  'msprobe.unreadable': '无法读取',
+  'msprobe.graphFilter': '显示',
+  'msprobe.filterAll': '全部节点',
+  'msprobe.filterErrors': '精度告警与错误',
+  'msprobe.filterOverflow': '溢出',
+  'msprobe.filterUnmatched': '未匹配',
+  'msprobe.trendsLater': '已发现并列出 data2db 的 .trend.db 文件（GET msprobe/files）；其“层 × 步”视图尚未绘制。',
 }

@@ -1,0 +1,54 @@
+// msprobe graph_visualize (issue 35): GET /v1/mindinsight/msprobe/{graphs,graph,graph/node}.
+import { getJson, type RequestOptions } from './client'
+
+export interface VisGraphFile {
+  graph_id: string
+  kind: 'build' | 'compare' | null
+  graphs: { graph: string; side: 'NPU' | 'Bench'; step: number; rank: number; nodes: number }[]
+  error: string | null
+}
+
+export interface VisNode {
+  name: string
+  parent: string | null
+  type: number | null
+  order: number
+  precision_index: number | null
+  overflow_level: string | null
+  matched: boolean
+}
+
+export interface VisColor {
+  color: string
+  range: number[]
+  level: string | null
+  description: string | null
+}
+
+export interface VisGraph {
+  graph_id: string
+  kind: string | null
+  side: string
+  step: number
+  rank: number
+  colors: VisColor[]
+  nodes: VisNode[]
+}
+
+export const msprobeGraphsApi = {
+  graphs: (o?: RequestOptions) => getJson<{ graphs: VisGraphFile[] }>('msprobe/graphs', {}, o),
+  graph: (q: { graph_id: string; side: string; step?: number; rank?: number }, o?: RequestOptions) => getJson<VisGraph>('msprobe/graph', { ...q }, o),
+  node: (q: { graph_id: string; name: string; side: string; step?: number; rank?: number }, o?: RequestOptions) =>
+    getJson<{ inputs: Record<string, Record<string, string>>; outputs: Record<string, Record<string, string>>; stack: string[] }>('msprobe/graph/node', { ...q }, o),
+}
+
+/** The legend colour of a precision index (the file's own node_colors ranges: [lo, hi), the last one closed);
+ * unmatched nodes take the range-less colour. */
+export function precisionColor(colors: VisColor[], node: VisNode): string | null {
+  if (!node.matched) return colors.find((c) => !c.range.length)?.color ?? null
+  const v = node.precision_index
+  if (v === null) return null
+  const ranged = colors.filter((c) => c.range.length === 2)
+  const hit = ranged.find((c, i) => v >= c.range[0] && (v < c.range[1] || (i === ranged.length - 1 && v <= c.range[1])))
+  return hit?.color ?? null
+}
