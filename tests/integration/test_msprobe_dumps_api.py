@@ -298,3 +298,18 @@ def test_a_sqlite_file_that_is_not_msprobe_is_a_clear_error(tmp_path: Path) -> N
     assert graphs["./g/garbage.vis.db"]["error"]
     assert get(client, "/graph", status=400, graph_id="./g/other.vis.db")["error_msg"]
     assert get(client, "/graph", status=400, graph_id="./g/nope.vis.db")["error_msg"]
+
+
+def test_demo_dump_pair_shows_every_msprobe_view(tmp_path: Path) -> None:
+    """The demo data's msprobe pair (scripts/make_demo_data): listed, the NaN found on rank 1 first, compared."""
+    from mindinsight_clone.summary.msprobe_demo import write_msprobe_demo
+
+    write_msprobe_demo(tmp_path / "base")
+    client = make_client(tmp_path / "base", tmp_path / "ws")
+    assert [d["dump_id"] for d in get(client, "/dumps")["dumps"]] == ["./msprobe_bench", "./msprobe_target"]
+    first = get(client, "/anomalies", dump_id="./msprobe_target")
+    assert first["first_rank"] == "rank1" and [(f["rank"], f["step"], f["node"]) for f in first["first"]] == [
+        ("rank1", 2, "Mint.div.0.forward"), ("rank0", 3, "Mint.div.0.forward")]
+    assert get(client, "/anomalies", dump_id="./msprobe_bench")["first"] == []
+    compared = post(client, {"target": {"dump_id": "./msprobe_target"}, "bench": {"dump_id": "./msprobe_bench"}})
+    assert compared["counts"]["error"] > 0 and "dtype" in compared["first_divergence"]["err_message"][0]
