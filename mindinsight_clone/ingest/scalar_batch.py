@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import os
 import struct
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -299,3 +300,24 @@ def read_scalar_records(path: str | os.PathLike[str] | storage.Location, offset:
             per_tag.setdefault(tag + SCALAR_SUFFIX, []).append(part)
     out.set_columns(per_tag, share_single=True)  # the common case (one event layout): no copy
     return offset + consumed, out
+
+
+def add_row_groups(out: ScalarArrays,
+                   groups: Iterable[tuple[Sequence[str], np.ndarray, np.ndarray, np.ndarray, int]]) -> None:
+    """Set `out`'s columns from decoded groups of rows (tags, steps, wall times, values: one column per record of a
+    cycle; records): each tag's column, or its columns interleaved in file order when a row holds it more than once.
+    Shared by the tfevents and VisualDL block readers."""
+    per_tag: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
+    for tags, steps, walls, values, records in groups:
+        out.records += records
+        positions: dict[str, list[int]] = {}
+        for k, tag in enumerate(tags):
+            positions.setdefault(tag, []).append(k)
+        for tag, cols in positions.items():
+            if len(cols) == 1:
+                part = (steps[:, cols[0]], walls[:, cols[0]], values[:, cols[0]])
+            else:  # the tag more than once per row: every value, in file order
+                part = (steps[:, cols].ravel(), walls[:, cols].ravel(), values[:, cols].ravel())
+            per_tag.setdefault(tag + SCALAR_SUFFIX, []).append(part)
+    out.set_columns(per_tag, share_single=False)  # parts are strided views of the rows: always copied
+

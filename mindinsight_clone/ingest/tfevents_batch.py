@@ -42,11 +42,11 @@ from mindinsight_clone.ingest.record_reader import FOOTER_BYTES, HEADER_BYTES, m
 from mindinsight_clone.ingest.scalar_batch import (
     BLOCK_BYTES,
     MIN_RUN,
-    SCALAR_SUFFIX,
     ScalarArrays,
     _crc_table,
     _first_false,
     _varint,
+    add_row_groups,
     read_block,
 )
 
@@ -316,17 +316,5 @@ def read_scalar_records(path: str | os.PathLike[str] | storage.Location, offset:
     if not data:
         return offset, out
     consumed, groups = decode_block(data, max_record_bytes, plugins)
-    per_tag: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
-    for tags, steps, walls, values, records in groups:
-        out.records += records
-        positions: dict[str, list[int]] = {}
-        for k, tag in enumerate(tags):
-            positions.setdefault(tag, []).append(k)
-        for tag, cols in positions.items():
-            if len(cols) == 1:
-                part = (steps[:, cols[0]], walls[:, cols[0]], values[:, cols[0]])
-            else:  # the tag more than once per row: every value, in file order
-                part = (steps[:, cols].ravel(), walls[:, cols].ravel(), values[:, cols].ravel())
-            per_tag.setdefault(tag + SCALAR_SUFFIX, []).append(part)
-    out.set_columns(per_tag, share_single=False)  # parts are strided views of the rows: always copied
+    add_row_groups(out, groups)
     return offset + consumed, out
