@@ -32,6 +32,13 @@ def open_db(location: Location) -> Iterator[sqlite3.Connection]:
     if location.name.lower().endswith(".vis"):
         raise ValueError("The JSON .vis format of older msprobe versions is not read; graph_visualize >= 8 "
                          "writes .vis.db.")
+    with open_sqlite(location, {"tb_config", "tb_nodes"}, "graph_visualize") as conn:
+        yield conn
+
+
+@contextmanager
+def open_sqlite(location: Location, tables: set[str], tool: str) -> Iterator[sqlite3.Connection]:
+    """A read-only connection to an msprobe SQLite output holding `tables` (ValueError otherwise)."""
     temp: str | None = None
     path = str(location)
     if storage.is_remote(location):
@@ -46,11 +53,11 @@ def open_db(location: Location) -> Iterator[sqlite3.Connection]:
         raise ValueError(f"{location.name} cannot be opened as SQLite: {exc}") from exc
     try:
         try:
-            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            found = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         except sqlite3.DatabaseError as exc:
             raise ValueError(f"{location.name} is not an SQLite database: {exc}") from exc
-        if not {"tb_config", "tb_nodes"} <= tables:
-            raise ValueError(f"{location.name} is not an msprobe graph_visualize database (no tb_config / tb_nodes)")
+        if not tables <= found:
+            raise ValueError(f"{location.name} is not an msprobe {tool} database (no {' / '.join(sorted(tables))})")
         yield conn
     finally:
         conn.close()

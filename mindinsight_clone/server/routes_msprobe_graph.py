@@ -1,5 +1,5 @@
-"""msprobe (issue 35) under /v1/mindinsight/msprobe: graph_visualize `.vis.db` graphs (docs/msprobe.md).
-Thin: parse the request, read through ingest/msprobe_vis.py."""
+"""msprobe (issue 35) under /v1/mindinsight/msprobe: graph_visualize `.vis.db` graphs and data2db `.trend.db` trends.
+Thin: parse the request, read through ingest/msprobe_vis.py and msprobe_trend.py (docs/msprobe.md)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 from flask import Blueprint
 
 from mindinsight_clone.errors import DebuggerDumpNotExistError, ParamValueError
-from mindinsight_clone.ingest import msprobe_vis
+from mindinsight_clone.ingest import msprobe_trend, msprobe_vis
 from mindinsight_clone.ingest.debug_discovery import MsprobeFile
 from mindinsight_clone.server import params
 from mindinsight_clone.server.routes_msprobe import _dumps
@@ -87,3 +87,20 @@ def graph_node() -> Any:
     if found is None:
         raise DebuggerDumpNotExistError(f"no node {name} in {f.file_id} {side} step {step} rank {rank}")
     return {"graph_id": f.file_id, "name": name, "side": side, **found}
+
+
+@bp.get("/trend")
+def trend() -> Any:
+    """A `.trend.db` (msprobe data2db) as a target × step matrix of one statistic of one metric and rank."""
+    file_id = params.required("file_id")
+    found = next((f for f in _dumps().registry.debug_files().msprobe_files
+                  if f.file_id == file_id and f.kind == "trend"), None)
+    if found is None:
+        raise DebuggerDumpNotExistError(f"no data2db trend file {file_id}")
+    try:
+        with msprobe_vis.open_sqlite(found.location, msprobe_trend.TABLES, "data2db") as conn:
+            answer = msprobe_trend.read_trend(conn, params.arg("metric") or None, params.arg("stat") or "norm",
+                                              params.to_int("rank", params.arg("rank")))
+    except (OSError, ValueError, sqlite3.Error) as exc:
+        raise ParamValueError(str(exc)) from exc
+    return {"file_id": file_id, **answer}

@@ -313,3 +313,24 @@ def test_demo_dump_pair_shows_every_msprobe_view(tmp_path: Path) -> None:
     assert get(client, "/anomalies", dump_id="./msprobe_bench")["first"] == []
     compared = post(client, {"target": {"dump_id": "./msprobe_target"}, "bench": {"dump_id": "./msprobe_bench"}})
     assert compared["counts"]["error"] > 0 and "dtype" in compared["first_divergence"]["err_message"][0]
+
+
+def test_trend_db_as_target_by_step_matrix(real: tuple[FlaskClient, dict[str, Any]]) -> None:
+    client, expected = real
+    files = [f["file_id"] for f in get(client, "/files")["files"] if f["kind"] == "trend"]
+    assert len(files) == 2
+    for tool in ("data2db_lenet_statistics", "data2db_lenet_statistics_no_micro"):
+        path, facts = next(iter(expected["tools"][tool]["trend_db"].items()))
+        body = get(client, "/trend", file_id=f"./{path}", metric="forward", stat="norm")
+        assert body["steps"] == facts["steps_in_trend_data"] and body["rank"] == 0
+        assert body["metrics"][0] == "forward" and len(body["values"]) == len(body["targets"])
+        nan_cells = {(r["target_name"], r["step"]) for r in facts["trend_rows_with_nan_norm"]
+                     if r["metric_name"] == "forward"}
+        nulls = {(t.split(" #")[0], body["steps"][j]) for i, t in enumerate(body["targets"])
+                 for j, v in enumerate(body["values"][i]) if v is None}
+        assert nan_cells and nan_cells <= nulls, tool
+        first = get(client, "/nodes", dump_id="./lenet_statistics", step=0, search="Mint.sum.0.forward")["nodes"][0]
+        assert body["values"][body["targets"].index("Mint.sum.input.0")][0] == pytest.approx(first["inputs"][0]["norm"])
+    assert get(client, "/trend", status=400, file_id=files[0], stat="median")["error_msg"]
+    assert get(client, "/trend", status=400, file_id=files[0], metric="sideways")["error_msg"]
+    assert get(client, "/trend", status=400, file_id="./nope.trend.db")["error_msg"]
