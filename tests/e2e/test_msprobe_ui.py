@@ -99,3 +99,15 @@ def test_vis_db_side_by_side_expands_together(server: str, page: Any) -> None:
     assert all(has_children for precision, has_children in shown if precision in ("", "0"))
     npu.locator('[data-testid=graph-node][data-name="Cell._backbone.fc2.Dense.forward.0"] .name').click()
     assert "NormRelativeErr" in page.get_by_test_id("graph-node-detail").inner_text()
+
+
+def test_trend_heatmap_marks_the_nan_and_a_cell_opens_its_line(server: str, page: Any) -> None:
+    page.goto(f"{server}/#/msprobe?tab=trends")
+    page.wait_for_function("() => window.__charts?.['msprobe:trend']?.extra?.targets > 0")
+    extra = page.evaluate("() => window.__charts['msprobe:trend'].extra")
+    assert extra["steps"] in (4, 8) and extra["empty"] > 0  # the NaN step's cells are empty
+    assert "NaN" in page.get_by_test_id("trend-empty").inner_text()
+    x, y = page.evaluate("() => { const c = window.__charts['msprobe:trend'].instance(); "
+                         "const d = c.getOption().series[0].data[0]; return c.convertToPixel({seriesIndex: 0}, [d[0], d[1]]) }")
+    page.get_by_test_id("trend-heatmap").click(position={"x": x, "y": y})  # scrolled into view first
+    page.wait_for_function("() => window.__charts?.['msprobe:trend-line']?.series?.[0]?.points > 0")

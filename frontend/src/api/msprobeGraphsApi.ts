@@ -52,3 +52,21 @@ export function precisionColor(colors: VisColor[], node: VisNode): string | null
   const hit = ranged.find((c, i) => v >= c.range[0] && (v < c.range[1] || (i === ranged.length - 1 && v <= c.range[1])))
   return hit?.color ?? null
 }
+
+export interface TrendMatrix {
+  metrics: string[]
+  ranks: number[]
+  metric: string | null
+  rank: number | null
+  stat: string
+  targets: string[]
+  steps: number[]
+  /** values[i][j]: target i at step j; null = not recorded, or NaN (data2db stores NaN as NULL) */
+  values: (number | null)[][]
+}
+
+export const msprobeTrendApi = {
+  trend: (q: { file_id: string; metric?: string; stat?: string; rank?: number }, o?: RequestOptions) =>
+    getJson<TrendMatrix>('msprobe/trend', { ...q }, o),
+}
+

@@ -9,5 +9,11 @@ export const msprobeGraphsEn = {
   'msprobe.filterErrors': 'Precision warnings and errors',
   'msprobe.filterOverflow': 'Overflow',
   'msprobe.filterUnmatched': 'Unmatched',
-  'msprobe.trendsLater': 'data2db .trend.db files are found and listed (GET msprobe/files); their layer × step view is not drawn yet.',
+  'msprobe.noTrends': 'No data2db trend file found',
+  'msprobe.noTrendsHint': 'The .trend.db files msprobe data2db writes, within --max-depth levels of the summary base dir, are listed here.',
+  'msprobe.trendFile': 'Trend file',
+  'msprobe.trendMetric': 'Metric',
+  'msprobe.trendStat': 'Statistic',
+  'msprobe.logColour': 'Log colour scale',
+  'msprobe.trendEmpty': '{n} empty cells: not recorded, or NaN (data2db stores NaN as NULL)',
 }

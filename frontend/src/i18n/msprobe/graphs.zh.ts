@@ -9,5 +9,11 @@ export const msprobeGraphsZh: Record<string, string> = {
   'msprobe.filterErrors': '精度告警与错误',
   'msprobe.filterOverflow': '溢出',
   'msprobe.filterUnmatched': '未匹配',
-  'msprobe.trendsLater': '已发现并列出 data2db 的 .trend.db 文件（GET msprobe/files）；其“层 × 步”视图尚未绘制。',
+  'msprobe.noTrends': '未找到 data2db 趋势文件',
+  'msprobe.noTrendsHint': '训练日志根目录下 --max-depth 层以内由 msprobe data2db 写出的 .trend.db 文件会列在这里。',
+  'msprobe.trendFile': '趋势文件',
+  'msprobe.trendMetric': '指标',
+  'msprobe.trendStat': '统计量',
+  'msprobe.logColour': '对数色阶',
+  'msprobe.trendEmpty': '{n} 个空白格：未记录，或为 NaN（data2db 将 NaN 存为 NULL）',
 }
