@@ -60,8 +60,9 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]
     if not (REPO / "mindinsight_clone" / "ui" / "dist" / "index.html").exists():
         pytest.skip("the web UI is not built (scripts/build_frontend)")
     base = tmp_path_factory.mktemp("audit-prof") / "base"
-    subprocess.run([sys.executable, str(REPO / "scripts" / "make_demo_data"), str(base)], check=True, timeout=180,
-                   capture_output=True)
+    # 600 steps (not the default 3,000) as test_audit_pages.py: the runs' length is not under test here
+    subprocess.run([sys.executable, str(REPO / "scripts" / "make_demo_data"), str(base), "--steps", "600"], check=True,
+                   timeout=180, capture_output=True)
     write_ascend_job(base / "prof_gone", ranks=1, steps=1, kernels_per_step=16)
     write_ascend_job(base / "prof_partial", ranks=2, steps=1, kernels_per_step=16)
     (_output("prof_partial", 1, base) / "kernel_details.csv").unlink()  # rank 1 lost its kernel table
