@@ -17,8 +17,11 @@ The first divergence is the first row, in execution order, that is not `pass`.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from mindinsight_clone.ingest.msprobe_dump import DumpFile, Node, Slot
 
@@ -40,6 +43,7 @@ class Row:
     rel: dict[str, float | None] = field(default_factory=dict)
     result: str = "pass"
     messages: list[str] = field(default_factory=list)
+    tensor: dict[str, float | None] = field(default_factory=dict)  # tensor mode's metrics (empty otherwise)
 
     def json(self) -> dict[str, Any]:
         return {"node": self.node, "target_name": self.target_name, "bench_name": self.bench_name, "io": self.io,
@@ -51,15 +55,24 @@ class Row:
                 **{f"{k}_diff": _num_json(self.diffs.get(k)) for k in STATS},
                 **{f"{k}_relative_err": _num_json(self.rel.get(k)) for k in STATS},
                 "max_abs_err": _num_json(_abs(self.diffs.get("max"))),
-                "max_relative_err": _num_json(self.rel.get("max")), "cosine": None}
+                "max_relative_err": _num_json(self.rel.get("max")), "cosine": None,
+                **{k: _num_json(v) for k, v in self.tensor.items()}}
 
 
-def compare(target: DumpFile, bench: DumpFile) -> dict[str, Any]:
-    """`{"rows": [...], "first_divergence", "counts": {"pass", "warning", "error"}, "unmatched"}`."""
+TensorLoader = Callable[[str], np.ndarray]  # data_name -> the array (OSError / ValueError with a clear message)
+
+
+def compare(target: DumpFile, bench: DumpFile,
+            tensors: tuple[TensorLoader, TensorLoader] | None = None) -> dict[str, Any]:
+    """`{"rows": [...], "first_divergence", "counts": {"pass", "warning", "error"}, "unmatched"}`.
+    With `tensors` (tensor mode) every matched tensor row also gets the metrics of its two `.npy` arrays."""
     bench_slots = {name: slot for node in bench.nodes for name, slot in _named(node)}
     rows: list[Row] = []
     for node in target.nodes:
         node_rows = [_row(node.name, name, slot, bench_slots.get(name)) for name, slot in _named(node)]
+        if tensors is not None:
+            for row, (name, slot) in zip(node_rows, _named(node), strict=True):
+                _add_tensor_metrics(row, slot, bench_slots.get(name), tensors)
         _judge_outputs(node_rows)
         rows += node_rows
     first = next((r for r in rows if r.result != "pass"), None)
@@ -128,6 +141,42 @@ def _judge_outputs(rows: list[Row]) -> None:
     # 26.2 does: a two-output backward's warning lands on output.0 whichever output grew)
     if outputs and out_norms and in_norm_max is not None and max(out_norms) > WARN_FACTOR * in_norm_max:
         _flag(outputs[0], "warning", "The norm relative error of output is 10 times that of input.")
+
+
+def _add_tensor_metrics(row: Row, slot: Slot, other: Slot | None, loaders: tuple[TensorLoader, TensorLoader]) -> None:
+    if other is None or not slot.is_tensor or not other.is_tensor:
+        return
+    names = [(s.leaf or {}).get("data_name") for s in (slot, other)]
+    if not all(isinstance(n, str) for n in names):
+        row.messages.append("warning: no tensor file (data_name) to compare.")
+        return
+    try:
+        a, b = (load(str(n)) for load, n in zip(loaders, names, strict=True))
+    except (OSError, ValueError) as exc:
+        row.messages.append(f"warning: {exc}")
+        return
+    row.tensor = tensor_metrics(a, b)
+
+
+def tensor_metrics(target: np.ndarray, bench: np.ndarray) -> dict[str, float | None]:
+    """msprobe's tensor-mode columns (README "msprobe compare"): Cosine (1 = identical), EucDist (L2 of the
+    difference), MaxAbsErr, MaxRelativeErr (|diff| / |bench|, bench 0 left out), One/Five Thousandth(s) Err Ratio
+    (share of elements whose relative error is below 0.001 / 0.005)."""
+    a = np.asarray(target, dtype=np.float64).ravel()
+    b = np.asarray(bench, dtype=np.float64).ravel()
+    if a.shape != b.shape or a.size == 0:
+        return {"cosine": None, "euc_dist": None, "max_abs_err": None, "max_relative_err": None,
+                "one_thousandth_err_ratio": None, "five_thousandths_err_ratio": None}
+    diff = np.abs(a - b)
+    norms = float(np.linalg.norm(a)) * float(np.linalg.norm(b))
+    cosine = float(np.dot(a, b) / norms) if norms > 0 else (1.0 if not diff.any() else None)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = np.where(b != 0, diff / np.abs(b), np.where(diff == 0, 0.0, np.inf))
+    nonzero = rel[b != 0]
+    return {"cosine": cosine, "euc_dist": float(np.linalg.norm(a - b)), "max_abs_err": float(diff.max()),
+            "max_relative_err": float(nonzero.max()) if nonzero.size else 0.0,
+            "one_thousandth_err_ratio": float(np.mean(rel < 0.001)),
+            "five_thousandths_err_ratio": float(np.mean(rel < 0.005))}
 
 
 def _flag(row: Row, level: str, message: str) -> None:
