@@ -292,8 +292,11 @@ def test_every_operation_conforms_to_the_document(fuzz_app: Flask, data: RealDat
     assert not new, f"{len(new)} finding(s):\n\n" + "\n\n".join(map(str, new))
     documented = {f"{op.method.upper()} {op.path}" for op in (r.ok() for r in schema.get_all_operations())}
     reached = {label for label, counts in outcome.statuses.items() if counts[200]}
-    # Real data is reached on most operations (guards the dictionaries and hook from silently failing).
-    assert len(reached) >= 0.6 * len(documented), sorted(documented - reached)
+    # Real data is reached on most operations (guards the dictionaries and hook from silently failing). The msprobe
+    # operations have no data in this base dir (MindSpore's fixtures); tests/integration/test_msprobe_dumps_api.py
+    # answers them from msprobe's real output.
+    fed = {label for label in documented if "/msprobe/" not in label}
+    assert len(reached & fed) >= 0.6 * len(fed), sorted(fed - reached)
     assert outcome.cases > 50 * len(documented)
 
 
