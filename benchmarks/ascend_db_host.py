@@ -145,7 +145,7 @@ def _child(export: str, base: Path) -> dict[str, Any]:
     from mindinsight_clone.config import settings_for_tests
     from mindinsight_clone.server.app import create_app
     out: dict[str, Any] = {}
-    with tempfile.TemporaryDirectory() as workspace:
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as workspace:  # a spool still being written
         settings = settings_for_tests(summary_base_dir=str(base), workspace=workspace, reload_interval=0)
         app = create_app(settings, start_background=False)
         app.extensions["mindinsight_clone"].data_manager.reload()
