@@ -25,7 +25,8 @@ def spike_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 def test_all_equal_histogram_draws_a_spike_with_its_count(spike_server: str, page: Any) -> None:
     page.goto(f"{spike_server}/#/histograms?train_id=./run&tag=dense/bias/histogram&view=front")
-    chart = page.locator('[data-testid="histogram-chart"][data-rendered="true"]')
+    # The card publishes an empty chart while the steps load; wait for the drawn one.
+    chart = page.locator('[data-testid="histogram-chart"][data-rendered="true"]:not([data-last-y=""])')
     chart.wait_for()
     assert chart.get_attribute("data-last-y") == "64"
     assert page.locator(".chart-overlay").count() == 0  # no "No data yet"

@@ -97,8 +97,9 @@ def test_layer_heatmap_draws_rows_finds_the_exploding_layer_and_opens_its_chart(
     page.mouse.click(box["x"] + cell[0], box["y"] + cell[1])
     line = page.locator(f'[data-testid="layer-heatmap-line"][data-tag^="local_norm/layer_{EXPLODING}"]')
     line.wait_for()
-    line.locator('[data-rendered="true"]').first.wait_for()
-    assert float(line.locator('[data-rendered="true"]').first.get_attribute("data-last-y") or "nan") == pytest.approx(
+    drawn = line.locator('[data-rendered="true"]:not([data-last-y=""])').first  # not the empty chart shown while loading
+    drawn.wait_for()
+    assert float(drawn.get_attribute("data-last-y") or "nan") == pytest.approx(
         _value(EXPLODING, STEPS[-1])
     )
     screenshot(page, "layer_heatmap")
