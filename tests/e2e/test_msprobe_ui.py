@@ -57,6 +57,12 @@ def test_compare_lands_on_the_first_diverging_node(server: str, page: Any) -> No
     answer = page.get_by_test_id("compare-answer")
     answer.wait_for()
     assert answer.get_attribute("data-total") == "167"
+    # every row is reachable: 100 a page leaves 67 on the second (the old table stopped at a fixed count, unsaid)
+    page.get_by_test_id("compare-pager-size").select_option("100")
+    assert page.get_by_test_id("compare-row").count() == 100
+    page.get_by_test_id("compare-pager-next").click()
+    assert page.get_by_test_id("compare-row").count() == 67
+    assert page.get_by_test_id("compare-server-cut").count() == 0  # the whole answer came
     page.get_by_test_id("compare-filter").select_option("error")
     assert {r.get_attribute("data-result") for r in page.get_by_test_id("compare-row").all()} == {"error"}
     first = page.get_by_test_id("compare-first-divergence")
@@ -73,6 +79,9 @@ def test_compare_lands_on_the_first_diverging_node(server: str, page: Any) -> No
     page.get_by_test_id("compare-file").select_option(csv)
     page.get_by_test_id("compare-open-file").click()
     assert page.get_by_test_id("compare-file-table").get_attribute("data-rows") == "167"
+    page.get_by_test_id("compare-file-pager-size").select_option("100")
+    page.get_by_test_id("compare-file-pager-next").click()
+    assert page.get_by_test_id("compare-file-row").count() == 67
 
 
 def test_vis_db_side_by_side_expands_together(server: str, page: Any) -> None:

@@ -11,6 +11,7 @@ export const msprobeCompareEn = {
   'msprobe.firstDivergence': 'First divergence:',
   'msprobe.showNode': 'Show the node',
   'msprobe.noDivergence': 'Every row passes: no divergence.',
+  'msprobe.serverCut': 'The server sent the first {shown} of {total} rows (the request limit); the counts above cover them all.',
   'msprobe.compareHint':
     'Pick a target and a bench (two dumps, or two steps or ranks of one) and compare them as msprobe compare does in statistics mode; or open a compare_result file msprobe wrote.',
 }

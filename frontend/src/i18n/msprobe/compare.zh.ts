@@ -11,6 +11,7 @@ export const msprobeCompareZh: Record<string, string> = {
   'msprobe.firstDivergence': '首个差异：',
   'msprobe.showNode': '查看节点',
   'msprobe.noDivergence': '所有行均通过：没有差异。',
+  'msprobe.serverCut': '服务器只返回了 {total} 行中的前 {shown} 行（请求上限）；上方的计数包含全部行。',
   'msprobe.compareHint':
     '选择待比对数据和标杆数据（两份数据，或同一份数据的两个步或两张卡），按 msprobe compare 的统计量模式比对；或打开 msprobe 写出的 compare_result 文件。',
 }
