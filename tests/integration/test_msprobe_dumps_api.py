@@ -5,6 +5,7 @@ here as msprobe writes one (bare NaN tokens, a step still being written, a cut d
 from __future__ import annotations
 
 import json
+import logging
 import math
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
+from mindinsight_clone.analyzers.debugger import msprobe_dumps
 from tests.conftest import SHARED, require_shared
 from tests.integration.test_debugger_api import make_client
 
@@ -175,7 +177,7 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> FlaskClient:
 def test_made_dump_live_ranks_and_first_rank(made: FlaskClient) -> None:
     dump = get(made, "/dumps")["dumps"][0]
     assert dump["dump_id"] == "./job/dump" and dump["steps"] == [0, 1, 2, 3] and dump["ranks"] == ["rank0", "rank1"]
-    assert dump["being_written"] == ["step3/rank0"]
+    assert dump["being_written"] == ["step3/rank0"] and dump["folders_cut"] is False
     live = get(made, "/nodes", dump_id="./job/dump", step=3, rank="rank0")
     assert live["total"] == 0 and not live["complete"]
     cut = get(made, "/nodes", dump_id="./job/dump", step=3, rank="1")
@@ -190,6 +192,19 @@ def test_made_dump_live_ranks_and_first_rank(made: FlaskClient) -> None:
     assert api["parent"] == "Cell.net.Net.forward.0" and api["inputs"][1] == {"index": "1", "type": "int", "value": 2}
     history = get(made, "/node", dump_id="./job/dump", name="Mint.div.0.forward", rank="0")
     assert [s["step"] for s in history["steps"]] == [0, 1, 2] and history["stack"] == ["File net.py, line 3, in construct"]
+
+
+def test_a_listing_cut_at_the_folder_limit_is_said_and_logged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                caplog: pytest.LogCaptureFixture) -> None:
+    root = tmp_path / "base" / "job" / "dump"
+    for step in (0, 1, 2):
+        write_step(root, step, "rank0", None)
+    client = make_client(tmp_path / "base", tmp_path / "ws")
+    monkeypatch.setattr(msprobe_dumps, "MAX_FOLDERS", 2)
+    with caplog.at_level(logging.WARNING):
+        dump = get(client, "/dumps")["dumps"][0]
+    assert dump["folders_cut"] is True and len(dump["steps"]) == 2
+    assert any("not listed" in r.getMessage() for r in caplog.records)
 
 
 # ---------------------------------------------------------------- compare

@@ -37,6 +37,8 @@ export interface MsprobeDump {
   steps: number[]
   ranks: string[]
   being_written: string[]
+  /** a step or rank folder held more entries than the server lists (100,000): the rest are not shown */
+  folders_cut?: boolean
 }
 
 export interface MsprobeAnomaly extends MsprobeSlot {

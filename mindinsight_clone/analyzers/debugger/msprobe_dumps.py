@@ -55,6 +55,7 @@ class MsprobeDumps:
         self.registry = registry
         self.cache = cache if cache is not None else ParsedFileCache(max_bytes=512 << 20)
         self._lock = threading.Lock()
+        self._cut: set[str] = set()  # dump ids whose step or rank listing stopped at MAX_FOLDERS
 
     # ------------------------------------------------------------------ dumps
     def roots(self) -> list[MsprobeDump]:
@@ -69,17 +70,26 @@ class MsprobeDumps:
     def layout(self, root: MsprobeDump) -> list[StepRank]:
         """Every step/rank folder of a dump, steps ascending, ranks by name (listed now: a live dump grows)."""
         out: list[StepRank] = []
+        cut = False
         try:
-            steps = [e for e in _listing(root.location) if e.is_dir and msprobe_dump.step_of(e.name) is not None]
+            listed, cut = _listing(root.location)
+            steps = [e for e in listed if e.is_dir and msprobe_dump.step_of(e.name) is not None]
         except OSError:
             return out
         for step in sorted(steps, key=lambda e: msprobe_dump.step_of(e.name) or 0):
             try:
-                ranks = [e for e in _listing(step.location) if e.is_dir and msprobe_dump.is_rank_dir(e.name)]
+                listed, step_cut = _listing(step.location)
+                ranks = [e for e in listed if e.is_dir and msprobe_dump.is_rank_dir(e.name)]
             except OSError:
                 continue
+            cut = cut or step_cut
             ranks.sort(key=lambda e: msprobe_dump.rank_sort_key(e.name))
             out += [StepRank(step.name, r.name, r.location) for r in ranks]
+        with self._lock:
+            if cut and root.dump_id not in self._cut:
+                logger.warning("msprobe dump %s: a step or rank folder holds more than %d entries; the rest are "
+                               "not listed", root.dump_id, MAX_FOLDERS)
+            (self._cut.add if cut else self._cut.discard)(root.dump_id)
         return out
 
     def dumps(self) -> dict[str, Any]:
@@ -99,7 +109,7 @@ class MsprobeDumps:
             missing = [f"{p.step}/{p.rank}" for p in places if not storage.exists(p.location / msprobe_dump.DUMP_JSON)]
             out.append({"dump_id": root.dump_id, "framework": header.get("framework"), "task": header.get("task"),
                         "level": header.get("level"), "steps": steps, "ranks": ranks,
-                        "being_written": missing})
+                        "being_written": missing, "folders_cut": root.dump_id in self._cut})
         finds = self.registry.debug_files()
         return {"dumps": out, "truncated": finds.msprobe_truncated, "load_status": self.registry.load_status}
 
@@ -215,9 +225,10 @@ class MsprobeDumps:
                         yield place, node, slot
 
 
-def _listing(location: Location) -> list[Entry]:
-    entries, _cut = storage.list_dir(location, MAX_FOLDERS, details=False)
-    return entries
+def _listing(location: Location) -> tuple[list[Entry], bool]:
+    """A folder's entries (at most MAX_FOLDERS) and whether more were left out."""
+    entries, cut = storage.list_dir(location, MAX_FOLDERS, details=False)
+    return entries, bool(cut)
 
 
 def _rank_name(rank: str | None) -> str | None:

@@ -1,5 +1,6 @@
 // msprobe page, dumps tab (issue 35). English.
 export const msprobeDumpsEn = {
+  'msprobe.foldersCut': 'A step or rank folder holds more than 100,000 entries; the rest are not listed (the server log names the dump).',
   'msprobe.noDumps': 'No msprobe dump found',
   'msprobe.noDumpsHint':
     'msprobe dumps (a folder of step<N>/ folders holding rank<R>/ or proc<pid>/ with dump.json) within --max-depth levels of the summary base dir are listed here; new ones appear by themselves.',

@@ -1,5 +1,6 @@
 // msprobe page, dumps tab (issue 35). 简体中文.
 export const msprobeDumpsZh: Record<string, string> = {
+  'msprobe.foldersCut': '某个 step 或 rank 目录下超过 100,000 项，其余未列出（服务器日志中有该数据的名称）。',
   'msprobe.noDumps': '未找到 msprobe 数据',
   'msprobe.noDumpsHint':
     '训练日志根目录下 --max-depth 层以内的 msprobe 数据（含 step<N>/ 子目录，其中 rank<R>/ 或 proc<pid>/ 下有 dump.json）会列在这里，新的数据会自动出现。',
