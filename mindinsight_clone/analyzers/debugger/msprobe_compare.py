@@ -50,13 +50,13 @@ class Row:
                 "result": self.result, "err_message": self.messages,
                 "target_dtype": self.target.get("dtype"), "bench_dtype": (self.bench or {}).get("dtype"),
                 "target_shape": self.target.get("shape"), "bench_shape": (self.bench or {}).get("shape"),
-                **{f"target_{k}": _num_json(self.target.get(k)) for k in STATS},
-                **{f"bench_{k}": _num_json((self.bench or {}).get(k)) for k in STATS},
-                **{f"{k}_diff": _num_json(self.diffs.get(k)) for k in STATS},
-                **{f"{k}_relative_err": _num_json(self.rel.get(k)) for k in STATS},
-                "max_abs_err": _num_json(_abs(self.diffs.get("max"))),
-                "max_relative_err": _num_json(self.rel.get("max")), "cosine": None,
-                **{k: _num_json(v) for k, v in self.tensor.items()}}
+                **{f"target_{k}": stat_json(self.target.get(k)) for k in STATS},
+                **{f"bench_{k}": stat_json((self.bench or {}).get(k)) for k in STATS},
+                **{f"{k}_diff": stat_json(self.diffs.get(k)) for k in STATS},
+                **{f"{k}_relative_err": stat_json(self.rel.get(k)) for k in STATS},
+                "max_abs_err": stat_json(_abs(self.diffs.get("max"))),
+                "max_relative_err": stat_json(self.rel.get("max")), "cosine": None,
+                **{k: stat_json(v) for k, v in self.tensor.items()}}
 
 
 TensorLoader = Callable[[str], np.ndarray]  # data_name -> the array (OSError / ValueError with a clear message)
@@ -203,7 +203,8 @@ def _abs(value: float | None) -> float | None:
     return None if value is None else abs(value)
 
 
-def _num_json(value: Any) -> Any:
+def stat_json(value: Any) -> Any:
+    """NaN/±Inf as MindInsight's tensor answers write them ("NAN", "INF", "-INF"); anything else as it is."""
     if isinstance(value, float) and not math.isfinite(value):
         return "NAN" if math.isnan(value) else ("INF" if value > 0 else "-INF")
     return value

@@ -16,12 +16,12 @@ Ranks are named by their folder (`rank0`, `proc5733`); a request may say `0` for
 from __future__ import annotations
 
 import logging
-import math
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
+from mindinsight_clone.analyzers.debugger.msprobe_compare import stat_json
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.errors import DebuggerDumpNotExistError, ParamValueError
 from mindinsight_clone.ingest import msprobe_dump, storage
@@ -241,20 +241,13 @@ def tensor_json(slot: Slot) -> dict[str, Any]:
     leaf = slot.leaf or {}
     if not slot.is_tensor:
         return {"type": leaf.get("type"), "value": leaf.get("value")} if leaf else {"type": None, "value": None}
-    stats = {k: _jsonable(v) for k, v in slot.stats().items()}
+    stats = {k: stat_json(v) for k, v in slot.stats().items()}
     out: dict[str, Any] = {"dtype": leaf.get("dtype"), "shape": leaf.get("shape"), **stats}
     if isinstance(leaf.get("data_name"), str):
         out["data_name"] = leaf["data_name"]
     if isinstance(leaf.get("requires_grad"), bool):
         out["requires_grad"] = leaf["requires_grad"]
     return out
-
-
-def _jsonable(value: float | None) -> float | str | None:
-    """NaN/±Inf as MindInsight's tensor answers write them ("NAN", "INF", "-INF"); null where msprobe wrote null."""
-    if value is None or math.isfinite(value):
-        return value
-    return "NAN" if math.isnan(value) else ("INF" if value > 0 else "-INF")
 
 
 def node_json(node: Node, parent: str | None) -> dict[str, Any]:
