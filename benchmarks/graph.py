@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import orjson
 
-from mindinsight_clone.plugins.graphs.model import build_graph
+from mindinsight_clone.plugins.graphs.build import build_graph
 from mindinsight_clone.plugins.graphs.query import GraphQuery
 from mindinsight_clone.proto import anf_ir_pb2
 

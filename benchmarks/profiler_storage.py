@@ -53,10 +53,20 @@ from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache  # noqa: 
 from mindinsight_clone.analyzers.profiler.layout import ProfilerDir, scan_profiler_dir  # noqa: E402
 
 View = Callable[[ProfilerDir, Any], Any]
+
+
+def _cluster_step_trace(pdir: ProfilerDir, cache: Any) -> Any:
+    """cluster_steps.py makes it; older checkouts (measured with --code) had it in step_trace_time.py."""
+    try:
+        from mindinsight_clone.analyzers.profiler import cluster_steps
+    except ImportError:
+        return step_trace_time.cluster_step_trace(pdir, cache)  # type: ignore[attr-defined]
+    return cluster_steps.cluster_step_trace(pdir, cache)
+
 VIEWS: dict[str, View] = {
     "scan + devices": lambda pdir, cache: (pdir.device_ids, pdir.device_type),
     "step-trace-time": lambda pdir, cache: step_trace_time.step_trace_time(pdir.devices["0"], cache),
-    "cluster-step-trace": lambda pdir, cache: step_trace_time.cluster_step_trace(pdir, cache),
+    "cluster-step-trace": lambda pdir, cache: _cluster_step_trace(pdir, cache),
     "memory-record": lambda pdir, cache: memory_record.memory_record(pdir.devices["0"], 2000, 20, cache),
     "ops/search aicore_detail": lambda pdir, cache: search.search_ops(
         pdir, "aicore_detail", "0", {"op_type": "aicore_detail", "device_id": "0",

@@ -2,7 +2,9 @@
 
 from typing import Any
 
-__version__ = "0.1.0"
+from mindinsight_clone.version import __version__
+
+__all__ = ["__version__", "load_ipython_extension"]
 
 
 def load_ipython_extension(ipython: Any) -> None:

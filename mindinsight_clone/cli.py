@@ -15,11 +15,11 @@ from typing import Any
 
 import click
 
-from mindinsight_clone import __version__
 from mindinsight_clone.config import BY_NAME, SETTINGS, Setting, SettingError, base_dirs, given_retired, resolve
 from mindinsight_clone.ingest import storage
 from mindinsight_clone.ingest.bases import describe_setting
 from mindinsight_clone.server import lifecycle
+from mindinsight_clone.version import __version__
 
 CONFIG_HELP = "Settings file: file:/path/x.py, file:/path/x.yaml or python:pkg.module."
 

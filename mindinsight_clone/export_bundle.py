@@ -25,13 +25,14 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import IO, Any
 
-from mindinsight_clone import __version__, reader
+from mindinsight_clone import reader
 from mindinsight_clone.errors import ParamMissError, ParamValueError
 from mindinsight_clone.ingest.summary_watcher import RunInfo
 from mindinsight_clone.ingest.values import Histogram, Text
 from mindinsight_clone.plugins.scalars import csv_text
 from mindinsight_clone.store.point_store import PointRoot
 from mindinsight_clone.store.run_cache import RunCache
+from mindinsight_clone.version import __version__
 
 log = logging.getLogger(__name__)
 

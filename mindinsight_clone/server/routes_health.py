@@ -8,8 +8,8 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify
 
-from mindinsight_clone import __version__
 from mindinsight_clone.server.services import services
+from mindinsight_clone.version import __version__
 
 bp = Blueprint("health", __name__, url_prefix="/v1/mindinsight")
 

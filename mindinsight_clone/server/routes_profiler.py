@@ -35,6 +35,7 @@ if TYPE_CHECKING:
         ascend_tables,
         cluster_matrix,
         cluster_output,
+        cluster_steps,
         column_defs,
         communication,
         compare,
@@ -58,12 +59,12 @@ if TYPE_CHECKING:
         timeline,
     )
 else:  # imported by the first profiler request (server/deferred.py): a worker starts serving without them
-    (advice, ascend_tables, cluster_matrix, cluster_output, column_defs, communication, compare, info,
+    (advice, ascend_tables, cluster_matrix, cluster_output, cluster_steps, column_defs, communication, compare, info,
      legacy_cluster, legacy_flops, legacy_info, legacy_minddata, legacy_propose, legacy_step_trace,
      legacy_timeline, locate, memory, memory_record, minddata, npu_module_mem, op_stats, overview, search,
      step_trace_time, timeline) = deferred(
         "mindinsight_clone.analyzers.profiler",
-        "advice", "ascend_tables", "cluster_matrix", "cluster_output", "column_defs", "communication",
+        "advice", "ascend_tables", "cluster_matrix", "cluster_output", "cluster_steps", "column_defs", "communication",
         "compare", "info", "legacy_cluster", "legacy_flops", "legacy_info", "legacy_minddata", "legacy_propose",
         "legacy_step_trace", "legacy_timeline", "locate", "memory", "memory_record", "minddata",
         "npu_module_mem", "op_stats", "overview", "search", "step_trace_time", "timeline",
@@ -515,7 +516,7 @@ def ascend_memory_record() -> Response:
 
 @bp.route("/profile/cluster-step-trace", methods=["GET"])
 def ascend_cluster_step_trace() -> Response:
-    return jsonify(step_trace_time.cluster_step_trace(_either(), _cache()))
+    return jsonify(cluster_steps.cluster_step_trace(_either(), _cache()))
 
 
 @bp.route("/profile/cluster-analysis", methods=["GET"])

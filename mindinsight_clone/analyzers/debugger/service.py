@@ -33,8 +33,9 @@ from mindinsight_clone.ingest import dump_layout, event_parser, ir_text, storage
 from mindinsight_clone.ingest.debug_discovery import DebugFinds
 from mindinsight_clone.ingest.dump_layout import StatisticRow
 from mindinsight_clone.ingest.storage import Location
+from mindinsight_clone.plugins.graphs.build import build_graph
 from mindinsight_clone.plugins.graphs.cache import BuiltGraphs, cache_budget
-from mindinsight_clone.plugins.graphs.model import DEFAULT_MAX_NODES, build_graph
+from mindinsight_clone.plugins.graphs.model import DEFAULT_MAX_NODES
 from mindinsight_clone.plugins.graphs.query import GraphQuery
 
 MAX_ITERATIONS = 16  # iterations kept in execution order with their names, while their listing is unchanged

@@ -31,8 +31,9 @@ from mindinsight_clone.ingest import (
 from mindinsight_clone.ingest.debug_discovery import ModelFile
 from mindinsight_clone.ingest.model_graph import ModelFormatError, ModelGraph
 from mindinsight_clone.ingest.storage import Entry, Location
+from mindinsight_clone.plugins.graphs.build import build_graph
 from mindinsight_clone.plugins.graphs.cache import BuiltGraphs, cache_budget
-from mindinsight_clone.plugins.graphs.model import DEFAULT_MAX_NODES, build_graph
+from mindinsight_clone.plugins.graphs.model import DEFAULT_MAX_NODES
 from mindinsight_clone.plugins.graphs.query import GraphQuery
 
 GRAPH_KINDS = ("mindir", "onnx", "ms", "ir", "pb")

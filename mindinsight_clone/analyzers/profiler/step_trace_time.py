@@ -13,7 +13,7 @@ from typing import Any
 
 from mindinsight_clone.analyzers.profiler import ascend_csv, ascend_db_tables
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
-from mindinsight_clone.analyzers.profiler.layout import DeviceFiles, ProfilerDir
+from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
 from mindinsight_clone.analyzers.profiler.numbers import step_number
 
 log = logging.getLogger(__name__)
@@ -78,11 +78,3 @@ def step_trace_time(device: DeviceFiles, cache: ParsedFileCache | None = None) -
     if problems:
         answer["problems"] = problems
     return answer
-
-
-def cluster_step_trace(pdir: ProfilerDir, cache: ParsedFileCache | None = None) -> dict[str, Any]:
-    """`profile/cluster-step-trace`, made in cluster_steps.py (kept here for callers and benchmarks of any checkout;
-    imported on call: cluster_steps reads this module's loader)."""
-    from mindinsight_clone.analyzers.profiler import cluster_steps
-
-    return cluster_steps.cluster_step_trace(pdir, cache)

@@ -3,7 +3,8 @@
 See docs/graph.md.
 """
 
-from mindinsight_clone.plugins.graphs.model import GraphModel, build_graph
+from mindinsight_clone.plugins.graphs.build import build_graph
+from mindinsight_clone.plugins.graphs.model import GraphModel
 from mindinsight_clone.plugins.graphs.query import GraphQuery
 from mindinsight_clone.plugins.graphs.service import GraphService
 

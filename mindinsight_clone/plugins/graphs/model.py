@@ -348,13 +348,3 @@ class GraphModel:
         self._params.clear()
         self._consts.clear()
         self._ids.clear()
-
-
-def build_graph(proto: Any, optimized: bool = False, max_nodes: int = DEFAULT_MAX_NODES) -> GraphModel:
-    """Build the normal view, or the optimized one (gradients and optimizer hidden); GraphTooLargeError past
-    `max_nodes` nodes."""
-    if optimized:
-        from mindinsight_clone.plugins.graphs.optimize import OptimizedGraphModel
-
-        return OptimizedGraphModel(max_nodes).build(proto)
-    return GraphModel(max_nodes).build(proto)

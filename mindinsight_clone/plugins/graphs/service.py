@@ -13,8 +13,9 @@ import threading
 from typing import Any, Protocol
 
 from mindinsight_clone.errors import GraphNotExistError, ParamValueError
+from mindinsight_clone.plugins.graphs.build import build_graph
 from mindinsight_clone.plugins.graphs.cache import BuiltGraphs, cache_budget
-from mindinsight_clone.plugins.graphs.model import DEFAULT_MAX_NODES, build_graph
+from mindinsight_clone.plugins.graphs.model import DEFAULT_MAX_NODES
 from mindinsight_clone.plugins.graphs.query import GraphQuery
 from mindinsight_clone.plugins.registry import order_tags
 

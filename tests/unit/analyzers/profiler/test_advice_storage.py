@@ -12,9 +12,9 @@ from mindinsight_clone.analyzers.profiler import (
     ascend_overview,
     ascend_tables,
     cluster_matrix,
+    cluster_steps,
     compare,
     npu_module_mem,
-    step_trace_time,
 )
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import ProfilerDir, scan_profiler_dir
@@ -39,7 +39,7 @@ def s3_base(s3_server: S3Server) -> storage.Location:
 
 def _answers(pdir: ProfilerDir, other: ProfilerDir, cache: ParsedFileCache | None) -> dict[str, Any]:
     out: dict[str, Any] = {"advice": advice.advice(pdir, cache), "matrix": cluster_matrix.cluster_matrix(pdir),
-                           "cluster": step_trace_time.cluster_step_trace(pdir, cache)}
+                           "cluster": cluster_steps.cluster_step_trace(pdir, cache)}
     dev0, dev1 = pdir.devices["0"], pdir.devices["1"]
     out["compare"] = compare.compare(dev0, dev1, cache)
     out["compare_jobs"] = compare.compare(dev1, other.devices["0"], cache)

@@ -13,6 +13,7 @@ import orjson
 import pytest
 
 from mindinsight_clone.analyzers.profiler import (
+    cluster_steps,
     communication,
     layout,
     memory,
@@ -85,7 +86,7 @@ def test_missing_or_empty_remote_dirs_hold_no_profiler_data(s3_base: storage.Loc
 
 
 def _ascend_answers(pdir: ProfilerDir, cache: ParsedFileCache) -> dict[str, Any]:
-    out: dict[str, Any] = {"cluster": step_trace_time.cluster_step_trace(pdir, cache)}
+    out: dict[str, Any] = {"cluster": cluster_steps.cluster_step_trace(pdir, cache)}
     for rank in pdir.device_ids:
         device = pdir.devices[rank]
         out[f"stt{rank}"] = step_trace_time.step_trace_time(device, cache)
@@ -221,6 +222,6 @@ def test_many_rank_mindformers_layout_over_s3_equals_local(s3_base: storage.Loca
     remote = scan_profiler_dir(s3_base / "mf" / "profile", "./mf/profile", ParsedFileCache())
     assert local.device_ids == [str(r) for r in range(6)]
     assert _index(remote) == _index(local)
-    expected = step_trace_time.cluster_step_trace(local, None)
+    expected = cluster_steps.cluster_step_trace(local, None)
     assert len(expected["ranks"]) == 6
-    assert step_trace_time.cluster_step_trace(remote, ParsedFileCache()) == expected
+    assert cluster_steps.cluster_step_trace(remote, ParsedFileCache()) == expected

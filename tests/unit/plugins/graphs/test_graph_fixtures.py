@@ -11,7 +11,7 @@ import pytest
 
 from mindinsight_clone.ingest.event_parser import parse_summary_records
 from mindinsight_clone.ingest.record_reader import read_all
-from mindinsight_clone.plugins.graphs.model import build_graph
+from mindinsight_clone.plugins.graphs.build import build_graph
 from mindinsight_clone.plugins.graphs.node import CONST, PARAMETER
 from mindinsight_clone.plugins.graphs.query import GraphQuery
 from tests.conftest import FIXTURES, require_shared

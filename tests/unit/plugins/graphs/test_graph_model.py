@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mindinsight_clone.plugins.graphs.model import build_graph
+from mindinsight_clone.plugins.graphs.build import build_graph
 from mindinsight_clone.plugins.graphs.parse import value_text
 from mindinsight_clone.proto import anf_ir_pb2
 from tests.unit.plugins.graphs.graph_factory import GraphBuilder

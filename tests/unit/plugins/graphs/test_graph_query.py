@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mindinsight_clone.errors import NodeNotInGraphError
-from mindinsight_clone.plugins.graphs.model import build_graph
+from mindinsight_clone.plugins.graphs.build import build_graph
 from mindinsight_clone.plugins.graphs.query import GraphQuery
 from tests.unit.plugins.graphs.graph_factory import GraphBuilder
 
