@@ -226,15 +226,6 @@ class Settings:
         """The MINDINSIGHT_* variables that carry these settings to the gunicorn workers."""
         return {BY_NAME[f.name].env: str(getattr(self, f.name)) for f in fields(self)}
 
-    @property
-    def sample_sizes(self) -> dict[str, int]:
-        return {
-            "scalar": self.scalar_samples,
-            "image": self.image_samples,
-            "histogram": self.histogram_samples,
-            "tensor": self.tensor_samples,
-        }
-
 
 def read_config_file(spec: str) -> dict[str, Any]:
     """Read `file:/path/x.py`, `file:/path/x.yaml` or `python:pkg.module` into {setting: value}.

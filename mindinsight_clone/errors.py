@@ -66,11 +66,6 @@ class ParamMissError(MindInsightError):
         super().__init__(f"'{name}' is required.")
 
 
-class PathNotExistError(MindInsightError):
-    value = 4
-    prefix = "Specified path does not exist."
-
-
 class FileSystemPermissionError(MindInsightError):
     value = 8
     prefix = "File or dir access failed."

@@ -130,21 +130,12 @@ def execution_order_name(graph_id: int) -> str:
     return f"ms_execution_order_graph_{graph_id}.csv"
 
 
-def global_execution_order_name(graph_id: int) -> str:
-    return f"ms_global_execution_order_graph_{graph_id}.csv"
-
-
 def parse_execution_order(text: str) -> list[str]:
     """Kernel full names in execution order (the first line is the header `NodeExecutionOrder-FullNameWithScope`)."""
     lines = [line.strip() for line in text.splitlines()]
     if lines and lines[0].startswith("NodeExecutionOrder"):
         lines = lines[1:]
     return [line for line in lines if line]
-
-
-def parse_global_execution_order(text: str) -> list[int]:
-    """Iterations listed one per line (MindSpore 2.10 lists only the dumped ones)."""
-    return [int(tok) for tok in text.split() if tok.isdigit()]
 
 
 # statistic.csv (MindSpore's tensor_stat_dump.cc): a fixed leading part, then the statistics asked for

@@ -22,6 +22,16 @@ TB_PLUGIN_NAMES: tuple[str, ...] = (
     "text", "pr_curve", "audio", "embedding", "mesh", "custom_scalars", "hparams",
 )
 ALL_PLUGIN_NAMES: tuple[str, ...] = PLUGIN_NAMES + TB_PLUGIN_NAMES
+# Samples kept per tag, by kind: the setting that sizes its reservoir, or a fixed count (0 = all). A new kind is
+# a plugin module and a line here and above (store/run_cache.reservoir_sizes reads this table).
+SAMPLES_PER_TAG: dict[str, str | int] = {
+    "image": "image_samples", "scalar": "scalar_samples", "graph": 1, "optimized_graph": 1,
+    "histogram": "histogram_samples", "tensor": "tensor_samples", "loss_landscape": 0,  # kept whole
+    "text": "text_samples", "pr_curve": "pr_curve_samples", "audio": "audio_samples",
+    "embedding": 1,  # the projector config as last read
+    "mesh": "mesh_samples", "custom_scalars": 1, "hparams": 1,  # the latest layout / experiment record
+}
+assert set(SAMPLES_PER_TAG) == set(ALL_PLUGIN_NAMES), "every kind has a samples-per-tag entry"
 
 
 @dataclass(slots=True)

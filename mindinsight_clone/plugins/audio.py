@@ -11,7 +11,6 @@ from mindinsight_clone.plugins.common import tag_samples
 from mindinsight_clone.store.run_cache import RunCache
 
 NAME = "audio"
-SAMPLE_SETTING = "audio_samples"
 
 
 def audio_metadata(cache: RunCache, tag: str) -> dict[str, Any]:

@@ -14,7 +14,6 @@ from mindinsight_clone.store.reservoir import Sample
 from mindinsight_clone.store.run_cache import RunCache
 
 NAME = "histogram"
-SAMPLE_SETTING = "histogram_samples"
 MAX_ORIGINAL_BUCKETS = 90  # MindInsight drops a step with more original buckets (LIMITS.md §6)
 
 

@@ -9,7 +9,6 @@ from mindinsight_clone.plugins.common import tag_samples
 from mindinsight_clone.store.run_cache import RunCache
 
 NAME = "image"
-SAMPLE_SETTING = "image_samples"
 
 _MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"\x89PNG\r\n\x1a\n", "image/png"),

@@ -17,7 +17,6 @@ from mindinsight_clone.plugins.common import tag_samples
 from mindinsight_clone.store.run_cache import RunCache
 
 NAME = "mesh"
-SAMPLE_SETTING = "mesh_samples"
 COMPONENTS = ("vertices", "faces", "colors")
 
 

@@ -21,7 +21,6 @@ from mindinsight_clone.store.reservoir import Sample
 from mindinsight_clone.store.run_cache import RunCache
 
 NAME = "pr_curve"
-SAMPLE_SETTING = "pr_curve_samples"
 
 
 def _curves(samples: list[Sample]) -> list[dict[str, Any]]:

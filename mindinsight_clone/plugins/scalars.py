@@ -26,7 +26,6 @@ from mindinsight_clone.store.reservoir import Sample
 from mindinsight_clone.store.run_cache import RunCache
 
 NAME = "scalar"
-SAMPLE_SETTING = "scalar_samples"
 WINDOW_DEFAULT_POINTS = 1000
 WINDOW_MAX_POINTS = 100_000
 

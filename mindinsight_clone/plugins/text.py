@@ -14,7 +14,6 @@ from mindinsight_clone.plugins.common import tag_samples
 from mindinsight_clone.store.run_cache import RunCache
 
 NAME = "text"
-SAMPLE_SETTING = "text_samples"
 SUFFIX = "/text_summary"  # what tensorboardX and torch add to the tag given to add_text
 LATEST_PREVIEW_CHARS = 20_000  # per value in `text/latest` (the Text page's one request); `text` has it whole
 

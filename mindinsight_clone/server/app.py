@@ -6,7 +6,7 @@ import logging
 
 from flask import Flask
 
-from mindinsight_clone.config import Settings, load_settings
+from mindinsight_clone.config import Settings
 from mindinsight_clone.server import (
     auth,
     body_limit,
@@ -71,9 +71,3 @@ def create_app(
     log.info("app created: summary base dir %s, reload interval %ss", manager.bases.describe(),
              settings.reload_interval)
     return app
-
-
-def create_app_from_env() -> Flask:
-    """Settings from the MINDINSIGHT_* environment (gunicorn's entry point is `server.worker`, which starts
-    loading before this module is imported)."""
-    return create_app(load_settings(), log_to_workspace=True)

@@ -214,9 +214,6 @@ class Reservoir:
             self.mutations += 1
         return removed
 
-    def snapshot(self) -> list[Sample]:
-        return list(self.samples)
-
 
 def is_row_slot(slot: Any) -> bool:
     """A kept sample held as the row of a stored series (`extend_increasing_rows`), not as a Sample."""

@@ -34,7 +34,7 @@ import numpy as np
 from mindinsight_clone.config import Settings
 from mindinsight_clone.errors import TrainJobNotExistError
 from mindinsight_clone.ingest.gc_pause import gc_paused
-from mindinsight_clone.ingest.values import ALL_PLUGIN_NAMES, SummaryValue
+from mindinsight_clone.ingest.values import ALL_PLUGIN_NAMES, SAMPLES_PER_TAG, SummaryValue
 from mindinsight_clone.store.envelope import ScalarStats
 from mindinsight_clone.store.point_store import ROW, PointStore, ScalarSeries, StoreFailure, Window
 from mindinsight_clone.store.reservoir import Reservoir, Sample, is_row_slot, slot_row
@@ -53,23 +53,8 @@ ROW_SLOT_BYTES = 40  # a kept scalar sample held as its stored row (list slot + 
 
 
 def reservoir_sizes(settings: Settings) -> dict[str, int]:
-    """Samples kept per tag, by plugin (0 = all)."""
-    return {
-        "scalar": settings.scalar_samples,
-        "image": settings.image_samples,
-        "histogram": settings.histogram_samples,
-        "tensor": settings.tensor_samples,
-        "graph": 1,
-        "optimized_graph": 1,
-        "loss_landscape": 0,  # kept whole
-        "text": settings.text_samples,
-        "pr_curve": settings.pr_curve_samples,
-        "audio": settings.audio_samples,
-        "mesh": settings.mesh_samples,
-        "embedding": 1,  # the projector config as last read
-        "custom_scalars": 1,  # the latest layout
-        "hparams": 1,  # the latest experiment / session record
-    }
+    """Samples kept per tag, by plugin (0 = all), from ingest.values.SAMPLES_PER_TAG."""
+    return {kind: getattr(settings, size) if isinstance(size, str) else size for kind, size in SAMPLES_PER_TAG.items()}
 
 
 def is_summary_graph_tag(tag: str) -> bool:
@@ -279,11 +264,6 @@ class RunCache:
         """Turn row slots into Samples before the careful path compares, purges or truncates the series."""
         if any(is_row_slot(x) for x in res.samples):
             res.samples = self._kept(tag, res)
-
-    def tag_stamp(self, plugin: str, tag: str) -> int:
-        with self._lock:
-            res = self._reservoirs.get((plugin, tag))
-            return res.mutations if res is not None else -1
 
     # ---------------------------------------------------------------- writing
     def add_values(self, values: Iterable[SummaryValue]) -> None:

@@ -15,8 +15,10 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+from collections.abc import Iterator
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -143,7 +145,10 @@ def test_decoding_never_raises_beyond_domain_errors(batch: list[summary_pb2.Even
             assert isinstance(value.value, float) or math.isnan(value.value)
 
 
-def test_fuzz_report() -> None:
-    """Runs after the fuzz test (file order) and prints what was tried (`pytest -s`)."""
-    print(f"\nfuzzed decoding: {TRIED['events']} events tried, {TRIED['values']} values decoded, "
-          f"{TRIED['problems']} records refused as bad payloads, 0 unexpected exceptions")
+@pytest.fixture(scope="module", autouse=True)
+def _fuzz_summary() -> Iterator[None]:
+    """What the fuzz test tried, printed when the module is done (`pytest -s`); not a test of its own."""
+    yield
+    if TRIED["events"]:
+        print(f"\nfuzzed decoding: {TRIED['events']} events tried, {TRIED['values']} values decoded, "
+              f"{TRIED['problems']} records refused as bad payloads, 0 unexpected exceptions")

@@ -22,7 +22,7 @@ import orjson
 
 from mindinsight_clone.analyzers.profiler.ascend_csv import HEADER_BLOCK_BYTES, ReadReport, open_text, reason
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
-from mindinsight_clone.analyzers.profiler.layout import DeviceFiles, ProfilerDir
+from mindinsight_clone.analyzers.profiler.layout import ProfilerDir
 from mindinsight_clone.errors import ProfilerRawFileError
 from mindinsight_clone.ingest import storage
 from mindinsight_clone.ingest.storage import Location
@@ -129,11 +129,6 @@ def _read_lines(path: Location, limit: int = MAX_TEXT_BYTES) -> tuple[str, ...]:
 def read_lines(path: Location, cache: ParsedFileCache | None, limit: int = MAX_TEXT_BYTES) -> tuple[str, ...]:
     """A small text file as its lines (cached per file version); `ProfilerRawFileError` over `limit`."""
     return cached(cache, f"legacy_lines:{limit}", path, lambda p: _read_lines(p, limit))
-
-
-def device_file(device: DeviceFiles | None, template: str) -> Location | None:
-    """`template` (with `{}` for the device id) when the device's listing holds it as a regular file."""
-    return device.file(template) if device is not None else None
 
 
 def dir_file(pdir: ProfilerDir, name: str) -> Location | None:

@@ -13,13 +13,6 @@ def fmt(value: float) -> float:
     return round(value, 3) if abs(value) >= 1 else round(value, 6)
 
 
-def to_float(raw: str) -> float:
-    try:
-        return float(raw)
-    except ValueError:
-        return 0.0
-
-
 def to_int(raw: str) -> int:
     try:
         return int(raw)

@@ -42,10 +42,6 @@ MIN_DISTINCT = 4
 P2P_MARKERS = ("send", "receive")
 
 
-def dixon_critical(n: int) -> float | None:
-    return DIXON_CRITICAL.get(n)
-
-
 def dixon_low_outlier(values: Sequence[float]) -> int | None:
     """Index of the lowest value when Dixon's Q test (99.5 %) calls it an outlier, else None."""
     n = len(values)

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Iterator
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -106,6 +108,10 @@ def test_tfevents_decoding_never_raises_beyond_domain_errors(batch: list[tb_even
         assert all(isinstance(v, float) or math.isnan(v) for v in col[2::3])
 
 
-def test_tfevents_fuzz_report() -> None:
-    print(f"\nfuzzed tfevents decoding: {TRIED['events']} events tried, {TRIED['values']} values decoded, "
-          f"{TRIED['problems']} records refused as bad payloads, 0 unexpected exceptions")
+@pytest.fixture(scope="module", autouse=True)
+def _fuzz_summary() -> Iterator[None]:
+    """What the fuzz test tried, printed when the module is done (`pytest -s`); not a test of its own."""
+    yield
+    if TRIED["events"]:
+        print(f"\nfuzzed tfevents decoding: {TRIED['events']} events tried, {TRIED['values']} values decoded, "
+              f"{TRIED['problems']} records refused as bad payloads, 0 unexpected exceptions")
