@@ -496,9 +496,18 @@ def _ascend_device(pdir: ProfilerDir, device_id: str | None = None) -> DeviceFil
     return device
 
 
+def _steps_device(pdir: ProfilerDir, device_id: str | None = None) -> DeviceFiles:
+    """A rank whose steps the views read: an Ascend output folder, or an old-layout rank's step trace."""
+    device_id = _device_id() if device_id is None else device_id
+    device = pdir.device(device_id)
+    if device is not None and device.output is None and pdir.layout == "legacy":
+        return device
+    return _ascend_device(pdir, device_id)
+
+
 @bp.route("/profile/step-trace-time", methods=["GET"])
 def ascend_step_trace_time() -> Response:
-    return jsonify(step_trace_time.step_trace_time(_ascend_device(_either()), _cache()))
+    return jsonify(step_trace_time.step_trace_time(_steps_device(_either()), _cache()))
 
 
 @bp.route("/profile/communication", methods=["GET"])
@@ -531,12 +540,12 @@ def ascend_cluster_analysis() -> Response:
 def ascend_compare() -> Response:
     """A rank against a base rank: `base_train_id` / `base_profile` / `base_device_id` default to the compared
     rank's own train_id / profile / device_id (so `base_device_id` alone compares two ranks of one profile)."""
-    device = _ascend_device(_style_a())
+    device = _steps_device(_style_a())
     base_train = arg("base_train_id") or arg("train_id")
     base_profile = arg("base_profile") or arg("profile")
     base_pdir = locate.style_a(_base(), base_train, base_profile, cache=_cache())
     base_id = search.check_device_int(arg("base_device_id") or device.device_id)
-    return jsonify(compare.compare(device, _ascend_device(base_pdir, base_id), _cache()))
+    return jsonify(compare.compare(device, _steps_device(base_pdir, base_id), _cache()))
 
 
 @bp.route("/profile/advice", methods=["GET"])

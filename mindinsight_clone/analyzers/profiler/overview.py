@@ -1,6 +1,7 @@
 """`GET profile/overview` (our addition): one page of numbers and hints for a device.
 
-An Ascend rank (ASCEND_PROFILER_OUTPUT with NPU tables) is answered by ascend_overview.py. Otherwise: total op
+An Ascend rank (ASCEND_PROFILER_OUTPUT with NPU tables) is answered by ascend_overview.py; an old-layout rank
+(MindSpore <= 2.2) from its AI Core / AI CPU type tables and its step trace (`_legacy_parts`). Otherwise: total op
 time and op types come from `cpu_op_type_info`; steps from `cpu_op_execute_timestamp` (see steps.py);
 the wall-clock span from the steps, else from the trace; host memory peaks from `cpu_ms_memory_record`.
 """
@@ -10,9 +11,18 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
-from mindinsight_clone.analyzers.profiler import ascend_ops, ascend_overview, memory, steps, timeline
+from mindinsight_clone.analyzers.profiler import (
+    ascend_ops,
+    ascend_overview,
+    legacy_ops,
+    legacy_steps,
+    memory,
+    step_trace_time,
+    steps,
+    timeline,
+)
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
-from mindinsight_clone.analyzers.profiler.layout import ProfilerDir
+from mindinsight_clone.analyzers.profiler.layout import DeviceFiles, ProfilerDir
 from mindinsight_clone.analyzers.profiler.numbers import fmt
 from mindinsight_clone.analyzers.profiler.op_stats import load_table
 from mindinsight_clone.errors import ProfilerFileNotFoundError
@@ -59,17 +69,42 @@ def _hints(top: list[dict[str, Any]], step_rows: list[dict[str, Any]]) -> list[d
     return hints
 
 
+def _legacy_parts(pdir: ProfilerDir, device: DeviceFiles, cache: ParsedFileCache | None
+                  ) -> tuple[list[tuple[str, float, int]], list[dict[str, Any]]]:
+    """(op type, total µs, count) from the AI Core and AI CPU type tables, and the steps of the step trace: each
+    step's device phase (fp+bp and tail, or computing when the cluster analyse file splits it) and the iteration
+    interval before it."""
+    types = [(r[0], r[1], r[2]) for kind in ("aicore_type", "aicpu_type")
+             for r in legacy_ops.load(pdir, kind, device.device_id, cache)[0].rows]
+    if not legacy_steps.has_steps(device):
+        return types, []
+    rows: list[dict[str, Any]] = []
+    start = 0.0
+    for s in step_trace_time.steps_for(device, cache)[0]:
+        busy = s["computing_us"] if s["computing_us"] is not None else \
+            (s.get("fp_and_bp_us") or s.get("fp_us") or 0.0) + (s.get("tail_us") or 0.0)
+        rows.append({"step": s["step"], "start_us": round(start, 3), "duration_us": s["total_us"],
+                     "compute_us": round(busy, 3), "interval_us": s.get("iteration_interval_us") or 0.0})
+        start += s["total_us"]
+    return types, rows
+
+
 def overview(pdir: ProfilerDir, device_id: str, cache: ParsedFileCache | None = None) -> dict[str, Any]:
     device = pdir.device(device_id)
     if device is not None and pdir.layout == "ms2" and ascend_ops.is_ascend(device):
         return ascend_overview.overview(pdir, device, cache)  # the same fields from the Ascend tables
-    table = load_table("cpu_op_type", device, cache)
-    op_total = sum(row[3] for row in table.rows)
-    ranked = sorted(table.rows, key=lambda row: row[3], reverse=True)
-    top = [{"op_type": r[0], "total_time_us": r[3], "percent": fmt(r[3] / op_total * 100) if op_total else 0.0,
-            "occurrences": r[1]} for r in ranked[:TOP_N]]
-    step_list, exec_total = steps.load_steps(device, cache)
-    step_rows = steps.steps_json(step_list)
+    if device is not None and pdir.layout == "legacy":
+        types, step_rows = _legacy_parts(pdir, device, cache)
+        exec_total = 0.0
+    else:
+        table = load_table("cpu_op_type", device, cache)
+        types = [(r[0], r[3], r[1]) for r in table.rows]
+        step_list, exec_total = steps.load_steps(device, cache)
+        step_rows = steps.steps_json(step_list)
+    op_total = sum(t[1] for t in types)
+    ranked = sorted(types, key=lambda t: t[1], reverse=True)
+    top = [{"op_type": name, "total_time_us": total, "percent": fmt(total / op_total * 100) if op_total else 0.0,
+            "occurrences": count} for name, total, count in ranked[:TOP_N]]
     if step_rows:
         wall = step_rows[-1]["start_us"] + step_rows[-1]["duration_us"]
     else:

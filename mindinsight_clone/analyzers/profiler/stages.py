@@ -21,7 +21,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from mindinsight_clone.analyzers.profiler import cluster_output, communication
+from mindinsight_clone.analyzers.profiler import cluster_output, communication, legacy_cluster
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
 from mindinsight_clone.analyzers.profiler.layout import ProfilerDir
 from mindinsight_clone.errors import MindInsightError
@@ -112,12 +112,25 @@ def _from_communication(pdir: ProfilerDir, cache: ParsedFileCache | None) -> lis
     return stages_from_groups(links, collectives)
 
 
+def _from_legacy_context(pdir: ProfilerDir) -> list[list[int]]:
+    """An old-layout pipeline job: `ascend_cluster_analyse_pipeline-parallel_<stages>_<rank size>_<rank>.csv` names
+    the stage count; rank r is in stage r // (rank size / stages), as MindInsight's cluster view places it."""
+    if pdir.layout != "legacy":
+        return []
+    ctx = legacy_cluster.parallel_context(pdir)
+    if ctx.mode != "pipeline-parallel" or ctx.stage_num < 2:
+        return []
+    per = max(1, ctx.rank_size // ctx.stage_num)
+    return [list(range(s * per, (s + 1) * per)) for s in range(ctx.stage_num)]
+
+
 def peer_groups(pdir: ProfilerDir, ranks: Iterable[int], cache: ParsedFileCache | None = None
                 ) -> tuple[list[list[int]], str]:
     """The stages restricted to `ranks` and their source; ranks in no stage form one more group. Without stage
     information (or a single stage), every rank is a peer of every other: ([ranks], "all ranks")."""
     wanted = sorted(set(ranks))
-    sources = (("cluster_analysis_output", lambda: _from_cluster_output(pdir)),
+    sources = (("cluster_analyse file name", lambda: _from_legacy_context(pdir)),
+               ("cluster_analysis_output", lambda: _from_cluster_output(pdir)),
                ("parallel_group_info", lambda: _from_metadata(pdir, cache)),
                ("communication", lambda: _from_communication(pdir, cache)))
     for source, derive in sources:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from mindinsight_clone.analyzers.profiler import ascend_csv, ascend_db_tables
+from mindinsight_clone.analyzers.profiler import ascend_csv, ascend_db_tables, legacy_steps
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
 from mindinsight_clone.analyzers.profiler.numbers import step_number
@@ -58,9 +58,12 @@ def parse(path: Any, rank: str) -> tuple[list[dict[str, Any]], list[dict[str, An
 
 def steps_for(device: DeviceFiles, cache: ParsedFileCache | None = None
               ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The parsed step_trace_time.csv of a rank: (steps, problems), cached; the rows are shared (read only)."""
+    """The steps of a rank: (steps, problems), cached; the rows are shared (read only). From step_trace_time.csv,
+    the database export's StepTraceTime, or an old-layout rank's step trace (legacy_steps.py)."""
     if device.export == "db":
         return ascend_db_tables.steps(device, cache)
+    if legacy_steps.has_steps(device):
+        return legacy_steps.steps(device, tuple(FIELDS), cache)
     path = ascend_csv.require(device.output_file(STEP_TRACE_TIME), STEP_TRACE_TIME, device.device_id)
     return cached(cache, "step_trace_time", path, lambda p: parse(p, device.device_id))
 
@@ -68,8 +71,9 @@ def steps_for(device: DeviceFiles, cache: ParsedFileCache | None = None
 def label_for(device: DeviceFiles) -> str:
     """What a problem names as the rank's step source: step_trace_time.csv, or StepTraceTime of the analysis
     database."""
-    return ascend_db_tables.analysis_label(device, ascend_db_tables.STEP_TABLE) if device.export == "db" \
-        else STEP_TRACE_TIME
+    if device.export == "db":
+        return ascend_db_tables.analysis_label(device, ascend_db_tables.STEP_TABLE)
+    return legacy_steps.label(device) if legacy_steps.has_steps(device) else STEP_TRACE_TIME
 
 
 def step_trace_time(device: DeviceFiles, cache: ParsedFileCache | None = None) -> dict[str, Any]:

@@ -1,0 +1,113 @@
+"""The views added since MindInsight (overview, step-trace-time, cluster-step-trace, compare, advice) over the old
+layout (MindSpore <= 2.2: step_trace_raw, cluster analyse, AI Core type files; issue 30), with every number recomputed
+here from the raw files with `csv`. They read the old layout through the same steps table as the newer ones."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from tests.integration.test_old_profiler_api import API, CORPUS, _app
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory) -> FlaskClient:
+    if not CORPUS.exists():
+        pytest.skip(f"{CORPUS} is absent: the old-layout profiles live in ../shared (present in CI)")
+    return _app(CORPUS, tmp_path_factory.mktemp("old-views"))
+
+
+def _csv(path: Path) -> tuple[list[str], list[list[str]]]:
+    with path.open(newline="") as handle:
+        rows = list(csv.reader(handle))
+    return rows[0], rows[1:]
+
+
+def _trace(run: str, rank: int) -> list[dict[str, str]]:
+    """The step rows of a step trace file, its average row (step `-`) left out."""
+    header, rows = _csv(CORPUS / run / "profiler" / f"step_trace_raw_{rank}_detail_time.csv")
+    return [dict(zip(header, r, strict=False)) for r in rows if r[0] != "-"]
+
+
+def _cluster(rank: int) -> list[dict[str, str]]:
+    header, rows = _csv(CORPUS / "cluster4" / "profiler" / f"ascend_cluster_analyse_pipeline-parallel_2_4_{rank}.csv")
+    return [dict(zip(header, r, strict=True)) for r in rows[:-1]]  # the last row is the average
+
+
+def get(client: FlaskClient, view: str, run: str, **query: Any) -> dict[str, Any]:
+    response = client.get(f"{API}/profile/{view}", query_string={"train_id": f"./{run}", "profile": "profiler", **query})
+    assert response.status_code == 200, (view, run, response.get_data(as_text=True)[:300])
+    answer: dict[str, Any] = response.get_json()
+    return answer
+
+
+def test_overview_has_the_op_types_and_every_step(client: FlaskClient) -> None:
+    answer = get(client, "overview", "run1", device_id="1")
+    _, rows = _csv(CORPUS / "run1" / "profiler" / "aicore_intermediate_1_type.csv")
+    total_us = sum(float(r[1]) * 1000 for r in rows)
+    top = max(rows, key=lambda r: float(r[1]))
+    trace = _trace("run1", 1)
+    assert answer["step_count"] == len(trace) == 322
+    assert answer["op_total_time_us"] == pytest.approx(total_us, abs=0.01)
+    assert answer["top_op_types"][0]["op_type"] == top[0]
+    assert answer["top_op_types"][0]["percent"] == pytest.approx(float(top[1]) * 1000 / total_us * 100, abs=0.001)
+    assert answer["total_time_us"] == pytest.approx(sum(int(r["total"]) for r in trace) / 100, abs=0.01)
+    assert "no_op_data" not in {h["code"] for h in answer["hints"]}  # it said "No operator statistics were written"
+
+
+def test_step_trace_time_from_the_step_trace_alone(client: FlaskClient) -> None:
+    answer = get(client, "step-trace-time", "run1", device_id="1")
+    trace = _trace("run1", 1)
+    assert [s["step"] for s in answer["steps"]] == [int(r["step_num"]) for r in trace]
+    for got, raw in zip(answer["steps"], trace, strict=True):
+        assert got["total_us"] == pytest.approx(int(raw["total"]) / 100, abs=0.005)
+        assert got["fp_and_bp_us"] == pytest.approx(int(raw["fp_and_bp"]) / 100, abs=0.005)
+        assert got["iteration_interval_us"] == pytest.approx(int(raw["iteration_interval"]) / 100, abs=0.005)
+        assert got["computing_us"] is None  # a single device's old layout does not split the step: said, not made up
+    assert "cluster analyse" in answer["problems"][0]["message"]
+
+
+@pytest.mark.parametrize("rank", [0, 3])
+def test_step_trace_time_takes_the_phases_from_the_cluster_analyse_file(client: FlaskClient, rank: int) -> None:
+    answer = get(client, "step-trace-time", "cluster4", device_id=str(rank))
+    trace, phases = _trace("cluster4", rank), _cluster(rank)
+    assert len(answer["steps"]) == len(trace) == len(phases) and "problems" not in answer
+    for got, raw, split in zip(answer["steps"], trace, phases, strict=True):
+        total = int(raw["total"]) / 100
+        computing = float(split["computation_time"]) * 1000
+        alone = float(split["communication_alone_time"]) * 1000
+        assert got["computing_us"] == pytest.approx(computing, abs=0.001)
+        assert got["communication_not_overlapped_us"] == pytest.approx(alone, abs=0.001)
+        assert got["bubble_us"] == pytest.approx(float(split["receive_alone_time"]) * 1000, abs=0.001)
+        assert got["stage_us"] == pytest.approx(float(split["stage_time"]) * 1000, abs=0.001)
+        assert got["free_us"] == pytest.approx(max(0.0, total - computing - alone), abs=0.01)
+
+
+def test_cluster_step_trace_groups_the_pipeline_stages_named_by_the_files(client: FlaskClient) -> None:
+    answer = get(client, "cluster-step-trace", "cluster4")
+    # ascend_cluster_analyse_pipeline-parallel_2_4_<rank>.csv: 2 stages of 4 ranks, rank r in stage r // 2
+    assert answer["peers"] == {"groups": [[0, 1], [2, 3]], "source": "cluster_analyse file name"}
+    by_rank = {r["rank_id"]: r for r in answer["ranks"]}
+    assert sorted(by_rank) == [0, 1, 2, 3] and "problems" not in answer
+    for rank, row in by_rank.items():
+        phases = _cluster(rank)
+        assert row["step_count"] == len(phases)
+        mean = sum(float(p["computation_time"]) * 1000 for p in phases) / len(phases)
+        assert row["computing_us"] == pytest.approx(mean, abs=0.01)
+    # stage 1 waits on receives (its bubble) and that is not a slow rank among its peers
+    assert answer["slow_ranks"] == []
+
+
+def test_compare_and_advice_read_the_old_layout(client: FlaskClient) -> None:
+    compare = get(client, "compare", "cluster4", device_id="3", base_device_id="0")
+    steps = compare["steps"]
+    mean = {r: sum(float(p["computation_time"]) * 1000 for p in _cluster(r)) / len(_cluster(r)) for r in (0, 3)}
+    assert steps["computing_us"]["value"] == pytest.approx(mean[3], abs=0.01)
+    assert steps["computing_us"]["diff"] == pytest.approx(mean[3] - mean[0], abs=0.01)
+    assert steps["step_count"] == {"value": 5, "base": 5, "diff": 0}
+    advice = get(client, "advice", "cluster4")
+    assert not [p for p in advice.get("problems", []) if "step" in p.get("file", "")], advice.get("problems")
