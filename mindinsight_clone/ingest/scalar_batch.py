@@ -72,6 +72,9 @@ class ScalarArrays:
     arrays: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
     problems: list[Any] = field(default_factory=list)
     records: int = 0
+    # > 0: nothing taken because one row (a step of many tags) did not fit twice in the bytes read; ask again
+    # with at least this many bytes
+    wants_bytes: int = 0
 
     def set_columns(self, per_tag: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]],
                     share_single: bool) -> None:

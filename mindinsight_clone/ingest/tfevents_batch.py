@@ -50,7 +50,10 @@ from mindinsight_clone.ingest.scalar_batch import (
     read_block,
 )
 
-MAX_CYCLE = 512  # most records walked to find where the first one's layout comes back
+MAX_CYCLE = 100_000  # most records walked to find where the first one's layout comes back (also bounded in bytes)
+MIN_ROWS = 16  # rows a block should hold when a row is long (bytes asked for: this many times the row)
+MAX_HINTS = 64  # files whose last cycle is remembered for their next block
+_HINTS: dict[str, _Cycle] = {}  # insertion-ordered: the oldest is dropped first
 MAX_WALK = 1024  # most records walked to find the period of their layouts (tags written at other cadences)
 _MASK_DELTA = np.uint32(0xA282EAD8)
 _HEADER = struct.Struct("<QI")
@@ -138,12 +141,31 @@ def _value_at(payload: bytes, pos: int, end: int, tag: str, plugins: Mapping[str
     return end - 4 if head in _TENSOR_HEADS else -1
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class _Cycle:
+    """One row's layout, with the index arrays that check and decode every record of a row in a few numpy calls
+    (a step of an LLM monitor is a thousand records: nothing here loops over them per block)."""
+
     records: tuple[_Record, ...]
     starts: tuple[int, ...]  # offset of each record's header in the row
     period: int  # row bytes
-    fixed: np.ndarray  # row offsets of the bytes that must equal the first row's
+    fixed: np.ndarray  # row offsets of the bytes that must equal the template's
+    template: np.ndarray  # those bytes in the first row the cycle was found on
+    step_cols: np.ndarray  # row offsets of every step varint byte, and whether each must have its high bit set
+    step_more: np.ndarray
+    var_cols: np.ndarray  # row offsets of every record's variable payload bytes, record after record
+    var_base: np.ndarray  # 256 * position, to index the flat CRC table
+    var_table: np.ndarray  # flat: what byte value v at variable position j adds to its record's CRC32C
+    segments: np.ndarray  # where each record's variable bytes start in var_cols
+    crc_masked: np.ndarray  # CRC32C of each record's payload with its variable bytes zeroed
+    footer_cols: np.ndarray  # row offsets of each record's 4 payload-CRC bytes
+    wall_records: np.ndarray  # records with a wall_time, and the offsets of its 8 bytes
+    wall_cols: np.ndarray
+    step_groups: tuple[tuple[np.ndarray, np.ndarray], ...]  # (records, (records, varint bytes) offsets) per length
+    value_cols: np.ndarray  # offsets of every value's 4 bytes, and the record each value belongs to
+    value_records: np.ndarray
+    tags: tuple[str, ...]  # one per value
+    tensor_tags: tuple[str, ...]  # tags read from a TF2 tensor (valid while their plugin stays a scalar one)
 
 
 def _walk(data: bytes, pos: int, max_record_bytes: int, plugins: Mapping[str, str] | None
@@ -167,25 +189,38 @@ def _walk(data: bytes, pos: int, max_record_bytes: int, plugins: Mapping[str, st
         at += stride
 
 
-def _cycle(data: bytes, pos: int, max_record_bytes: int, plugins: Mapping[str, str] | None) -> _Cycle | None:
-    """Walk records from `pos` until the first one's layout comes back: that sequence is one row."""
+class _RowTooLong(Exception):
+    """The walk ran out of block before the first record's layout came back: `bytes` were all scalar records."""
+
+    def __init__(self, walked: int) -> None:
+        super().__init__(walked)
+        self.walked = walked
+
+
+def _cycle(data: bytes, buf: np.ndarray, pos: int, max_record_bytes: int, plugins: Mapping[str, str] | None
+           ) -> _Cycle | None:
+    """Walk records from `pos` until the first one's layout comes back: that sequence is one row. The walk is
+    bounded in bytes (a row must fit twice in what is left of the block), not in records; `_RowTooLong` when the
+    block ended first (a bigger block may hold the row)."""
     records: list[_Record] = []
     starts: list[int] = []
-    first = b""
+    maskeds: list[bytes] = []
+    limit = (len(data) - pos) // 2
     for start, record, masked in itertools.islice(_walk(data, pos, max_record_bytes, plugins), MAX_CYCLE + 1):
         if records and record.tags == records[0].tags:
-            if record == records[0] and masked == first:
-                return _make_cycle(records, starts, start)
+            if record == records[0] and masked == maskeds[0]:
+                return _make_cycle(records, starts, maskeds, start, buf, pos)
             return None  # the first tag is back in another layout (a longer step varint, ...): no cycle here
-        if not records:
-            first = masked
+        if start > limit:
+            raise _RowTooLong(start)
         records.append(record)
         starts.append(start)
+        maskeds.append(masked)
     return None
 
 
-def _periodic_cycle(data: bytes, pos: int, max_record_bytes: int, plugins: Mapping[str, str] | None
-                    ) -> _Cycle | None:
+def _periodic_cycle(data: bytes, buf: np.ndarray, pos: int, max_record_bytes: int,
+                    plugins: Mapping[str, str] | None) -> _Cycle | None:
     """The shortest period of the layouts of the next records (at most MAX_WALK of them, at least two periods),
     e.g. 11 records when `loss` is written every step and `lr` every 10th: that sequence is one row."""
     walked = list(itertools.islice(_walk(data, pos, max_record_bytes, plugins), MAX_WALK))
@@ -194,17 +229,62 @@ def _periodic_cycle(data: bytes, pos: int, max_record_bytes: int, plugins: Mappi
     for period in np.flatnonzero(keys == keys[0]).tolist() if keys.size else ():
         if period and 2 * period <= keys.size and np.array_equal(keys[period:], keys[:-period]):
             end = walked[period][0]
-            return _make_cycle([r for _, r, _ in walked[:period]], [s for s, _, _ in walked[:period]], end)
+            return _make_cycle([r for _, r, _ in walked[:period]], [s for s, _, _ in walked[:period]],
+                               [m for _, _, m in walked[:period]], end, buf, pos)
     return None
 
 
-def _make_cycle(records: list[_Record], starts: list[int], period: int) -> _Cycle:
+def _make_cycle(records: list[_Record], starts: list[int], maskeds: list[bytes], period: int, buf: np.ndarray,
+                pos: int) -> _Cycle:
     variable = np.zeros(period, dtype=bool)
-    for record, start in zip(records, starts, strict=True):
-        payload_at = start + HEADER_BYTES
-        variable[[payload_at + p for p in record.variable]] = True
-        variable[payload_at + record.length:payload_at + record.length + FOOTER_BYTES] = True  # payload CRC
-    return _Cycle(tuple(records), tuple(starts), period, np.flatnonzero(~variable))
+    step_cols: list[int] = []
+    step_more: list[bool] = []
+    var_cols: list[np.ndarray] = []
+    tables: list[np.ndarray] = []
+    segments: list[int] = []
+    footers: list[int] = []
+    walls: tuple[list[int], list[int]] = ([], [])
+    by_len: dict[int, tuple[list[int], list[int]]] = {}
+    values: tuple[list[int], list[int]] = ([], [])
+    tags: list[str] = []
+    tensor_tags: list[str] = []
+    count = 0
+    for index, (record, start, masked) in enumerate(zip(records, starts, maskeds, strict=True)):
+        at = start + HEADER_BYTES
+        cols = np.array(record.variable, dtype=np.intp) + at
+        variable[cols] = True
+        variable[at + record.length:at + record.length + FOOTER_BYTES] = True  # payload CRC
+        segments.append(count)
+        count += cols.size
+        var_cols.append(cols)
+        tables.append(_crc_table(record.length, record.variable))
+        footers += range(at + record.length, at + record.length + FOOTER_BYTES)
+        step_cols += range(at + record.step_at, at + record.step_at + record.step_len)
+        step_more += [i < record.step_len - 1 for i in range(record.step_len)]
+        if record.wall_at >= 0:
+            walls[0].append(index)
+            walls[1].extend(range(at + record.wall_at, at + record.wall_at + 8))
+        group = by_len.setdefault(record.step_len, ([], []))
+        group[0].append(index)
+        group[1].extend(range(at + record.step_at, at + record.step_at + record.step_len))
+        for tag, v in zip(record.tags, record.value_at, strict=True):
+            values[0].extend(range(at + v, at + v + 4))
+            values[1].append(index)
+            tags.append(tag)
+            if masked[v - 1] != 0x15:  # not simple_value's key: a TF2 tensor's content
+                tensor_tags.append(tag)
+    fixed = np.flatnonzero(~variable)
+    intp = np.intp
+    return _Cycle(
+        tuple(records), tuple(starts), period, fixed, buf[pos:pos + period][fixed].copy(),
+        np.array(step_cols, dtype=intp), np.array(step_more, dtype=bool),
+        np.concatenate(var_cols), np.arange(count, dtype=intp) * 256, np.concatenate(tables).ravel(),
+        np.array(segments, dtype=intp),
+        np.array([crc32c(m) for m in maskeds], dtype=np.uint32), np.array(footers, dtype=intp),
+        np.array(walls[0], dtype=intp), np.array(walls[1], dtype=intp),
+        tuple((np.array(r, dtype=intp), np.array(c, dtype=intp).reshape(len(r), n))
+              for n, (r, c) in by_len.items() if n),
+        np.array(values[0], dtype=intp), np.array(values[1], dtype=intp), tuple(tags), tuple(tensor_tags))
 
 
 def _masked(payload: bytes, record: _Record) -> bytes:
@@ -216,75 +296,73 @@ def _masked(payload: bytes, record: _Record) -> bytes:
 
 
 def _rows_ok(rows: np.ndarray, cycle: _Cycle) -> int:
-    """How many leading rows parse exactly as the first: fixed bytes, step varint lengths, payload CRCs."""
-    ok = (rows[:, cycle.fixed] == rows[0, cycle.fixed]).all(axis=1)
-    for record, start in zip(cycle.records, cycle.starts, strict=True):
-        at = start + HEADER_BYTES + record.step_at
-        for i in range(record.step_len):
-            more = (rows[:, at + i] & 0x80) != 0
-            ok &= more if i < record.step_len - 1 else ~more
+    """How many leading rows parse exactly as the template: fixed bytes, step varint lengths, payload CRCs."""
+    ok = (rows[:, cycle.fixed] == cycle.template).all(axis=1)
+    if cycle.step_cols.size:
+        ok &= (((rows[:, cycle.step_cols] & 0x80) != 0) == cycle.step_more).all(axis=1)
     count = _first_false(ok)
-    for record, start in zip(cycle.records, cycle.starts, strict=True):
-        if not count:
-            break
-        payload_at = start + HEADER_BYTES
-        variable = np.array(record.variable, dtype=np.intp) + payload_at
-        table = _crc_table(record.length, record.variable)  # cached per layout
-        diff = rows[:count, variable] ^ rows[0, variable]
-        crcs = np.bitwise_xor.reduce(table[np.arange(variable.size)[None, :], diff], axis=1).astype(np.uint32)
-        crcs ^= np.uint32(crc32c(rows[0, payload_at:payload_at + record.length].tobytes()))
-        masked = ((crcs >> np.uint32(15)) | (crcs << np.uint32(17))) + _MASK_DELTA
-        footer = payload_at + record.length
-        stored = np.ascontiguousarray(rows[:count, footer:footer + FOOTER_BYTES]).view("<u4").ravel()
-        count = _first_false(masked == stored)
-    return count
+    if not count:
+        return 0
+    # CRC32C is affine: crc(row) = crc(payload with the variable bytes zeroed) ^ XOR of table[j, byte j]
+    contrib = cycle.var_table[rows[:count, cycle.var_cols].astype(np.intp) + cycle.var_base]
+    crcs = np.bitwise_xor.reduceat(contrib, cycle.segments, axis=1).astype(np.uint32) ^ cycle.crc_masked
+    masked = ((crcs >> np.uint32(15)) | (crcs << np.uint32(17))) + _MASK_DELTA
+    stored = np.ascontiguousarray(rows[:count, cycle.footer_cols]).view("<u4").reshape(count, -1)
+    return _first_false((masked == stored).all(axis=1))
 
 
 def _decode(rows: np.ndarray, cycle: _Cycle) -> Group:
     """Steps, wall times and values of every value of the rows, in file order (row by row)."""
-    steps: list[np.ndarray] = []
-    walls: list[np.ndarray] = []
-    values: list[np.ndarray] = []
-    tags: list[str] = []
-    n = rows.shape[0]
-    for record, start in zip(cycle.records, cycle.starts, strict=True):
-        at = start + HEADER_BYTES
-        if record.wall_at >= 0:
-            w = at + record.wall_at
-            wall = np.ascontiguousarray(rows[:, w:w + 8]).view("<f8").ravel().astype(np.float64)
-        else:
-            wall = np.zeros(n, dtype=np.float64)
-        step = np.zeros(n, dtype=np.uint64)
-        for i in range(record.step_len):
-            step |= (rows[:, at + record.step_at + i].astype(np.uint64) & np.uint64(0x7F)) << np.uint64(7 * i)
-        for tag, v in zip(record.tags, record.value_at, strict=True):
-            tags.append(tag)
-            steps.append(step.view(np.int64))
-            walls.append(wall)
-            values.append(np.ascontiguousarray(rows[:, at + v:at + v + 4]).view("<f4").ravel())
+    n, width = rows.shape[0], len(cycle.records)
+    wall = np.zeros((n, width), dtype=np.float64)
+    if cycle.wall_records.size:
+        wall[:, cycle.wall_records] = np.ascontiguousarray(rows[:, cycle.wall_cols]).view("<f8").reshape(n, -1)
+    step = np.zeros((n, width), dtype=np.uint64)
+    for records, cols in cycle.step_groups:
+        varint = rows[:, cols.ravel()].reshape(n, *cols.shape).astype(np.uint64) & np.uint64(0x7F)
+        shifts = np.arange(cols.shape[1], dtype=np.uint64) * np.uint64(7)
+        step[:, records] = np.bitwise_or.reduce(varint << shifts, axis=2)
     with np.errstate(invalid="ignore"):  # a signalling NaN written as a value stays a NaN, quietly
-        wide = np.stack(values, axis=1).astype(np.float64)
+        values = np.ascontiguousarray(rows[:, cycle.value_cols]).view("<f4").reshape(n, -1).astype(np.float64)
     # shape (rows, values) flattened row-major: the order the records hold them
-    return tuple(tags), np.stack(steps, axis=1), np.stack(walls, axis=1), wide, n * len(cycle.records)
+    return (cycle.tags, step[:, cycle.value_records].view(np.int64), wall[:, cycle.value_records], values,
+            n * width)
 
 
-def decode_block(data: bytes, max_record_bytes: int, plugins: Mapping[str, str] | None = None
-                 ) -> tuple[int, list[Group]]:
+def _fits(cycle: _Cycle | None, buf: np.ndarray, pos: int, plugins: Mapping[str, str] | None) -> bool:
+    """Whether the block goes on with the cycle the previous block ended with (its first row is the template)."""
+    if cycle is None or buf.size - pos < cycle.period:
+        return False
+    if cycle.tensor_tags and (plugins is None or any(plugins.get(t, "") not in _SCALAR_PLUGINS
+                                                      for t in cycle.tensor_tags)):
+        return False
+    return bool(np.array_equal(buf[pos:pos + cycle.period][cycle.fixed], cycle.template))
+
+
+def decode_block(data: bytes, max_record_bytes: int, plugins: Mapping[str, str] | None = None,
+                 hint: _Cycle | None = None) -> tuple[int, list[Group], _Cycle | None, int]:
     """Frame and decode the scalar-only records at the start of `data`.
 
-    Returns (bytes consumed, groups of (tags, steps, wall times, values, records));
-    stops at the first record it does not take, which may be the first one (0 consumed).
+    Returns (bytes consumed, groups of (tags, steps, wall times, values, records), the last cycle taken, bytes
+    wanted); stops at the first record it does not take, which may be the first one (0 consumed). `hint`: the
+    cycle the previous block of the file ended with, tried first (finding a thousand-record cycle walks every
+    record once). Bytes wanted > 0: nothing was taken because a row did not fit twice in `data`.
     """
     buf = np.frombuffer(data, dtype=np.uint8)
     pos, end = 0, len(data)
     groups: list[Group] = []
+    last: _Cycle | None = None
     while end - pos >= HEADER_BYTES:
-        cycle = _cycle(data, pos, max_record_bytes, plugins)
+        try:
+            cycle = hint if _fits(hint, buf, pos, plugins) else _cycle(data, buf, pos, max_record_bytes, plugins)
+        except _RowTooLong as short:
+            return pos, groups, last, (0 if groups else MIN_ROWS * short.walked)
+        hint = None
         if cycle is None or (end - pos) // cycle.period * len(cycle.records) < MIN_RUN:
             break  # not scalar-only records, or too few of them before the end of the data
         rows, count = _matching_rows(buf, pos, cycle)
         if count * len(cycle.records) < MIN_RUN:  # a record of another layout soon: tags at other cadences?
-            cycle = _periodic_cycle(data, pos, max_record_bytes, plugins)
+            cycle = _periodic_cycle(data, buf, pos, max_record_bytes, plugins)
             if cycle is None:
                 break
             rows, count = _matching_rows(buf, pos, cycle)
@@ -292,7 +370,8 @@ def decode_block(data: bytes, max_record_bytes: int, plugins: Mapping[str, str] 
                 break
         groups.append(_decode(rows[:count], cycle))
         pos += count * cycle.period
-    return pos, groups
+        last = cycle
+    return pos, groups, last, 0
 
 
 def _matching_rows(buf: np.ndarray, pos: int, cycle: _Cycle) -> tuple[np.ndarray, int]:
@@ -315,6 +394,11 @@ def read_scalar_records(path: str | os.PathLike[str] | storage.Location, offset:
     out = ScalarArrays(name)
     if not data:
         return offset, out
-    consumed, groups = decode_block(data, max_record_bytes, plugins)
+    key = str(path)
+    consumed, groups, last, out.wants_bytes = decode_block(data, max_record_bytes, plugins, _HINTS.pop(key, None))
+    if last is not None:
+        _HINTS[key] = last
+        while len(_HINTS) > MAX_HINTS:
+            _HINTS.pop(next(iter(_HINTS)))
     add_row_groups(out, groups)
     return offset + consumed, out

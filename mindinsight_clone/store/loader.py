@@ -58,6 +58,7 @@ FAST_PROBE_BYTES = 64 * 1024  # the scalar reader's first read; doubles while it
 # bounds the transient memory of a decode (a few times this, per loader thread: data_manager.LOAD_THREADS); with
 # four threads at 512 KB a load of corpus L peaks where two at 1 MB did
 FAST_MAX_BYTES = 512 * 1024
+WIDE_MAX_BYTES = 64 * 1024 * 1024  # most bytes read at once when one step's records need more than FAST_MAX_BYTES
 PROBE_MAX_BYTES = 16 * 1024 * 1024  # the most a "can the point store write again?" probe writes
 REFILL_WAIT_S = 5.0  # after a refill that failed again, the next one waits this long, doubling up to the max
 REFILL_MAX_WAIT_S = 300.0
@@ -359,6 +360,10 @@ class RunLoader:
             start = reader.offset
             end, parsed = self.read_scalars(reader.path, start, size, self.settings.max_record_bytes, budget,
                                             **named)
+            wanted = getattr(parsed, "wants_bytes", 0)
+            if end <= start and budget < wanted <= WIDE_MAX_BYTES and start + budget < size:
+                budget = wanted  # a step of many tags did not fit: read enough for several of them
+                continue
             if end <= start:
                 break
             reader.offset = end
@@ -366,7 +371,7 @@ class RunLoader:
                 self.cache.add_parsed(parsed)
             took = True
             if end - start >= budget // 2:
-                budget = min(budget * 2, FAST_MAX_BYTES)
+                budget = max(budget, min(budget * 2, FAST_MAX_BYTES))
         return took
 
     def _read_pb_files(self, pb_files: Sequence[str]) -> bool:

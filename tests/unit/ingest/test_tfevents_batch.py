@@ -427,3 +427,15 @@ def test_a_bad_payload_crc_in_any_record_of_a_row_stops_the_fast_path_at_that_ro
     assert arrays.records == bad_row * len(tags)
     fast, _ = _same(run, tmp_path)
     assert fast.problems  # the damage is reported, the same both ways (_same)
+
+
+def test_a_thousand_tags_per_step_go_fast_across_blocks(tmp_path: Path) -> None:
+    """An LLM monitor's step is 1,000 records (issue 32): the cycle is found however many records it has (bounded
+    in bytes, not records), later blocks reuse it, and the result is what the general path reads."""
+    run = tmp_path / "base" / "run"
+    tags = tuple(f"local_norm/layer_{i}/weight" for i in range(1000))
+    version = tb_event_pb2.Event(wall_time=WALL0, file_version="brain.Event:2").SerializeToString()
+    write_payloads(run / FILE, [version, *_simple_payloads(range(1, 121), tags)])
+    fast, taken = _same(run, tmp_path)
+    assert taken >= 0.95 * 120 * len(tags)  # several 4 MB blocks of ~60 steps, each taken vectorised
+    assert _served(fast, tags[-1]) == [(s, float(np.float32(s * 0.5 + 999))) for s in range(1, 121)]
