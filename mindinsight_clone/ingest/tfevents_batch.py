@@ -51,7 +51,9 @@ from mindinsight_clone.ingest.scalar_batch import (
 )
 
 MAX_CYCLE = 100_000  # most records walked to find where the first one's layout comes back (also bounded in bytes)
-MIN_ROWS = 16  # rows a block should hold when a row is long (bytes asked for: this many times the row)
+# rows a block should hold when a row is long (bytes asked for: this many times the row); the store's cost is per
+# tag and block, so a thousand-tag step wants blocks of many rows
+MIN_ROWS = 256
 MAX_HINTS = 64  # files whose last cycle is remembered for their next block
 _HINTS: dict[str, _Cycle] = {}  # insertion-ordered: the oldest is dropped first
 MAX_WALK = 1024  # most records walked to find the period of their layouts (tags written at other cadences)
@@ -278,7 +280,7 @@ def _make_cycle(records: list[_Record], starts: list[int], maskeds: list[bytes],
     return _Cycle(
         tuple(records), tuple(starts), period, fixed, buf[pos:pos + period][fixed].copy(),
         np.array(step_cols, dtype=intp), np.array(step_more, dtype=bool),
-        np.concatenate(var_cols), np.arange(count, dtype=intp) * 256, np.concatenate(tables).ravel(),
+        np.concatenate(var_cols), np.arange(count, dtype=np.int32) * 256, np.concatenate(tables).ravel(),
         np.array(segments, dtype=intp),
         np.array([crc32c(m) for m in maskeds], dtype=np.uint32), np.array(footers, dtype=intp),
         np.array(walls[0], dtype=intp), np.array(walls[1], dtype=intp),
@@ -304,7 +306,9 @@ def _rows_ok(rows: np.ndarray, cycle: _Cycle) -> int:
     if not count:
         return 0
     # CRC32C is affine: crc(row) = crc(payload with the variable bytes zeroed) ^ XOR of table[j, byte j]
-    contrib = cycle.var_table[rows[:count, cycle.var_cols].astype(np.intp) + cycle.var_base]
+    index = rows[:count, cycle.var_cols].astype(np.int32)  # int32: half the memory traffic of intp
+    index += cycle.var_base
+    contrib = np.take(cycle.var_table, index)
     crcs = np.bitwise_xor.reduceat(contrib, cycle.segments, axis=1).astype(np.uint32) ^ cycle.crc_masked
     masked = ((crcs >> np.uint32(15)) | (crcs << np.uint32(17))) + _MASK_DELTA
     stored = np.ascontiguousarray(rows[:count, cycle.footer_cols]).view("<u4").reshape(count, -1)
@@ -353,6 +357,8 @@ def decode_block(data: bytes, max_record_bytes: int, plugins: Mapping[str, str] 
     groups: list[Group] = []
     last: _Cycle | None = None
     while end - pos >= HEADER_BYTES:
+        if last is not None and end - pos < last.period:
+            break  # the rest is part of a row: the next block starts there, with this cycle as its hint
         try:
             cycle = hint if _fits(hint, buf, pos, plugins) else _cycle(data, buf, pos, max_record_bytes, plugins)
         except _RowTooLong as short:
