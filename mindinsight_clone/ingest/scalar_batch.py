@@ -39,6 +39,8 @@ from mindinsight_clone.ingest.record_reader import FOOTER_BYTES, HEADER_BYTES, m
 SCALAR_SUFFIX = "/scalar"
 BLOCK_BYTES = 4 * 1024 * 1024  # bytes read and decoded at a time (transient memory is a few times this)
 MIN_RUN = 16  # fewer equal records than this: not worth the vectorised path, let the general one take them
+WIDE_ROWS = 256  # records a block should hold when they are long (a step of a thousand tags): the store's cost is
+# per tag and block
 _MASK_DELTA = np.uint32(0xA282EAD8)
 _HEADER = struct.Struct("<QI")
 
@@ -235,16 +237,18 @@ def _first_false(mask: np.ndarray) -> int:
 
 
 def decode_block(data: bytes, max_record_bytes: int) -> tuple[int, list[tuple[_Layout, np.ndarray, np.ndarray,
-                                                                              np.ndarray]]]:
+                                                                              np.ndarray]], int]:
     """Frame and decode the scalar-only records at the start of `data`.
 
-    Returns (bytes consumed, groups of (layout, steps, wall times, values)); stops at the first record it
-    does not take (see the module docstring), which may be the first one (0 consumed).
+    Returns (bytes consumed, groups of (layout, steps, wall times, values), bytes wanted); stops at the first
+    record it does not take (see the module docstring), which may be the first one (0 consumed). Bytes wanted > 0:
+    nothing was taken because `data` held too few of its (long, scalar-only) records.
     """
     buf = np.frombuffer(data, dtype=np.uint8)
     view = memoryview(data)
     pos, end = 0, len(data)
     groups: list[tuple[_Layout, np.ndarray, np.ndarray, np.ndarray]] = []
+    wants = 0
     while end - pos >= HEADER_BYTES:
         length, length_crc = _HEADER.unpack_from(data, pos)
         if length > max_record_bytes or masked_crc32c(view[pos:pos + 8]) != length_crc:
@@ -252,6 +256,9 @@ def decode_block(data: bytes, max_record_bytes: int) -> tuple[int, list[tuple[_L
         stride = HEADER_BYTES + length + FOOTER_BYTES
         count = (end - pos) // stride
         if count < MIN_RUN:
+            if not groups and stride <= end - pos and _layout_of(bytes(view[pos + HEADER_BYTES:
+                                                                            pos + HEADER_BYTES + length])):
+                wants = WIDE_ROWS * stride  # a scalar record of many tags: read enough bytes for many of them
             break
         block = buf[pos:pos + count * stride].reshape(count, stride)
         count = _first_false((block[:, :HEADER_BYTES] == block[0, :HEADER_BYTES]).all(axis=1))
@@ -273,7 +280,7 @@ def decode_block(data: bytes, max_record_bytes: int) -> tuple[int, list[tuple[_L
         steps, walls, values = _decode_rows(rows[:count], layout)
         groups.append((layout, steps, walls, values))
         pos += count * stride
-    return pos, groups
+    return pos, groups, wants
 
 
 def read_scalar_records(path: str | os.PathLike[str] | storage.Location, offset: int, size: int, max_record_bytes: int,
@@ -287,7 +294,7 @@ def read_scalar_records(path: str | os.PathLike[str] | storage.Location, offset:
     out = ScalarArrays(name)
     if not data:
         return offset, out
-    consumed, groups = decode_block(data, max_record_bytes)
+    consumed, groups, out.wants_bytes = decode_block(data, max_record_bytes)
     per_tag: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
     for layout, steps, walls, values in groups:
         out.records += int(steps.size)

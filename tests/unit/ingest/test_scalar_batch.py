@@ -184,3 +184,34 @@ def test_layouts_remembered_across_files_never_mix_tags(tmp_path: Path) -> None:
             assert steps.tolist() == list(range(100, 300))
             assert values.tolist() == [float(np.float32(np.sin(s * (i + 1)))) for s in range(100, 300)], name
         _same(tmp_path / name, tmp_path / f"ws-{name}")
+
+
+def test_a_thousand_tags_per_step_go_fast_through_the_loader(tmp_path: Path) -> None:
+    """MindSpore writes a step's 1,000 tags as one 20 KB record (issue 32): the loader's first probe holds too few of
+    them, the reader says how many bytes it wants, and every record is then taken vectorised, as the general path
+    reads them."""
+    run = tmp_path / "base" / "run"
+    tags = tuple(f"local_norm/layer_{i}/weight" for i in range(1000))
+    write_records(run / summary_name(1), [version_event(), *_events(range(300), tags)])
+    taken = 0
+
+    def counting(*args: object, **kwargs: object) -> tuple[int, scalar_batch.ScalarArrays]:
+        nonlocal taken
+        end, arrays = scalar_batch.read_scalar_records(*args, **kwargs)  # type: ignore[arg-type]
+        taken += arrays.records
+        return end, arrays
+
+    loaders = []
+    for fast in (False, True):
+        settings = settings_for_tests(summary_base_dir=str(run.parent), workspace=str(tmp_path / f"w{fast}"),
+                                      max_tags_per_run=2000)
+        loader = RunLoader("./run", run, settings, event_parser.parse_summary_event,
+                           parse_records=event_parser.parse_summary_columns, points_root=PointRoot(settings.workspace),
+                           read_scalars=counting if fast else None)
+        loader.load_pass([summary_name(1)])
+        loaders.append(loader)
+    assert taken == 300  # every step after the version event
+    slow, quick = loaders
+    assert len(quick.cache.tags("scalar")) == 1000
+    for tag in (f"{tags[0]}/scalar", f"{tags[-1]}/scalar"):
+        assert _rows(quick.cache.samples("scalar", tag)) == _rows(slow.cache.samples("scalar", tag))
