@@ -124,3 +124,19 @@ def test_cluster_page(old_ui_server: str, page: Any, screenshot: Callable[..., P
     page.locator('[data-testid="legacy-open-rank"]').first.click()
     page.wait_for_selector('[data-testid="legacy-overview"]')
     assert "device=2" in page.url
+
+
+def test_compare_and_advice_tabs_of_the_old_layout(old_ui_server: str, page: Any) -> None:
+    """The old layout's steps feed the compare and advice pages (issue 30): rank 3 of the pipeline job against
+    rank 0, numbers from the cluster analyse files."""
+    prof = CORPUS / "cluster4" / "profiler"
+    mean = {r: (lambda rows: sum(float(x["computation_time"]) for x in rows) / len(rows))(
+        _rows(prof / f"ascend_cluster_analyse_pipeline-parallel_2_4_{r}.csv")[:-1]) for r in (0, 3)}
+    _open(page, old_ui_server, "train_id=./cluster4&tab=compare&device=3")
+    row = page.locator('[data-testid="compare-step-row"][data-key="computing_us"]')
+    row.wait_for()
+    diff_us = float(row.locator("td[data-diff]").get_attribute("data-diff") or "nan")
+    assert diff_us == pytest.approx((mean[3] - mean[0]) * 1000, abs=0.05)
+    _open(page, old_ui_server, "train_id=./cluster4&tab=advice")
+    page.wait_for_selector('[data-testid="advice-count"]')
+    assert page.get_by_test_id("ascend-advice").is_visible()

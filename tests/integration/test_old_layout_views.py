@@ -111,3 +111,12 @@ def test_compare_and_advice_read_the_old_layout(client: FlaskClient) -> None:
     assert steps["step_count"] == {"value": 5, "base": 5, "diff": 0}
     advice = get(client, "advice", "cluster4")
     assert not [p for p in advice.get("problems", []) if "step" in p.get("file", "")], advice.get("problems")
+
+
+def test_compare_of_single_ranks_uses_the_step_trace_total(client: FlaskClient) -> None:
+    """Without a phase split (one device) the step total is the step trace's own, not the sum of null phases (0)."""
+    answer = get(client, "compare", "devdir", device_id="10", base_device_id="0")
+    mean = {r: sum(int(t["total"]) / 100 for t in _trace("devdir", r)) / len(_trace("devdir", r)) for r in (0, 10)}
+    total = answer["steps"]["step_total_us"]
+    assert total["value"] == pytest.approx(mean[10], abs=0.01) and total["base"] == pytest.approx(mean[0], abs=0.01)
+    assert answer["steps"]["computing_us"] == {"value": None, "base": None, "diff": None}

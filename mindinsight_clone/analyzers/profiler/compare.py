@@ -19,7 +19,7 @@ from typing import Any
 from mindinsight_clone.analyzers.profiler import ascend_ops, cluster_steps
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
-from mindinsight_clone.analyzers.profiler.step_trace_time import FIELDS, label_for, steps_for
+from mindinsight_clone.analyzers.profiler.step_trace_time import FIELDS, PHASES, label_for, steps_for
 from mindinsight_clone.errors import MindInsightError
 
 SIDES = ("value", "base")
@@ -51,7 +51,11 @@ def diff_op_types(value: dict[str, tuple[int, float]], base: dict[str, tuple[int
 def step_means(device: DeviceFiles, cache: ParsedFileCache | None = None) -> dict[str, Any]:
     steps, _ = steps_for(device, cache)
     means = cluster_steps.average(steps)
-    means["step_total_us"] = cluster_steps.step_total(means) if steps else None
+    totals = [s["total_us"] for s in steps if s.get("total_us") is not None]  # an old-layout step trace's own total
+    if any(means[p] is not None for p in PHASES):
+        means["step_total_us"] = cluster_steps.step_total(means)
+    else:  # no phase split written (an old-layout single rank): its step trace's total, else nothing
+        means["step_total_us"] = sum(totals) / len(totals) if totals else None
     means["step_count"] = len(steps)
     return means
 
