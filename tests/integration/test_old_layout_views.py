@@ -120,3 +120,23 @@ def test_compare_of_single_ranks_uses_the_step_trace_total(client: FlaskClient) 
     total = answer["steps"]["step_total_us"]
     assert total["value"] == pytest.approx(mean[10], abs=0.01) and total["base"] == pytest.approx(mean[0], abs=0.01)
     assert answer["steps"]["computing_us"] == {"value": None, "base": None, "diff": None}
+
+
+def test_one_step_of_mindspore_1x_with_its_all_zero_average_row(tmp_path: Path) -> None:
+    """MindSpore 1.1-1.5's step trace parser averages steps 2..N: with a single step the average row is all zeros
+    (step 0, no `-`). MindInsight takes the last row by position; we read it too (it was refused as truncated),
+    while a file whose last row is a step (cut) is still refused."""
+    prof = tmp_path / "base" / "job" / "profiler"
+    prof.mkdir(parents=True)
+    header = "step_num,start_point,end_point,total,fp_point,bp_point,iteration_interval,fp_and_bp,tail"
+    step = "1,1000000,3000000,2000000,1100000,2600000,100000,1500000,400000"
+    (prof / "step_trace_raw_0_detail_time.csv").write_text(f"{header}\n{step}\n{','.join(['0'] * 9)}\n")
+    (prof / "step_trace_raw_1_detail_time.csv").write_text(f"{header}\n{step}\n")  # cut: no average row
+    client = _app(tmp_path / "base", tmp_path)
+    graph = client.get(f"{API}/profile/training-trace/graph?dir=./job&device_id=0&type=1").get_json()
+    assert graph["size"] == 1 and graph["summary"]["total_time"] == 0.0 and graph["summary"]["tail_percent"] == "0%"
+    assert graph["training_trace_graph"][0][0] == {"name": "", "start": 0.0, "duration": 20.0}  # 2,000,000 × 10 ns
+    steps = get(client, "step-trace-time", "job", device_id="0")["steps"]
+    assert [(s["step"], s["total_us"], s["tail_us"]) for s in steps] == [(1, 20000.0, 4000.0)]
+    cut = client.get(f"{API}/profile/training-trace/graph?dir=./job&device_id=1&type=1")
+    assert cut.status_code == 400 and cut.get_json()["error_code"] == "50546087"

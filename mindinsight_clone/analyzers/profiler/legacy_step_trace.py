@@ -1,6 +1,7 @@
 """Step trace of the old layout: `step_trace_raw_<id>_detail_time.csv` (MindInsight's `StepTraceAnalyser`).
 
-One row per step, then an average row whose `step_num` is `-`. Times are system counts of 10 ns; answers are
+One row per step, then an average row whose `step_num` is `-` (all zeros, step 0, when MindSpore 1.1-1.5 profiled a
+single step: its parser averages steps 2..N). Times are system counts of 10 ns; answers are
 milliseconds rounded to 4 decimals (`count / 1e5`). Columns: `start_point, end_point, total, fp_point, bp_point,
 iteration_interval, fp_and_bp, tail` (training; inference files have `fp` instead of `fp_and_bp`/`tail`), then
 per parallel stream `stream_<s>_..._start_point`, `..._end_point` and the duration column.
@@ -84,9 +85,16 @@ def load(pdir: ProfilerDir, device_id: str, cache: ParsedFileCache | None) -> St
 def parse(path: Location, cache: ParsedFileCache | None) -> StepTrace:
     table = read_csv(path, cache, keep_short=True)
     rows = table.rows
-    if not rows or rows[-1][0] != "-":
+    if not rows or not is_average_row(rows[-1]):
         raise ProfilerRawFileError(f"<{path.name}> has no average row (truncated file?).")
     return StepTrace(path.name, table.header, rows)
+
+
+def is_average_row(row: tuple[str, ...]) -> bool:
+    """The last row is the average (MindInsight takes it by position): MindSpore marks it `-`, except the old
+    step trace parser (MindSpore 1.1-1.5) for a single step, which writes an all-zero row with step 0. A step row
+    left last (a file cut between or inside rows) is neither, and is refused rather than read as the average."""
+    return row[0] == "-" or all(cell.strip() == "0" for cell in row)
 
 
 def summary(trace: StepTrace) -> dict[str, Any]:
