@@ -119,6 +119,15 @@ def read_dump_json(location: Location) -> DumpFile:
     return _dump_file(doc, list(doc["data"].items()), complete=True, size=len(raw))
 
 
+def may_hold_non_finite(location: Location) -> bool:
+    """False only when a dump.json cannot hold a NaN/±Inf statistic: its bytes have neither `nan` nor `inf` in any
+    case (msprobe writes bare `NaN`/`Infinity` tokens, some versions "nan"/"inf" strings). A name such as
+    `Functional.isnan` makes it True; the statistics decide then. Lets the first-anomaly search skip parsing the
+    clean files of a big dump (a 100,000-node dump.json is ~66 MB)."""
+    low = storage.read_bytes(location, max_size=MAX_JSON_BYTES).lower()
+    return b"nan" in low or b"inf" in low
+
+
 def read_header(location: Location, prefix_bytes: int = 4096) -> dict[str, Any]:
     """task / level / framework / dump_data_dir from the start of a dump.json, without reading the rest."""
     text = storage.read_bytes(location, limit=prefix_bytes).decode("utf-8", errors="replace")

@@ -14,6 +14,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from mindinsight_clone.analyzers.debugger import msprobe_dumps
+from mindinsight_clone.ingest import msprobe_dump
 from tests.conftest import SHARED, require_shared
 from tests.integration.test_debugger_api import make_client
 
@@ -349,3 +350,17 @@ def test_trend_db_as_target_by_step_matrix(real: tuple[FlaskClient, dict[str, An
     assert get(client, "/trend", status=400, file_id=files[0], stat="median")["error_msg"]
     assert get(client, "/trend", status=400, file_id=files[0], metric="sideways")["error_msg"]
     assert get(client, "/trend", status=400, file_id="./nope.trend.db")["error_msg"]
+
+
+def test_the_first_anomaly_search_parses_only_files_that_can_hold_one(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A clean step (no nan/inf in its bytes) is skipped unparsed; the steps that hold a NaN are parsed and found."""
+    root = tmp_path / "base" / "job" / "dump"
+    for step in range(4):
+        write_step(root, step, "rank0", "Mint.div.0.forward" if step == 3 else None)
+    parsed: list[str] = []
+    real = msprobe_dump.read_dump_json
+    monkeypatch.setattr(msprobe_dump, "read_dump_json", lambda loc: parsed.append(loc.parent.parent.name) or real(loc))
+    first = get(make_client(tmp_path / "base", tmp_path / "ws"), "/anomalies", dump_id="./job/dump")
+    assert [(f["step"], f["node"]) for f in first["first"]] == [(3, "Mint.div.0.forward")]
+    assert parsed == ["step3"]

@@ -219,6 +219,11 @@ class MsprobeDumps:
 
     def _first_bad(self, places: list[StepRank]) -> Iterator[tuple[StepRank, Node, Slot]]:
         for place in places:
+            try:
+                if not msprobe_dump.may_hold_non_finite(place.location / msprobe_dump.DUMP_JSON):
+                    continue  # no nan/inf anywhere in its bytes: not parsed
+            except OSError:
+                pass  # missing (being written) or unreadable: dump_file says so
             for node in self.dump_file(place).nodes:
                 for slot in node.slots:
                     if slot.non_finite():

@@ -1,0 +1,167 @@
+"""msprobe dump figures (issue 35) on a synthetic dump made from the real msprobe output in ../shared.
+
+    python benchmarks/msprobe_dumps.py                                   # 100,000 nodes x 100 steps x 8 ranks
+    python benchmarks/msprobe_dumps.py --nodes 20000 --steps 10 --ranks 2
+    python benchmarks/msprobe_dumps.py --smoke                           # 300 nodes x 3 steps x 2 ranks, for CI
+
+The target and bench dumps are made from `pair_target_ms_statistics` / `pair_bench_ms_statistics` (step 0, rank 0:
+66 entries of a MindSpore 2.10 LeNet, msprobe 26.2): the entries are repeated with new call indices
+(`Mint.sum.0.forward` -> `Mint.sum.<k>.forward`) up to `--nodes` per step and rank, written once as dump.json
+(~660 bytes a node) and hard-linked into every step/rank folder (~0 disk), with construct.json. One file is a real
+copy: rank 3 (or the last rank) from step 60 (or the middle step) on has a NaN planted in one node's output
+statistics, which the first-anomaly search must find. Served in process through create_app (no HTTP), fresh
+workspace.
+
+Printed: time to list the dumps, to open one step/rank (first page of nodes: parses that dump.json), to find the
+first NaN per rank (`msprobe/anomalies`), to compare target vs bench at one step (statistics mode, every row), and
+the peak RSS of the process. msprobe's own `msprobe compare` is not run beside it: with its MindSpore comparer it
+imports MindSpore, and MindSpore 2.7.0 from PyPI (the newest with a wheel here) crashed at import in its venv
+(numpy 1.26, `PyThreadState_Get: the GIL is released`); see the note of issue 35.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.common import load_average
+from mindinsight_clone.config import settings_for_tests
+from mindinsight_clone.server.app import create_app
+
+FIXTURE = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "msprobe"
+API = "/v1/mindinsight/msprobe"
+_INDEX = re.compile(r"^(.*?)\.(\d+)\.(forward|backward)$")
+
+
+def _grow(data: dict[str, Any], nodes: int) -> dict[str, Any]:
+    """The entries repeated with new call indices up to `nodes` (Cell entries keep their names once)."""
+    out: dict[str, Any] = {}
+    api = [(k, v) for k, v in data.items() if _INDEX.match(k)]
+    copy = 0
+    while len(out) < nodes:
+        for name, entry in api:
+            m = _INDEX.match(name)
+            assert m is not None
+            out[f"{m.group(1)}.{int(m.group(2)) + copy * 1000}.{m.group(3)}"] = entry
+            if len(out) >= nodes:
+                break
+        copy += 1
+    return out
+
+
+def _write(folder: Path, header: dict[str, Any], data: dict[str, Any]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "dump.json"
+    path.write_text(json.dumps({**header, "data": data}))  # Python's json writes NaN bare, as msprobe does
+    return path
+
+
+def make_dumps(out: Path, nodes: int, steps: int, ranks: int) -> dict[str, Any]:
+    """`out/target` and `out/bench`, `steps` x `ranks` each; returns where the NaN was planted."""
+    made: dict[str, Any] = {}
+    for side in ("target", "bench"):
+        raw = json.loads((FIXTURE / f"pair_{side}_ms_statistics" / "step0" / "rank0" / "dump.json").read_text())
+        header = {k: v for k, v in raw.items() if k != "data"}
+        data = _grow(raw["data"], nodes)
+        construct = {name: None for name in data}
+        master = _write(out / side / "master", header, data)
+        (master.parent / "construct.json").write_text(json.dumps(construct))
+        bad_step, bad_rank = min(60, steps // 2), min(3, ranks - 1)
+        planted = None
+        if side == "target":
+            victim = list(data)[len(data) // 2]
+            bad = json.loads(json.dumps(data[victim]))
+            bad["output"][0]["Mean"] = float("nan")
+            planted = _write(out / side / "planted", header, {**data, victim: bad})
+            made = {"node": victim, "step": bad_step, "rank": f"rank{bad_rank}"}
+        for step in range(steps):
+            for rank in range(ranks):
+                folder = out / side / f"step{step}" / f"rank{rank}"
+                folder.mkdir(parents=True, exist_ok=True)
+                source = planted if planted is not None and rank == bad_rank and step >= bad_step else master
+                for name, src in (("dump.json", source), ("construct.json", master.parent / "construct.json")):
+                    os.link(src, folder / name)
+    made["bytes"] = (out / "target" / "master" / "dump.json").stat().st_size
+    return made
+
+
+def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    start = time.perf_counter()
+    result = fn()
+    return time.perf_counter() - start, result
+
+
+def run(base: Path, workspace: Path, planted: dict[str, Any], nodes: int) -> list[tuple[str, str, str]]:
+    app = create_app(settings_for_tests(summary_base_dir=str(base), workspace=str(workspace), reload_interval=0),
+                     start_background=False)
+    app.extensions["mindinsight_clone"].data_manager.reload()
+    client = app.test_client()
+
+    def get(path: str, **query: Any) -> Any:
+        response = client.get(f"{API}{path}", query_string=query)
+        assert response.status_code == 200, response.get_data(as_text=True)[:300]
+        return response.get_json()
+
+    rows: list[tuple[str, str, str]] = []
+    seconds, dumps = timed(lambda: get("/dumps"))
+    listed = {d["dump_id"]: d for d in dumps["dumps"]}
+    target = next(d for d in listed if d.endswith("/target"))
+    bench = next(d for d in listed if d.endswith("/bench"))
+    rows.append(("list dumps", f"{seconds:.3f} s", f"{len(listed)} dumps, {len(listed[target]['steps'])} steps x "
+                 f"{len(listed[target]['ranks'])} ranks each"))
+    seconds, page = timed(lambda: get("/nodes", dump_id=target, step=0, rank="0", limit=100))
+    assert page["total"] == nodes
+    rows.append(("open one step/rank (first 100 nodes)", f"{seconds:.3f} s", f"parses a {nodes:,}-node dump.json"))
+    seconds, _ = timed(lambda: get("/nodes", dump_id=target, step=0, rank="0", limit=100, offset=5000))
+    rows.append(("the same, another page (cached)", f"{seconds:.3f} s", ""))
+    seconds, first = timed(lambda: get("/anomalies", dump_id=target))
+    hit = next((f for f in first["first"] if f["rank"] == planted["rank"]), None)
+    assert hit is not None and hit["node"] == planted["node"] and hit["step"] == planted["step"], first
+    rows.append(("first NaN of every rank", f"{seconds:.3f} s",
+                 f"{planted['rank']} at step {planted['step']}: {planted['node']} (found)"))
+    body = {"target": {"dump_id": target, "step": 0, "rank": "0"}, "bench": {"dump_id": bench, "step": 0, "rank": "0"},
+            "limit": 100_000}
+    seconds, answer = timed(lambda: client.post(f"{API}/compare", json=body).get_json())
+    rows.append(("compare target vs bench, one step (statistics)", f"{seconds:.3f} s",
+                 f"{answer['total']:,} rows; {answer['counts']}"))
+    rows.append(("peak RSS of this process", f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MB",
+                 "app + parsed dumps (the parsed-file cache is bounded at 512 MB)"))
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--nodes", type=int, default=100_000)
+    parser.add_argument("--steps", type=int, default=100)
+    parser.add_argument("--ranks", type=int, default=8)
+    parser.add_argument("--smoke", action="store_true", help="300 nodes x 3 steps x 2 ranks")
+    args = parser.parse_args()
+    if not FIXTURE.exists():
+        print(f"{FIXTURE} is absent: the benchmark makes its dumps from the real msprobe output")
+        return 1
+    nodes, steps, ranks = (300, 3, 2) if args.smoke else (args.nodes, args.steps, args.ranks)
+    with tempfile.TemporaryDirectory() as tmp:
+        made_s, planted = timed(lambda: make_dumps(Path(tmp) / "base", nodes, steps, ranks))
+        rows = run(Path(tmp) / "base", Path(tmp) / "ws", planted, nodes)
+    print(f"synthetic msprobe dumps: target and bench, {nodes:,} nodes x {steps} steps x {ranks} ranks each "
+          f"(dump.json {planted['bytes'] / 1e6:.1f} MB, hard-linked; made in {made_s:.1f} s)")
+    print(f"load average: {load_average()}; cores: {os.cpu_count()}")
+    print("| step | time | notes |\n|---|---|---|")
+    for label, value, note in rows:
+        print(f"| {label} | {value} | {note} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
