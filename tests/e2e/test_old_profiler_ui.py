@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -54,6 +55,9 @@ def test_operator_page(old_ui_server: str, page: Any, screenshot: Callable[..., 
     _open(page, old_ui_server, "train_id=./run1&tab=ops")
     _rendered(page, "legacy-type-chart")
     assert page.get_attribute('[data-testid="legacy-type-table"]', "data-size") == str(len(types))
+    heads = page.locator('[data-testid="legacy-type-table"] th').all_inner_texts()
+    assert heads[:2] == ["Kernel type", "Total time (µs)"]  # not MindInsight's raw kernel_type / total_time
+    assert not [h for h in heads if re.search(r"\b[a-z]+(?:_[a-z]+)+\b", h)], heads
     page.wait_for_selector('[data-testid="legacy-op-table"]')
     assert page.get_attribute('[data-testid="legacy-op-table"]', "data-size") == str(len(detail))
     first = page.locator('[data-testid="legacy-op-row"]').first.locator("td")
