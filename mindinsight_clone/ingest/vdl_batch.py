@@ -45,7 +45,10 @@ from mindinsight_clone.ingest.scalar_batch import (
 )
 
 LENGTH_BYTES = 8
-MAX_CYCLE = 512  # most records walked to find where the first one's layout comes back
+MAX_CYCLE = 100_000  # most records walked to find where the first one's layout comes back (also bounded in bytes)
+MIN_ROWS = 256  # rows a block should hold when a row is long (bytes asked for: this many times the row)
+MAX_HINTS = 64  # files whose last cycle is remembered for their next block
+_HINTS: dict[str, _Cycle] = {}  # insertion-ordered: the oldest is dropped first
 MAX_WALK = 1024  # most records walked to find the period of their layouts (tags written at other cadences)
 _U64 = struct.Struct("<Q")
 
@@ -112,12 +115,29 @@ def _template(payload: bytes) -> _Record | None:
     return _Record(end, step_at, step_len, time_at, time_len, tag, value_at, variable)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class _Cycle:
+    """One row's layout, with index arrays that check and decode every record of a row in a few numpy calls (a
+    step of a thousand tags is a thousand records: nothing loops over them per block)."""
+
     records: tuple[_Record, ...]
-    starts: tuple[int, ...]  # offset of each record's frame in the row
     period: int  # row bytes
-    fixed: np.ndarray  # row offsets of the bytes that must equal the first row's
+    fixed: np.ndarray  # row offsets of the bytes that must equal the template's
+    template: np.ndarray  # those bytes in the first row the cycle was found on
+    varint_cols: np.ndarray  # row offsets of every step / timestamp varint byte, and whether its high bit is set
+    varint_more: np.ndarray
+    steps: tuple[tuple[np.ndarray, np.ndarray], ...]  # (records, (records, bytes) offsets) per varint length
+    times: tuple[tuple[np.ndarray, np.ndarray], ...]
+    value_cols: np.ndarray  # offsets of every record's 4 value bytes
+    tags: tuple[str, ...]
+
+
+class _RowTooLong(Exception):
+    """The walk ran out of block before the first record's layout came back (`walked` bytes of scalar records)."""
+
+    def __init__(self, walked: int) -> None:
+        super().__init__(walked)
+        self.walked = walked
 
 
 def _walk(data: bytes, pos: int, max_record_bytes: int) -> Iterator[tuple[int, _Record, bytes]]:
@@ -140,16 +160,20 @@ def _walk(data: bytes, pos: int, max_record_bytes: int) -> Iterator[tuple[int, _
         at += stride
 
 
-def _cycle(data: bytes, pos: int, max_record_bytes: int) -> _Cycle | None:
-    """Walk records from `pos` until the first one's layout comes back: that sequence is one row."""
+def _cycle(data: bytes, buf: np.ndarray, pos: int, max_record_bytes: int) -> _Cycle | None:
+    """Walk records from `pos` until the first one's layout comes back: that sequence is one row. Bounded in bytes
+    (a row must fit twice in what is left of the block): `_RowTooLong` when the block ended first."""
     records: list[_Record] = []
     starts: list[int] = []
     first = b""
+    limit = (len(data) - pos) // 2
     for start, record, masked in itertools.islice(_walk(data, pos, max_record_bytes), MAX_CYCLE + 1):
         if records and record.tag == records[0].tag:
             if record == records[0] and masked == first:
-                return _make_cycle(records, starts, start)
+                return _make_cycle(records, starts, start, buf, pos)
             return None  # the first tag is back in another layout (a longer step varint, ...): no cycle here
+        if start > limit:
+            raise _RowTooLong(start)
         if not records:
             first = masked
         records.append(record)
@@ -157,7 +181,7 @@ def _cycle(data: bytes, pos: int, max_record_bytes: int) -> _Cycle | None:
     return None
 
 
-def _periodic_cycle(data: bytes, pos: int, max_record_bytes: int) -> _Cycle | None:
+def _periodic_cycle(data: bytes, buf: np.ndarray, pos: int, max_record_bytes: int) -> _Cycle | None:
     """The shortest period of the layouts of the next records (at most MAX_WALK of them, at least two periods),
     e.g. 11 records when `loss` is written every step and `lr` every 10th: that sequence is one row."""
     walked = list(itertools.islice(_walk(data, pos, max_record_bytes), MAX_WALK))
@@ -166,56 +190,70 @@ def _periodic_cycle(data: bytes, pos: int, max_record_bytes: int) -> _Cycle | No
     for period in np.flatnonzero(keys == keys[0]).tolist() if keys.size else ():
         if period and 2 * period <= keys.size and np.array_equal(keys[period:], keys[:-period]):
             return _make_cycle([r for _, r, _ in walked[:period]], [s for s, _, _ in walked[:period]],
-                               walked[period][0])
+                               walked[period][0], buf, pos)
     return None
 
 
-def _make_cycle(records: list[_Record], starts: list[int], period: int) -> _Cycle:
+def _groups(spans: list[tuple[int, int]]) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+    """(records, their byte offsets) per varint length, for the records whose varint (at, length) is written."""
+    by_len: dict[int, tuple[list[int], list[int]]] = {}
+    for index, (at, length) in enumerate(spans):
+        if length:
+            group = by_len.setdefault(length, ([], []))
+            group[0].append(index)
+            group[1].extend(range(at, at + length))
+    return tuple((np.array(r, dtype=np.intp), np.array(c, dtype=np.intp).reshape(len(r), n))
+                 for n, (r, c) in by_len.items())
+
+
+def _make_cycle(records: list[_Record], starts: list[int], period: int, buf: np.ndarray, pos: int) -> _Cycle:
     variable = np.zeros(period, dtype=bool)
+    varint_cols: list[int] = []
+    varint_more: list[bool] = []
+    steps: list[tuple[int, int]] = []
+    times: list[tuple[int, int]] = []
+    values: list[int] = []
     for record, start in zip(records, starts, strict=True):
-        variable[[start + LENGTH_BYTES + p for p in record.variable]] = True
-    return _Cycle(tuple(records), tuple(starts), period, np.flatnonzero(~variable))
-
-
-def _varints_ok(rows: np.ndarray, at: int, length: int) -> np.ndarray:
-    """Rows whose varint at `at` has exactly `length` bytes (continuation bits)."""
-    ok = np.ones(rows.shape[0], dtype=bool)
-    for i in range(length):
-        more = (rows[:, at + i] & 0x80) != 0
-        ok &= more if i < length - 1 else ~more
-    return ok
+        at = start + LENGTH_BYTES
+        variable[[at + p for p in record.variable]] = True
+        for field_at, length in ((at + record.step_at, record.step_len), (at + record.time_at, record.time_len)):
+            varint_cols += range(field_at, field_at + length)
+            varint_more += [i < length - 1 for i in range(length)]
+        steps.append((at + record.step_at, record.step_len))
+        times.append((at + record.time_at, record.time_len))
+        values += range(at + record.value_at, at + record.value_at + 4)
+    fixed = np.flatnonzero(~variable)
+    return _Cycle(tuple(records), period, fixed, buf[pos:pos + period][fixed].copy(),
+                  np.array(varint_cols, dtype=np.intp), np.array(varint_more, dtype=bool), _groups(steps),
+                  _groups(times), np.array(values, dtype=np.intp), tuple(r.tag for r in records))
 
 
 def _rows_ok(rows: np.ndarray, cycle: _Cycle) -> int:
-    """How many leading rows parse exactly as the first: fixed bytes and varint lengths."""
-    ok = (rows[:, cycle.fixed] == rows[0, cycle.fixed]).all(axis=1)
-    for record, start in zip(cycle.records, cycle.starts, strict=True):
-        at = start + LENGTH_BYTES
-        ok &= _varints_ok(rows, at + record.step_at, record.step_len)
-        ok &= _varints_ok(rows, at + record.time_at, record.time_len)
+    """How many leading rows parse exactly as the template: fixed bytes and varint lengths."""
+    ok = (rows[:, cycle.fixed] == cycle.template).all(axis=1)
+    if cycle.varint_cols.size:
+        ok &= (((rows[:, cycle.varint_cols] & 0x80) != 0) == cycle.varint_more).all(axis=1)
     return _first_false(ok)
 
 
-def _varint_column(rows: np.ndarray, at: int, length: int) -> np.ndarray:
-    out = np.zeros(rows.shape[0], dtype=np.uint64)
-    for i in range(length):
-        out |= (rows[:, at + i].astype(np.uint64) & np.uint64(0x7F)) << np.uint64(7 * i)
+def _varint_columns(rows: np.ndarray, groups: tuple[tuple[np.ndarray, np.ndarray], ...], width: int) -> np.ndarray:
+    """(rows, records) int64 of the varints in `groups` (0 where a record does not write the field)."""
+    out = np.zeros((rows.shape[0], width), dtype=np.uint64)
+    for records, cols in groups:
+        varint = rows[:, cols.ravel()].reshape(rows.shape[0], *cols.shape).astype(np.uint64) & np.uint64(0x7F)
+        shifts = np.arange(cols.shape[1], dtype=np.uint64) * np.uint64(7)
+        out[:, records] = np.bitwise_or.reduce(varint << shifts, axis=2)
     return out.view(np.int64)  # int64 fields: a negative one is a 10-byte two's complement varint
 
 
 def _decode(rows: np.ndarray, cycle: _Cycle) -> Group:
     """Steps, wall times and values of every record of the rows, in file order (row by row)."""
-    steps, walls, values = [], [], []
-    for record, start in zip(cycle.records, cycle.starts, strict=True):
-        at = start + LENGTH_BYTES
-        steps.append(_varint_column(rows, at + record.step_at, record.step_len))
-        walls.append(_varint_column(rows, at + record.time_at, record.time_len).astype(np.float64) / 1000.0)
-        v = at + record.value_at
-        values.append(np.ascontiguousarray(rows[:, v:v + 4]).view("<f4").ravel())
+    n, width = rows.shape[0], len(cycle.records)
+    steps = _varint_columns(rows, cycle.steps, width)
+    walls = _varint_columns(rows, cycle.times, width).astype(np.float64) / 1000.0
     with np.errstate(invalid="ignore"):  # a signalling NaN written as a value stays a NaN, quietly
-        wide = np.stack(values, axis=1).astype(np.float64)
-    tags = tuple(record.tag for record in cycle.records)
-    return tags, np.stack(steps, axis=1), np.stack(walls, axis=1), wide, rows.shape[0] * len(cycle.records)
+        values = np.ascontiguousarray(rows[:, cycle.value_cols]).view("<f4").reshape(n, width).astype(np.float64)
+    return cycle.tags, steps, walls, values, n * width
 
 
 def _matching_rows(buf: np.ndarray, pos: int, cycle: _Cycle) -> tuple[np.ndarray, int]:
@@ -224,19 +262,35 @@ def _matching_rows(buf: np.ndarray, pos: int, cycle: _Cycle) -> tuple[np.ndarray
     return rows, _rows_ok(rows, cycle) if count else 0
 
 
-def decode_block(data: bytes, max_record_bytes: int) -> tuple[int, list[Group]]:
-    """Frame and decode the scalar records at the start of `data`: (bytes consumed, groups); stops at the first
-    record it does not take, which may be the first one (0 consumed)."""
+def _fits(cycle: _Cycle | None, buf: np.ndarray, pos: int) -> bool:
+    """Whether the block goes on with the cycle the previous block ended with (its first row is the template)."""
+    return (cycle is not None and buf.size - pos >= cycle.period
+            and bool(np.array_equal(buf[pos:pos + cycle.period][cycle.fixed], cycle.template)))
+
+
+def decode_block(data: bytes, max_record_bytes: int, hint: _Cycle | None = None
+                 ) -> tuple[int, list[Group], _Cycle | None, int]:
+    """Frame and decode the scalar records at the start of `data`: (bytes consumed, groups, the last cycle taken,
+    bytes wanted); stops at the first record it does not take, which may be the first one (0 consumed). `hint`:
+    the cycle the file's previous block ended with, tried first. Bytes wanted > 0: nothing was taken because a row
+    did not fit twice in `data`."""
     buf = np.frombuffer(data, dtype=np.uint8)
     pos, end = 0, len(data)
     groups: list[Group] = []
+    last: _Cycle | None = None
     while end - pos >= LENGTH_BYTES:
-        cycle = _cycle(data, pos, max_record_bytes)
+        if last is not None and end - pos < last.period:
+            break  # the rest is part of a row: the next block starts there, with this cycle as its hint
+        try:
+            cycle = hint if _fits(hint, buf, pos) else _cycle(data, buf, pos, max_record_bytes)
+        except _RowTooLong as short:
+            return pos, groups, last, (0 if groups else MIN_ROWS * short.walked)
+        hint = None
         if cycle is None or (end - pos) // cycle.period * len(cycle.records) < MIN_RUN:
             break
         rows, count = _matching_rows(buf, pos, cycle)
         if count * len(cycle.records) < MIN_RUN:  # another layout soon: tags written at other cadences?
-            cycle = _periodic_cycle(data, pos, max_record_bytes)
+            cycle = _periodic_cycle(data, buf, pos, max_record_bytes)
             if cycle is None:
                 break
             rows, count = _matching_rows(buf, pos, cycle)
@@ -244,7 +298,8 @@ def decode_block(data: bytes, max_record_bytes: int) -> tuple[int, list[Group]]:
                 break
         groups.append(_decode(rows[:count], cycle))
         pos += count * cycle.period
-    return pos, groups
+        last = cycle
+    return pos, groups, last, 0
 
 
 def read_scalar_records(path: str | os.PathLike[str] | storage.Location, offset: int, size: int, max_record_bytes: int,
@@ -259,6 +314,11 @@ def read_scalar_records(path: str | os.PathLike[str] | storage.Location, offset:
     out = ScalarArrays(name)
     if not data:
         return offset, out
-    consumed, groups = decode_block(data, max_record_bytes)
+    key = str(path)
+    consumed, groups, last, out.wants_bytes = decode_block(data, max_record_bytes, _HINTS.pop(key, None))
+    if last is not None:
+        _HINTS[key] = last
+        while len(_HINTS) > MAX_HINTS:
+            _HINTS.pop(next(iter(_HINTS)))
     add_row_groups(out, groups)
     return offset + consumed, out
