@@ -7,15 +7,20 @@ tensor_content: 4 bytes}}`). Records differ in length (tags differ), but each st
 sequence of k records, so a "row" here is one such cycle: step after step, rows have the same length and
 the same bytes except the wall times, steps and values. So:
 
-1. Cycle: the records from the current offset are walked one by one (Python, a few dozen) until the first
-   record's layout (length, structure, tag bytes) comes back; each one must be exactly one of the layouts
-   above (`_template`), nothing else (no metadata, no other field, wall time first, fields in order).
-   When that cycle holds too few rows (tags written at different cadences: `loss` every step, `lr` every
-   10th), the shortest period of the layouts of the next (up to) 1024 records is the cycle instead.
+1. Cycle: the records from the current offset are walked one by one (Python) until the first record's layout
+   (length, structure, tag bytes) comes back; each one must be exactly one of the layouts above (`_template`),
+   nothing else (no metadata, no other field, wall time first, fields in order). The walk is bounded by the bytes
+   left in the block (a row must fit twice), not by a record count: an LLM monitor's step is a thousand records,
+   and a block too small for it says how many bytes it wants (`ScalarArrays.wants_bytes`). When that cycle holds
+   too few rows (tags written at different cadences: `loss` every step, `lr` every 10th), the shortest period of
+   the layouts of the next (up to) 1024 records is the cycle instead. A file's last cycle is tried first on its
+   next block (one array compare), so the walk happens once per file, not per block.
 2. Rows: the following bytes are cut into rows of that cycle's length. A row is taken when it equals the
-   first outside the variable bytes (wall time, step varint, values, payload CRCs), every step varint has
-   the template's length (continuation bits) and every payload CRC32C is right (vectorised through CRC
-   linearity, `scalar_batch._crc_table`). Then wall times, steps and values are read as columns.
+   template outside the variable bytes (wall time, step varint, values, payload CRCs), every step varint has the
+   template's length (continuation bits) and every payload CRC32C is right — all records of all rows at once,
+   with index arrays built with the cycle: CRC32C is affine, so crc(row's payload) = crc(payload with its
+   variable bytes zeroed) ^ XOR of a per-(position, byte value) table (`scalar_batch._crc_table`), one gather and
+   one `reduceat`. Then wall times, steps and values are read as columns, one gather each.
 
 It stops at the first record it cannot take this way (another layout, a histogram or image, metadata, a
 bad CRC, a partial record at the end) and says where; the loader hands the rest to the general

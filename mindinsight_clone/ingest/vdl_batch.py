@@ -9,13 +9,16 @@ length and the same bytes except the steps, timestamps and values. So:
 
 1. Cycle: the records from the current offset are walked one by one until the first record's layout (length,
    structure, tag bytes) comes back; each must be exactly one of the layouts above (`_template`: fields in
-   order, nothing else). When that cycle holds too few rows (tags written at different cadences), the shortest
-   period of the layouts of the next (up to) 1024 records is the cycle instead.
+   order, nothing else). The walk is bounded by the bytes left in the block, not by a record count (a step of a
+   thousand tags is a thousand records; a block too small for two says how many bytes it wants), and a file's
+   last cycle is tried first on its next block. When that cycle holds too few rows (tags written at different
+   cadences), the shortest period of the layouts of the next (up to) 1024 records is the cycle instead.
 2. Rows: the following bytes are cut into rows of that cycle's length. A row is taken when it equals the first
    outside the variable bytes (step and timestamp varints, values) and every varint has the template's length
    (continuation bits). The frame lengths are fixed bytes, so such a row frames and parses exactly as the
    template does (what the per-record reader's decode check would say). Steps, wall times (timestamp / 1000)
-   and values are then read as columns.
+   and values are then read as columns, every record of every row in one gather each (index arrays built with
+   the cycle).
 
 It stops at the first record it cannot take this way (the meta record, an image or any other kind, step 0
 whose `id` is not written, a step whose varint grows, damage, a partial record at the end) and says where; the
