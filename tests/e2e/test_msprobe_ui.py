@@ -29,8 +29,8 @@ def test_first_nan_from_the_summary_page(server: str, page: Any) -> None:
     anomaly.wait_for()
     assert anomaly.get_attribute("data-node") == "Mint.div.0.forward" and anomaly.get_attribute("data-step") == "2"
     anomaly.click()  # click 2
-    detail = page.locator('[data-testid=msprobe-node-detail][data-name="Mint.div.0.forward"]')
-    detail.wait_for()
+    detail = page.locator('[data-testid=msprobe-node-detail][data-name="Mint.div.0.forward"][data-step="2"]')
+    detail.wait_for()  # step 2's own statistics, not the previous step's while step 2 loads
     assert page.get_by_test_id("msprobe-step").input_value() == "2"
     output = page.get_by_test_id("msprobe-slot").filter(has_text="output.0")
     assert "NaN" in output.inner_text()  # Mean and Norm; Max/Min finite (MindSpore skips NaN elements)
@@ -50,7 +50,8 @@ def test_first_nan_from_the_summary_page(server: str, page: Any) -> None:
 def test_compare_lands_on_the_first_diverging_node(server: str, page: Any) -> None:
     page.goto(f"{server}/#/msprobe?tab=compare")
     target = page.get_by_test_id("compare-target").get_by_test_id("compare-dump")
-    page.wait_for_function("() => document.querySelectorAll('[data-testid=compare-dump] option').length > 2")
+    page.wait_for_function("() => document.querySelector('[data-testid=compare-target] [data-testid=compare-dump]')"
+                           "?.value !== ''")  # the first pair is picked once the dumps are listed
     assert target.input_value() == "./pair_target_ms_statistics"
     assert page.get_by_test_id("compare-bench").get_by_test_id("compare-dump").input_value() == "./pair_bench_ms_statistics"
     page.get_by_test_id("compare-run").click()
@@ -69,7 +70,7 @@ def test_compare_lands_on_the_first_diverging_node(server: str, page: Any) -> No
     node = first.get_attribute("data-node")
     assert node and "dtype" in first.inner_text()
     page.get_by_test_id("compare-show-first").click()
-    page.locator(f'[data-testid=msprobe-node-detail][data-name="{node}"]').wait_for()
+    page.locator(f'[data-testid=msprobe-node-detail][data-name="{node}"][data-step="0"]').wait_for()
     assert "Float16" in page.get_by_test_id("msprobe-slots").inner_text()  # the float16 fc2 cell of the target
 
     page.goto(f"{server}/#/msprobe?tab=compare")
