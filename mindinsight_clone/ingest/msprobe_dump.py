@@ -123,7 +123,8 @@ def may_hold_non_finite(location: Location) -> bool:
     """False only when a dump.json cannot hold a NaN/±Inf statistic: its bytes have neither `nan` nor `inf` in any
     case (msprobe writes bare `NaN`/`Infinity` tokens, some versions "nan"/"inf" strings). A name such as
     `Functional.isnan` makes it True; the statistics decide then. Lets the first-anomaly search skip parsing the
-    clean files of a big dump (a 100,000-node dump.json is ~66 MB)."""
+    clean files of a big dump (a 100,000-node dump.json is ~50 MB: lowering and searching it is ~0.2 s here,
+    parsing it ~6 s)."""
     low = storage.read_bytes(location, max_size=MAX_JSON_BYTES).lower()
     return b"nan" in low or b"inf" in low
 

@@ -220,7 +220,8 @@ class MsprobeDumps:
     def _first_bad(self, places: list[StepRank]) -> Iterator[tuple[StepRank, Node, Slot]]:
         for place in places:
             try:
-                if not msprobe_dump.may_hold_non_finite(place.location / msprobe_dump.DUMP_JSON):
+                location = place.location / msprobe_dump.DUMP_JSON
+                if not self.cache.get("msprobe-maybe-bad", location, msprobe_dump.may_hold_non_finite, weight=1):
                     continue  # no nan/inf anywhere in its bytes: not parsed
             except OSError:
                 pass  # missing (being written) or unreadable: dump_file says so
