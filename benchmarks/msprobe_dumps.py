@@ -13,7 +13,7 @@ statistics, which the first-anomaly search must find. Served in process through 
 workspace.
 
 Printed: time to list the dumps, to open one step/rank (first page of nodes: parses that dump.json), to find the
-first NaN per rank (`msprobe/anomalies`), to compare target vs bench at one step (statistics mode, every row), and
+first NaN per rank (`msprobe/anomalies`; then again, warm), to compare target vs bench at one step (statistics mode, every row), and
 the peak RSS of the process. msprobe's own `msprobe compare` is not run beside it: with its MindSpore comparer it
 imports MindSpore, and MindSpore 2.7.0 from PyPI (the newest with a wheel here) crashed at import in its venv
 (numpy 1.26, `PyThreadState_Get: the GIL is released`); see the note of issue 35.
@@ -130,6 +130,9 @@ def run(base: Path, workspace: Path, planted: dict[str, Any], nodes: int) -> lis
     assert hit is not None and hit["node"] == planted["node"] and hit["step"] == planted["step"], first
     rows.append(("first NaN of every rank", f"{seconds:.3f} s",
                  f"{planted['rank']} at step {planted['step']}: {planted['node']} (found)"))
+    seconds, again = timed(lambda: get("/anomalies", dump_id=target))
+    assert again["first"] == first["first"]
+    rows.append(("the same search again", f"{seconds:.3f} s", "the clean files' pre-filter answers are kept"))
     body = {"target": {"dump_id": target, "step": 0, "rank": "0"}, "bench": {"dump_id": bench, "step": 0, "rank": "0"},
             "limit": 100_000}
     seconds, answer = timed(lambda: client.post(f"{API}/compare", json=body).get_json())
