@@ -426,3 +426,18 @@ def fmt(value: float, digits: int = 1) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "–"
     return f"{value:,.{digits}f}"
+
+
+def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    """(seconds, value) of one call."""
+    started = time.perf_counter()
+    value = fn()
+    return time.perf_counter() - started, value
+
+
+def print_steps(rows: Iterable[tuple[str, str, str]]) -> None:
+    """The machine's load and a `| step | time | notes |` table of in-process figures."""
+    print(f"load average: {load_average()}; cores: {os.cpu_count()}")
+    print("| step | time | notes |\n|---|---|---|")
+    for label, value, note in rows:
+        print(f"| {label} | {value} | {note} |")

@@ -27,8 +27,6 @@ import resource
 import shutil
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
 
-from benchmarks.common import load_average
+from benchmarks.common import print_steps, timed
 from mindinsight_clone.config import settings_for_tests
 from mindinsight_clone.server.app import create_app
 
@@ -80,12 +78,6 @@ def make_dump(out: Path, iterations: int, per_iteration: int, copy: bool) -> dic
                 place(src, target)
     manifest.write_text(json.dumps(wanted))
     return wanted
-
-
-def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
-    started = time.perf_counter()
-    value = fn()
-    return time.perf_counter() - started, value
 
 
 def peak_rss_mb() -> float:
@@ -155,10 +147,7 @@ def main() -> int:
         rows = run(data, Path(tmp) / "ws", iterations, per_iteration)
     print(f"synthetic dump: {iterations} iterations x {per_iteration:,} tensors = {iterations * per_iteration:,} "
           f"files ({'copies' if shape['copy'] else 'hard links'} of the fixture's tensors; made in {made:.1f} s)")
-    print(f"load average: {load_average()}; cores: {os.cpu_count()}")
-    print("| step | time | notes |\n|---|---|---|")
-    for label, value, note in rows:
-        print(f"| {label} | {value} | {note} |")
+    print_steps(rows)
     return 0
 
 

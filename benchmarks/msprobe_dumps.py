@@ -28,14 +28,12 @@ import re
 import resource
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.common import load_average
+from benchmarks.common import print_steps, timed
 from mindinsight_clone.config import settings_for_tests
 from mindinsight_clone.server.app import create_app
 
@@ -96,12 +94,6 @@ def make_dumps(out: Path, nodes: int, steps: int, ranks: int) -> dict[str, Any]:
     return made
 
 
-def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
-    start = time.perf_counter()
-    result = fn()
-    return time.perf_counter() - start, result
-
-
 def run(base: Path, workspace: Path, planted: dict[str, Any], nodes: int) -> list[tuple[str, str, str]]:
     app = create_app(settings_for_tests(summary_base_dir=str(base), workspace=str(workspace), reload_interval=0),
                      start_background=False)
@@ -159,10 +151,7 @@ def main() -> int:
         rows = run(Path(tmp) / "base", Path(tmp) / "ws", planted, nodes)
     print(f"synthetic msprobe dumps: target and bench, {nodes:,} nodes x {steps} steps x {ranks} ranks each "
           f"(dump.json {planted['bytes'] / 1e6:.1f} MB, hard-linked; made in {made_s:.1f} s)")
-    print(f"load average: {load_average()}; cores: {os.cpu_count()}")
-    print("| step | time | notes |\n|---|---|---|")
-    for label, value, note in rows:
-        print(f"| {label} | {value} | {note} |")
+    print_steps(rows)
     return 0
 
 
