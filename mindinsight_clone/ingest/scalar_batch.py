@@ -26,9 +26,10 @@ from __future__ import annotations
 import functools
 import os
 import struct
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 from crc32c import crc32c
@@ -331,3 +332,60 @@ def add_row_groups(out: ScalarArrays,
             per_tag.setdefault(tag + SCALAR_SUFFIX, []).append(part)
     out.set_columns(per_tag, share_single=False)  # parts are strided views of the rows: always copied
 
+
+# ---------------------------------------------------------------- shared by the cycle readers (tfevents, VisualDL)
+Groups = tuple[tuple[np.ndarray, np.ndarray], ...]  # (records, (records, varint bytes) row offsets) per varint length
+C = TypeVar("C")
+MAX_HINTS = 64  # files whose last cycle is remembered for their next block
+
+
+class RowTooLong(Exception):
+    """A cycle walk ran out of block before the first record's layout came back (`walked` bytes of scalar
+    records): a block of `WIDE_ROWS` times that may hold the row."""
+
+    def __init__(self, walked: int) -> None:
+        super().__init__(walked)
+        self.walked = walked
+
+
+class CycleHints(Generic[C]):
+    """The cycle each file's last block ended with (at most MAX_HINTS files, the oldest dropped first): its next
+    block tries it before walking its records again."""
+
+    def __init__(self) -> None:
+        self._by_file: dict[str, C] = {}  # insertion-ordered
+        self._lock = threading.Lock()  # loader threads read different files at once
+
+    def take(self, key: str) -> C | None:
+        with self._lock:
+            return self._by_file.pop(key, None)
+
+    def keep(self, key: str, cycle: C | None) -> None:
+        if cycle is None:
+            return
+        with self._lock:
+            self._by_file[key] = cycle
+            while len(self._by_file) > MAX_HINTS:
+                self._by_file.pop(next(iter(self._by_file)))
+
+
+def varint_groups(spans: Sequence[tuple[int, int]]) -> Groups:
+    """The (row offset, length) of one varint per record, grouped by length (records without it left out)."""
+    by_len: dict[int, tuple[list[int], list[int]]] = {}
+    for index, (at, length) in enumerate(spans):
+        if length:
+            group = by_len.setdefault(length, ([], []))
+            group[0].append(index)
+            group[1].extend(range(at, at + length))
+    return tuple((np.array(r, dtype=np.intp), np.array(c, dtype=np.intp).reshape(len(r), n))
+                 for n, (r, c) in by_len.items())
+
+
+def varint_columns(rows: np.ndarray, groups: Groups, width: int) -> np.ndarray:
+    """(rows, records) int64 of the varints in `groups` (0 where a record does not write the field)."""
+    out = np.zeros((rows.shape[0], width), dtype=np.uint64)
+    for records, cols in groups:
+        varint = rows[:, cols.ravel()].reshape(rows.shape[0], *cols.shape).astype(np.uint64) & np.uint64(0x7F)
+        shifts = np.arange(cols.shape[1], dtype=np.uint64) * np.uint64(7)
+        out[:, records] = np.bitwise_or.reduce(varint << shifts, axis=2)
+    return out.view(np.int64)  # int64 fields: a negative one is a 10-byte two's complement varint

@@ -47,20 +47,21 @@ from mindinsight_clone.ingest.record_reader import FOOTER_BYTES, HEADER_BYTES, m
 from mindinsight_clone.ingest.scalar_batch import (
     BLOCK_BYTES,
     MIN_RUN,
+    WIDE_ROWS,
+    CycleHints,
+    Groups,
+    RowTooLong,
     ScalarArrays,
     _crc_table,
     _first_false,
     _varint,
     add_row_groups,
     read_block,
+    varint_columns,
+    varint_groups,
 )
 
 MAX_CYCLE = 100_000  # most records walked to find where the first one's layout comes back (also bounded in bytes)
-# rows a block should hold when a row is long (bytes asked for: this many times the row); the store's cost is per
-# tag and block, so a thousand-tag step wants blocks of many rows
-MIN_ROWS = 256
-MAX_HINTS = 64  # files whose last cycle is remembered for their next block
-_HINTS: dict[str, _Cycle] = {}  # insertion-ordered: the oldest is dropped first
 MAX_WALK = 1024  # most records walked to find the period of their layouts (tags written at other cadences)
 _MASK_DELTA = np.uint32(0xA282EAD8)
 _HEADER = struct.Struct("<QI")
@@ -168,11 +169,14 @@ class _Cycle:
     footer_cols: np.ndarray  # row offsets of each record's 4 payload-CRC bytes
     wall_records: np.ndarray  # records with a wall_time, and the offsets of its 8 bytes
     wall_cols: np.ndarray
-    step_groups: tuple[tuple[np.ndarray, np.ndarray], ...]  # (records, (records, varint bytes) offsets) per length
+    step_groups: Groups  # the step varints, by length
     value_cols: np.ndarray  # offsets of every value's 4 bytes, and the record each value belongs to
     value_records: np.ndarray
     tags: tuple[str, ...]  # one per value
     tensor_tags: tuple[str, ...]  # tags read from a TF2 tensor (valid while their plugin stays a scalar one)
+
+
+_HINTS: CycleHints[_Cycle] = CycleHints()
 
 
 def _walk(data: bytes, pos: int, max_record_bytes: int, plugins: Mapping[str, str] | None
@@ -196,18 +200,10 @@ def _walk(data: bytes, pos: int, max_record_bytes: int, plugins: Mapping[str, st
         at += stride
 
 
-class _RowTooLong(Exception):
-    """The walk ran out of block before the first record's layout came back: `bytes` were all scalar records."""
-
-    def __init__(self, walked: int) -> None:
-        super().__init__(walked)
-        self.walked = walked
-
-
 def _cycle(data: bytes, buf: np.ndarray, pos: int, max_record_bytes: int, plugins: Mapping[str, str] | None
            ) -> _Cycle | None:
     """Walk records from `pos` until the first one's layout comes back: that sequence is one row. The walk is
-    bounded in bytes (a row must fit twice in what is left of the block), not in records; `_RowTooLong` when the
+    bounded in bytes (a row must fit twice in what is left of the block), not in records; `RowTooLong` when the
     block ended first (a bigger block may hold the row)."""
     records: list[_Record] = []
     starts: list[int] = []
@@ -219,7 +215,7 @@ def _cycle(data: bytes, buf: np.ndarray, pos: int, max_record_bytes: int, plugin
                 return _make_cycle(records, starts, maskeds, start, buf, pos)
             return None  # the first tag is back in another layout (a longer step varint, ...): no cycle here
         if start > limit:
-            raise _RowTooLong(start)
+            raise RowTooLong(start)
         records.append(record)
         starts.append(start)
         maskeds.append(masked)
@@ -251,7 +247,7 @@ def _make_cycle(records: list[_Record], starts: list[int], maskeds: list[bytes],
     segments: list[int] = []
     footers: list[int] = []
     walls: tuple[list[int], list[int]] = ([], [])
-    by_len: dict[int, tuple[list[int], list[int]]] = {}
+    step_spans: list[tuple[int, int]] = []
     values: tuple[list[int], list[int]] = ([], [])
     tags: list[str] = []
     tensor_tags: list[str] = []
@@ -271,9 +267,7 @@ def _make_cycle(records: list[_Record], starts: list[int], maskeds: list[bytes],
         if record.wall_at >= 0:
             walls[0].append(index)
             walls[1].extend(range(at + record.wall_at, at + record.wall_at + 8))
-        group = by_len.setdefault(record.step_len, ([], []))
-        group[0].append(index)
-        group[1].extend(range(at + record.step_at, at + record.step_at + record.step_len))
+        step_spans.append((at + record.step_at, record.step_len))
         for tag, v in zip(record.tags, record.value_at, strict=True):
             values[0].extend(range(at + v, at + v + 4))
             values[1].append(index)
@@ -289,8 +283,7 @@ def _make_cycle(records: list[_Record], starts: list[int], maskeds: list[bytes],
         np.array(segments, dtype=intp),
         np.array([crc32c(m) for m in maskeds], dtype=np.uint32), np.array(footers, dtype=intp),
         np.array(walls[0], dtype=intp), np.array(walls[1], dtype=intp),
-        tuple((np.array(r, dtype=intp), np.array(c, dtype=intp).reshape(len(r), n))
-              for n, (r, c) in by_len.items() if n),
+        varint_groups(step_spans),
         np.array(values[0], dtype=intp), np.array(values[1], dtype=intp), tuple(tags), tuple(tensor_tags))
 
 
@@ -326,15 +319,11 @@ def _decode(rows: np.ndarray, cycle: _Cycle) -> Group:
     wall = np.zeros((n, width), dtype=np.float64)
     if cycle.wall_records.size:
         wall[:, cycle.wall_records] = np.ascontiguousarray(rows[:, cycle.wall_cols]).view("<f8").reshape(n, -1)
-    step = np.zeros((n, width), dtype=np.uint64)
-    for records, cols in cycle.step_groups:
-        varint = rows[:, cols.ravel()].reshape(n, *cols.shape).astype(np.uint64) & np.uint64(0x7F)
-        shifts = np.arange(cols.shape[1], dtype=np.uint64) * np.uint64(7)
-        step[:, records] = np.bitwise_or.reduce(varint << shifts, axis=2)
+    step = varint_columns(rows, cycle.step_groups, width)
     with np.errstate(invalid="ignore"):  # a signalling NaN written as a value stays a NaN, quietly
         values = np.ascontiguousarray(rows[:, cycle.value_cols]).view("<f4").reshape(n, -1).astype(np.float64)
     # shape (rows, values) flattened row-major: the order the records hold them
-    return (cycle.tags, step[:, cycle.value_records].view(np.int64), wall[:, cycle.value_records], values,
+    return (cycle.tags, step[:, cycle.value_records], wall[:, cycle.value_records], values,
             n * width)
 
 
@@ -366,8 +355,8 @@ def decode_block(data: bytes, max_record_bytes: int, plugins: Mapping[str, str] 
             break  # the rest is part of a row: the next block starts there, with this cycle as its hint
         try:
             cycle = hint if _fits(hint, buf, pos, plugins) else _cycle(data, buf, pos, max_record_bytes, plugins)
-        except _RowTooLong as short:
-            return pos, groups, last, (0 if groups else MIN_ROWS * short.walked)
+        except RowTooLong as short:
+            return pos, groups, last, (0 if groups else WIDE_ROWS * short.walked)
         hint = None
         if cycle is None or (end - pos) // cycle.period * len(cycle.records) < MIN_RUN:
             break  # not scalar-only records, or too few of them before the end of the data
@@ -405,11 +394,7 @@ def read_scalar_records(path: str | os.PathLike[str] | storage.Location, offset:
     out = ScalarArrays(name)
     if not data:
         return offset, out
-    key = str(path)
-    consumed, groups, last, out.wants_bytes = decode_block(data, max_record_bytes, plugins, _HINTS.pop(key, None))
-    if last is not None:
-        _HINTS[key] = last
-        while len(_HINTS) > MAX_HINTS:
-            _HINTS.pop(next(iter(_HINTS)))
+    consumed, groups, last, out.wants_bytes = decode_block(data, max_record_bytes, plugins, _HINTS.take(str(path)))
+    _HINTS.keep(str(path), last)
     add_row_groups(out, groups)
     return offset + consumed, out

@@ -40,18 +40,21 @@ from mindinsight_clone.ingest import storage
 from mindinsight_clone.ingest.scalar_batch import (
     BLOCK_BYTES,
     MIN_RUN,
+    WIDE_ROWS,
+    CycleHints,
+    Groups,
+    RowTooLong,
     ScalarArrays,
     _first_false,
     _varint,
     add_row_groups,
     read_block,
+    varint_columns,
+    varint_groups,
 )
 
 LENGTH_BYTES = 8
 MAX_CYCLE = 100_000  # most records walked to find where the first one's layout comes back (also bounded in bytes)
-MIN_ROWS = 256  # rows a block should hold when a row is long (bytes asked for: this many times the row)
-MAX_HINTS = 64  # files whose last cycle is remembered for their next block
-_HINTS: dict[str, _Cycle] = {}  # insertion-ordered: the oldest is dropped first
 MAX_WALK = 1024  # most records walked to find the period of their layouts (tags written at other cadences)
 _U64 = struct.Struct("<Q")
 
@@ -129,18 +132,13 @@ class _Cycle:
     template: np.ndarray  # those bytes in the first row the cycle was found on
     varint_cols: np.ndarray  # row offsets of every step / timestamp varint byte, and whether its high bit is set
     varint_more: np.ndarray
-    steps: tuple[tuple[np.ndarray, np.ndarray], ...]  # (records, (records, bytes) offsets) per varint length
-    times: tuple[tuple[np.ndarray, np.ndarray], ...]
+    steps: Groups  # the step and timestamp varints, by length
+    times: Groups
     value_cols: np.ndarray  # offsets of every record's 4 value bytes
     tags: tuple[str, ...]
 
 
-class _RowTooLong(Exception):
-    """The walk ran out of block before the first record's layout came back (`walked` bytes of scalar records)."""
-
-    def __init__(self, walked: int) -> None:
-        super().__init__(walked)
-        self.walked = walked
+_HINTS: CycleHints[_Cycle] = CycleHints()
 
 
 def _walk(data: bytes, pos: int, max_record_bytes: int) -> Iterator[tuple[int, _Record, bytes]]:
@@ -165,7 +163,7 @@ def _walk(data: bytes, pos: int, max_record_bytes: int) -> Iterator[tuple[int, _
 
 def _cycle(data: bytes, buf: np.ndarray, pos: int, max_record_bytes: int) -> _Cycle | None:
     """Walk records from `pos` until the first one's layout comes back: that sequence is one row. Bounded in bytes
-    (a row must fit twice in what is left of the block): `_RowTooLong` when the block ended first."""
+    (a row must fit twice in what is left of the block): `RowTooLong` when the block ended first."""
     records: list[_Record] = []
     starts: list[int] = []
     first = b""
@@ -176,7 +174,7 @@ def _cycle(data: bytes, buf: np.ndarray, pos: int, max_record_bytes: int) -> _Cy
                 return _make_cycle(records, starts, start, buf, pos)
             return None  # the first tag is back in another layout (a longer step varint, ...): no cycle here
         if start > limit:
-            raise _RowTooLong(start)
+            raise RowTooLong(start)
         if not records:
             first = masked
         records.append(record)
@@ -197,18 +195,6 @@ def _periodic_cycle(data: bytes, buf: np.ndarray, pos: int, max_record_bytes: in
     return None
 
 
-def _groups(spans: list[tuple[int, int]]) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
-    """(records, their byte offsets) per varint length, for the records whose varint (at, length) is written."""
-    by_len: dict[int, tuple[list[int], list[int]]] = {}
-    for index, (at, length) in enumerate(spans):
-        if length:
-            group = by_len.setdefault(length, ([], []))
-            group[0].append(index)
-            group[1].extend(range(at, at + length))
-    return tuple((np.array(r, dtype=np.intp), np.array(c, dtype=np.intp).reshape(len(r), n))
-                 for n, (r, c) in by_len.items())
-
-
 def _make_cycle(records: list[_Record], starts: list[int], period: int, buf: np.ndarray, pos: int) -> _Cycle:
     variable = np.zeros(period, dtype=bool)
     varint_cols: list[int] = []
@@ -227,8 +213,8 @@ def _make_cycle(records: list[_Record], starts: list[int], period: int, buf: np.
         values += range(at + record.value_at, at + record.value_at + 4)
     fixed = np.flatnonzero(~variable)
     return _Cycle(tuple(records), period, fixed, buf[pos:pos + period][fixed].copy(),
-                  np.array(varint_cols, dtype=np.intp), np.array(varint_more, dtype=bool), _groups(steps),
-                  _groups(times), np.array(values, dtype=np.intp), tuple(r.tag for r in records))
+                  np.array(varint_cols, dtype=np.intp), np.array(varint_more, dtype=bool), varint_groups(steps),
+                  varint_groups(times), np.array(values, dtype=np.intp), tuple(r.tag for r in records))
 
 
 def _rows_ok(rows: np.ndarray, cycle: _Cycle) -> int:
@@ -239,21 +225,11 @@ def _rows_ok(rows: np.ndarray, cycle: _Cycle) -> int:
     return _first_false(ok)
 
 
-def _varint_columns(rows: np.ndarray, groups: tuple[tuple[np.ndarray, np.ndarray], ...], width: int) -> np.ndarray:
-    """(rows, records) int64 of the varints in `groups` (0 where a record does not write the field)."""
-    out = np.zeros((rows.shape[0], width), dtype=np.uint64)
-    for records, cols in groups:
-        varint = rows[:, cols.ravel()].reshape(rows.shape[0], *cols.shape).astype(np.uint64) & np.uint64(0x7F)
-        shifts = np.arange(cols.shape[1], dtype=np.uint64) * np.uint64(7)
-        out[:, records] = np.bitwise_or.reduce(varint << shifts, axis=2)
-    return out.view(np.int64)  # int64 fields: a negative one is a 10-byte two's complement varint
-
-
 def _decode(rows: np.ndarray, cycle: _Cycle) -> Group:
     """Steps, wall times and values of every record of the rows, in file order (row by row)."""
     n, width = rows.shape[0], len(cycle.records)
-    steps = _varint_columns(rows, cycle.steps, width)
-    walls = _varint_columns(rows, cycle.times, width).astype(np.float64) / 1000.0
+    steps = varint_columns(rows, cycle.steps, width)
+    walls = varint_columns(rows, cycle.times, width).astype(np.float64) / 1000.0
     with np.errstate(invalid="ignore"):  # a signalling NaN written as a value stays a NaN, quietly
         values = np.ascontiguousarray(rows[:, cycle.value_cols]).view("<f4").reshape(n, width).astype(np.float64)
     return cycle.tags, steps, walls, values, n * width
@@ -286,8 +262,8 @@ def decode_block(data: bytes, max_record_bytes: int, hint: _Cycle | None = None
             break  # the rest is part of a row: the next block starts there, with this cycle as its hint
         try:
             cycle = hint if _fits(hint, buf, pos) else _cycle(data, buf, pos, max_record_bytes)
-        except _RowTooLong as short:
-            return pos, groups, last, (0 if groups else MIN_ROWS * short.walked)
+        except RowTooLong as short:
+            return pos, groups, last, (0 if groups else WIDE_ROWS * short.walked)
         hint = None
         if cycle is None or (end - pos) // cycle.period * len(cycle.records) < MIN_RUN:
             break
@@ -317,11 +293,7 @@ def read_scalar_records(path: str | os.PathLike[str] | storage.Location, offset:
     out = ScalarArrays(name)
     if not data:
         return offset, out
-    key = str(path)
-    consumed, groups, last, out.wants_bytes = decode_block(data, max_record_bytes, _HINTS.pop(key, None))
-    if last is not None:
-        _HINTS[key] = last
-        while len(_HINTS) > MAX_HINTS:
-            _HINTS.pop(next(iter(_HINTS)))
+    consumed, groups, last, out.wants_bytes = decode_block(data, max_record_bytes, _HINTS.take(str(path)))
+    _HINTS.keep(str(path), last)
     add_row_groups(out, groups)
     return offset + consumed, out

@@ -360,8 +360,8 @@ class RunLoader:
             start = reader.offset
             end, parsed = self.read_scalars(reader.path, start, size, self.settings.max_record_bytes, budget,
                                             **named)
-            wanted = getattr(parsed, "wants_bytes", 0)
-            if end <= start and budget < wanted <= WIDE_MAX_BYTES and start + budget < size:
+            wanted = min(getattr(parsed, "wants_bytes", 0), WIDE_MAX_BYTES)
+            if end <= start and budget < wanted and start + budget < size:
                 budget = wanted  # a step of many tags did not fit: read enough for several of them
                 continue
             if end <= start:
