@@ -67,13 +67,13 @@ def _columns_from_batches(batches: Any, numbers: dict[str, str], strings: dict[s
 
 
 def kernel(candidate: str, path: Path, work: Path) -> Any:
-    from mindinsight_clone.analyzers.profiler import ascend_ops
+    from mindinsight_clone.analyzers.profiler import kernel_table
 
-    numbers, strings = ascend_ops._KERNEL_NUMBERS, ascend_ops._KERNEL_STRINGS
+    numbers, strings = kernel_table._KERNEL_NUMBERS, kernel_table._KERNEL_STRINGS
     if candidate == "csv module (before)":
-        return _kernel_page(ascend_ops.load_kernels(path, "0", engine="python"))
+        return _kernel_page(kernel_table.load_kernels(path, "0", engine="python"))
     if candidate == "pyarrow streaming CSV (ours)":
-        return _kernel_page(ascend_ops.load_kernels(path, "0"))
+        return _kernel_page(kernel_table.load_kernels(path, "0"))
     if candidate == "DuckDB read_csv -> columns":
         import duckdb
 
@@ -81,7 +81,7 @@ def kernel(candidate: str, path: Path, work: Path) -> Any:
                          + [f'TRY_CAST(trim("{h}", \' \t\') AS DOUBLE) AS "{h}"' for h in numbers.values()])
         con = duckdb.connect(config={"threads": 2})
         reader = con.sql(f"SELECT {cols} FROM read_csv('{path}', all_varchar=true)").to_arrow_reader(1 << 16)
-        return _kernel_page(ascend_ops.KernelTable(_columns_from_batches(reader, numbers, strings), ()))
+        return _kernel_page(kernel_table.KernelTable(_columns_from_batches(reader, numbers, strings), ()))
     if candidate == "polars read_csv -> columns":
         import polars as pl
 
@@ -90,11 +90,11 @@ def kernel(candidate: str, path: Path, work: Path) -> Any:
                                     for h in numbers.values()])
         table = frame.to_arrow()
         del frame
-        return _kernel_page(ascend_ops.KernelTable(_columns_from_batches(table.to_batches(1 << 16), numbers, strings),
+        return _kernel_page(kernel_table.KernelTable(_columns_from_batches(table.to_batches(1 << 16), numbers, strings),
                                                    ()))
     if candidate == "Parquet kept by the store (ours, restart)":
-        return _kernel_page(_kept("ascend_kernels", path, work, ascend_ops.KERNELS_CODEC,
-                                  lambda p: ascend_ops.load_kernels(p, "0")))
+        return _kernel_page(_kept("ascend_kernels", path, work, kernel_table.KERNELS_CODEC,
+                                  lambda p: kernel_table.load_kernels(p, "0")))
     import duckdb  # the floor
 
     return duckdb.connect(config={"threads": 2}).execute(
@@ -140,10 +140,10 @@ def warm(path: Path, work: Path) -> dict[str, Any]:
     querying the same columns (an in-memory table made from the kept Parquet file)."""
     import duckdb
 
-    from mindinsight_clone.analyzers.profiler import ascend_ops
+    from mindinsight_clone.analyzers.profiler import ascend_ops, kernel_table
     from mindinsight_clone.analyzers.profiler.column_query import query
 
-    table = _kept("ascend_kernels", path, work, ascend_ops.KERNELS_CODEC, lambda p: ascend_ops.load_kernels(p, "0"))
+    table = _kept("ascend_kernels", path, work, kernel_table.KERNELS_CODEC, lambda p: kernel_table.load_kernels(p, "0"))
     kept = next((work / "store").glob("*.parquet"))
     con = duckdb.connect(config={"threads": 2})
     con.execute(f"CREATE TABLE k AS SELECT * FROM read_parquet('{kept}')")

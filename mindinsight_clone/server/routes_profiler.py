@@ -53,6 +53,7 @@ if TYPE_CHECKING:
         minddata,
         npu_module_mem,
         op_stats,
+        operator_tables,
         overview,
         search,
         step_trace_time,
@@ -61,13 +62,13 @@ if TYPE_CHECKING:
 else:  # imported by the first profiler request (server/deferred.py): a worker starts serving without them
     (advice, ascend_tables, cluster_matrix, cluster_output, cluster_steps, column_defs, communication, compare, info,
      legacy_cluster, legacy_flops, legacy_info, legacy_minddata, legacy_propose, legacy_step_trace,
-     legacy_timeline, locate, memory, memory_record, minddata, npu_module_mem, op_stats, overview, search,
-     step_trace_time, timeline) = deferred(
+     legacy_timeline, locate, memory, memory_record, minddata, npu_module_mem, op_stats, operator_tables, overview,
+     search, step_trace_time, timeline) = deferred(
         "mindinsight_clone.analyzers.profiler",
         "advice", "ascend_tables", "cluster_matrix", "cluster_output", "cluster_steps", "column_defs", "communication",
         "compare", "info", "legacy_cluster", "legacy_flops", "legacy_info", "legacy_minddata", "legacy_propose",
         "legacy_step_trace", "legacy_timeline", "locate", "memory", "memory_record", "minddata",
-        "npu_module_mem", "op_stats", "overview", "search", "step_trace_time", "timeline",
+        "npu_module_mem", "op_stats", "operator_tables", "overview", "search", "step_trace_time", "timeline",
     )
 
 bp = Blueprint("profiler", __name__, url_prefix="/v1/mindinsight")
@@ -566,7 +567,7 @@ def _table_route(name: str) -> Response:
         raise ProfilerParamValueError("sort_type should be ascending or descending.")
     limit = _int_arg("limit", 1, 1000) or 50
     offset = _int_arg("offset", 0, 1_000_000) or 0
-    return jsonify(ascend_tables.search(device, spec, arg("search") or "", sort_name, sort_type, limit, offset,
+    return jsonify(operator_tables.search(device, spec, arg("search") or "", sort_name, sort_type, limit, offset,
                                         _cache()))
 
 

@@ -21,7 +21,14 @@ from typing import Any
 
 import numpy as np
 
-from mindinsight_clone.analyzers.profiler import advice_rules, ascend_ops, cluster_steps, communication, slow_rank
+from mindinsight_clone.analyzers.profiler import (
+    advice_rules,
+    ascend_ops,
+    cluster_steps,
+    communication,
+    rank_tables,
+    slow_rank,
+)
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles, ProfilerDir
 from mindinsight_clone.errors import MindInsightError
@@ -41,7 +48,7 @@ NEEDS = {
 def _needs(what: str, devices: dict[int, DeviceFiles]) -> str:
     """The file (text export), the table (database export) or both (a job mixing the two) a rule needs."""
     text, table = NEEDS[what]
-    exports = {d.export for d in devices.values()}
+    exports = {rank_tables.format_of(d) for d in devices.values()}
     if exports == {"db"}:
         return table
     return text if exports <= {"text"} else f"{text} (database: {table})"

@@ -1,5 +1,5 @@
 """The kernel table (what kernel_details.csv holds) from the database export, as the same `KernelTable` columns
-`ascend_ops.load_kernels` makes, so ops/search (aicore/aicpu type and detail) does not know the export.
+`kernel_table.load_kernels` makes, so ops/search (aicore/aicpu type and detail) does not know the export.
 
 * Compute kernels: `COMPUTE_TASK_INFO` joined to `TASK` on `globalTaskId` (msprof-analyze's kernel query); name,
   type (`opType`), core (`taskType`: AI_CORE, AI_VECTOR_CORE, MIX_AIV, AI_CPU...), block dim, shapes, data types

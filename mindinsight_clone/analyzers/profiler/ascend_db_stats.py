@@ -63,7 +63,8 @@ def _parse_module_mem(db: Db) -> tuple[dict[str, np.ndarray], Problems]:
 
 
 def module_mem_series(device: DeviceFiles, cache: ParsedFileCache | None) -> tuple[dict[str, np.ndarray], Problems]:
-    """npu_module_mem.parse's (component -> [ts_us, NaN, reserved_mb, NaN] rows, problems) from NPU_MODULE_MEM."""
+    """ascend_text_memory.parse_module_mem's (component -> [ts_us, NaN, reserved_mb, NaN] rows, problems) from
+    NPU_MODULE_MEM."""
     return read_parsed(profiler_db(device), cache, "ascend_db_npu_module_mem", _parse_module_mem)
 
 

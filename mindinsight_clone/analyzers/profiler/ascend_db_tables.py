@@ -1,5 +1,6 @@
 """Step trace, communication and memory from the database export, as the same rows the text readers make
-(step_trace_time.parse, communication.parse_ops / parse_matrix, memory_record.parse_record / parse_operators).
+(ascend_text_steps.parse, ascend_text_comm.parse_ops / parse_matrix, ascend_text_memory.parse_record /
+parse_operators); rank_tables.py picks them for a database rank.
 
 * Steps: `StepTraceTime` of `analysis.db` / `communication_analyzer.db` (µs, as step_trace_time.csv), else of the
   profiler database itself (where a MindSpore version puts it).
@@ -34,7 +35,7 @@ from mindinsight_clone.analyzers.profiler.ascend_db import (
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import ANALYSIS_DBS, DeviceFiles
 from mindinsight_clone.analyzers.profiler.numbers import num, step_number, step_of
-from mindinsight_clone.errors import MindInsightError, ProfilerFileNotFoundError
+from mindinsight_clone.errors import ProfilerFileNotFoundError
 
 Problems = list[dict[str, Any]]
 LEVEL1 = "written at profiler Level1 and above"
@@ -223,26 +224,6 @@ def matrix(device: DeviceFiles, cache: ParsedFileCache | None) -> tuple[list[dic
     return read_parsed(analysis_db(device, LEVEL1), cache, "ascend_db_matrix", _parse_matrix)
 
 
-def communication(device: DeviceFiles, cache: ParsedFileCache | None) -> dict[str, Any]:
-    """communication.communication's answer from the analysis database."""
-    ref = analysis_db(device, LEVEL1)
-    ops_, totals, problems = ops(device, cache)
-    problems = list(problems)
-    cells: list[dict[str, Any]] = []
-    try:
-        cells, bad = matrix(device, cache)
-    except MindInsightError as err:
-        problems.append({"file": ref.label, "message": f"no src→dst matrix: {err.message}"})
-    else:
-        if bad:
-            problems.append({"file": ref.label, "message": f"{bad} link(s) skipped: src/dst rank not a number"})
-    answer: dict[str, Any] = {"ops": [dict(o) for o in ops_], "matrix": [dict(m) for m in cells],
-                              "totals": [dict(t) for t in totals]}
-    if problems:
-        answer["problems"] = problems
-    return answer
-
-
 # --- memory ------------------------------------------------------------------------------------
 
 
@@ -328,16 +309,13 @@ def _cell(value: float) -> float | None:
 
 
 def memory_series(device: DeviceFiles, cache: ParsedFileCache | None) -> tuple[dict[str, np.ndarray], Problems]:
-    """memory_record.parse_record's (series, problems) from MEMORY_RECORD and NPU_MEM."""
+    """ascend_text_memory.parse_record's (series, problems) from MEMORY_RECORD and NPU_MEM."""
     ref = profiler_db(device)
     return read_parsed(ref, cache, "ascend_db_memory_record", lambda db: _parse_record(db, cache))
 
 
-def operators_label(device: DeviceFiles) -> str:
-    return f"OP_MEMORY in {profiler_db(device).label}"
-
-
 def operators(device: DeviceFiles, cache: ParsedFileCache | None) -> tuple[list[dict[str, Any]], Problems]:
-    """memory_record.parse_operators's (operators, problems) from OP_MEMORY; ProfilerFileNotFoundError without it."""
+    """ascend_text_memory.parse_operators's (operators, problems) from OP_MEMORY; ProfilerFileNotFoundError without
+    it."""
     ref = profiler_db(device)
     return read_parsed(ref, cache, "ascend_db_operator_memory", lambda db: _parse_operators(db, cache))

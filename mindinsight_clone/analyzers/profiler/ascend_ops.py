@@ -15,36 +15,24 @@ kernel_details.csv is read into numpy columns (csv_columns.py, column_query.py),
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from mindinsight_clone.analyzers.profiler import arrow_columns, ascend_csv, ascend_db, ascend_db_kernels, csv_columns
-from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
-from mindinsight_clone.analyzers.profiler.column_query import AnswerColumn, ColumnTable, query
+from mindinsight_clone.analyzers.profiler import rank_tables
+from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
+from mindinsight_clone.analyzers.profiler.column_query import AnswerColumn, query
+from mindinsight_clone.analyzers.profiler.kernel_table import (
+    AI_CPU,
+    HCCL,
+    TYPE_COLUMNS,
+    KernelTable,
+    core_mask,
+    type_row,
+)
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
-from mindinsight_clone.analyzers.profiler.numbers import fmt
 from mindinsight_clone.analyzers.profiler.tables import Row, Table
 from mindinsight_clone.analyzers.profiler.tables import query as rows_query
-from mindinsight_clone.ingest.storage import Location
-
-KERNEL_DETAILS = "kernel_details.csv"
-OP_STATISTIC = "op_statistic.csv"
-AI_CPU = "AI_CPU"
-HCCL = "HCCL"
-
-# stored column -> (CSV header, kind)
-_KERNEL_STRINGS = {
-    "name": "Name", "type": "Type", "core": "Accelerator Core",
-    "input_shapes": "Input Shapes", "input_data_types": "Input Data Types", "input_formats": "Input Formats",
-    "output_shapes": "Output Shapes", "output_data_types": "Output Data Types", "output_formats": "Output Formats",
-}
-_KERNEL_NUMBERS = {
-    "start": "Start Time(us)", "duration": "Duration(us)", "wait": "Wait Time(us)", "block_dim": "Block Dim",
-    "step": "Step Id", "stream": "Stream ID", "task": "Task ID",
-}
-_KERNEL_REQUIRED = ("Name", "Start Time(us)", "Duration(us)")
 
 DETAIL_EXTRA = (
     AnswerColumn("core_type", "core", "str"),
@@ -81,8 +69,6 @@ AICPU_DETAIL = (
     AnswerColumn("op_name", "name", "str"),
     *DETAIL_EXTRA,
 )
-TYPE_COLUMNS = ("op_type", "execution_time", "execution_frequency", "percent", "core_type", "total_time_us",
-                "avg_time_us", "min_time_us", "max_time_us")
 # this project's own op types: all cores in one table (not MindInsight's; only over Ascend output)
 ALL_CORES = {"ascend_type": "aicore_type", "ascend_detail": "aicore_detail"}  # -> the table with its columns
 ASCEND_COLUMNS: dict[str, tuple[str, ...]] = {
@@ -95,64 +81,20 @@ ASCEND_COLUMNS: dict[str, tuple[str, ...]] = {
 }
 
 
-@dataclass(frozen=True)
-class KernelTable:
-    table: ColumnTable
-    problems: tuple[dict[str, Any], ...]
-    subsets: dict[bool, ColumnTable] = field(default_factory=dict, compare=False)  # aicpu? -> rows
-
-    def subset(self, aicpu: bool | None) -> ColumnTable:
-        """The AI_CPU rows (aicpu), all the others (False) or every row (None), made once per loaded file."""
-        if aicpu is None:
-            return self.table
-        if aicpu not in self.subsets:
-            mask = _core_mask(self.table, aicpu)
-            table = self.table
-            sub = ColumnTable(dict(table.numbers), table.ids, table.strings, table.length) if mask.all() \
-                else table.take(mask)
-            if aicpu:  # aicpu_detail's serial number and end time (only there: a million rows cost 16 MB)
-                sub.numbers["serial"] = np.arange(1, sub.length + 1, dtype=np.float64)
-                sub.numbers["end"] = sub.numbers["start"] + sub.numbers["duration"]
-            self.subsets[aicpu] = sub
-        return self.subsets[aicpu]
-
-    @property
-    def nbytes(self) -> int:
-        return self.table.nbytes
-
-
-class _KernelsCodec:
-    """KernelTable <-> Parquet (table_store.py): the columns, and the problems of the parse."""
-
-    version = "kernels-2"
-
-    def encode(self, value: KernelTable) -> tuple[Any, dict[str, Any]]:
-        return arrow_columns.column_table_to_arrow(value.table), {"problems": list(value.problems)}
-
-    def decode(self, batches: Any, num_rows: int, schema: Any, meta: dict[str, Any]) -> KernelTable:
-        table = arrow_columns.column_table_from_batches(batches, num_rows, schema)
-        return KernelTable(table, tuple(meta.get("problems", ())))
-
-
-KERNELS_CODEC = _KernelsCodec()
-
-
 def has_kernels(device: DeviceFiles) -> bool:
     """Whether the rank has a kernel table: kernel_details.csv, or the database export (COMPUTE_TASK_INFO ⋈ TASK)."""
-    return device.profiler_db is not None if device.export == "db" else device.output_file(KERNEL_DETAILS) is not None
+    return rank_tables.has("kernels", device)
 
 
 def has_op_statistic(device: DeviceFiles) -> bool:
     """Whether the rank's operator types come from op_statistic.csv (the text export at Level1+) rather than from
     its kernel table aggregated (Level0, and always for the database export, which stores no such table)."""
-    return device.export == "text" and device.output_file(OP_STATISTIC) is not None
+    return rank_tables.has("op_statistic", device)
 
 
 def types_label(device: DeviceFiles) -> str:
     """What a problem names as the source of the rank's operator types."""
-    if device.export == "db":
-        return ascend_db.profiler_db(device).name
-    return OP_STATISTIC if has_op_statistic(device) else KERNEL_DETAILS
+    return rank_tables.source("op_statistic" if has_op_statistic(device) else "kernels", device)
 
 
 def is_ascend(device: DeviceFiles | None) -> bool:
@@ -160,41 +102,9 @@ def is_ascend(device: DeviceFiles | None) -> bool:
     return device is not None and device.is_ascend
 
 
-def load_kernels(path: Location, rank: str = "?", engine: csv_columns.Engine = "arrow") -> KernelTable:
-    """kernel_details.csv -> columns. Rows without a numeric start or duration are skipped (and reported)."""
-    csv_file = ascend_csv.open_csv(path, ascend_csv.label(KERNEL_DETAILS, rank), _KERNEL_REQUIRED)
-    report = csv_file.report
-    table = csv_columns.read_columns(csv_file, _KERNEL_NUMBERS, _KERNEL_STRINGS, engine)
-    good = ~np.isnan(table.numbers["start"]) & ~np.isnan(table.numbers["duration"])
-    if not good.all():
-        report.skip("no numeric start time or duration", int((~good).sum()))
-        table = table.take(good)
-    report.log()
-    return KernelTable(table, tuple(report.problems()))
-
-
 def kernels_for(device: DeviceFiles, cache: ParsedFileCache | None) -> KernelTable:
-    if device.export == "db":
-        return _db_kernels(device, cache)
-    path = ascend_csv.require(device.output_file(KERNEL_DETAILS), KERNEL_DETAILS, device.device_id)
-    return cached(cache, "ascend_kernels", path, lambda p: load_kernels(p, device.device_id), codec=KERNELS_CODEC)
-
-
-def _db_kernels(device: DeviceFiles, cache: ParsedFileCache | None) -> KernelTable:
-    ref = ascend_db.profiler_db(device)
-
-    def parse(_path: Location) -> KernelTable:
-        table, problems = ascend_db_kernels.load_kernels(ref, cache)
-        return KernelTable(table, problems)
-
-    return cached(cache, "ascend_db_kernels", ref.path, parse, codec=KERNELS_CODEC)
-
-
-def _core_mask(table: ColumnTable, aicpu: bool) -> np.ndarray:
-    cores = table.strings["core"]
-    is_cpu = np.array([c == AI_CPU for c in cores], dtype=bool)
-    hit = is_cpu[table.ids["core"]] if cores else np.zeros(table.length, dtype=bool)
-    return hit if aicpu else ~hit
+    kernels: KernelTable = rank_tables.load("kernels", device, cache)
+    return kernels
 
 
 def detail(device: DeviceFiles, op_type: str, condition: dict[str, Any],
@@ -210,40 +120,9 @@ def detail(device: DeviceFiles, op_type: str, condition: dict[str, Any],
     return answer
 
 
-def _type_row(op_type: str, core: str, count: int, total: float, min_us: float | None, avg: float | None,
-              max_us: float | None, percent: float | None) -> Row:
-    return [op_type, fmt(total / 1000.0), count, percent, core, total, avg, min_us, max_us]
-
-
 def _cores(op_type: str) -> bool | None:
     """Which rows an op type holds: AI_CPU (True), the other cores (False) or all (None)."""
     return None if op_type in ALL_CORES else op_type.startswith("aicpu_")
-
-
-def _from_op_statistic(path: Location, rank: str, aicpu: bool | None
-                       ) -> tuple[tuple[Row, ...], list[dict[str, Any]]]:
-    required = ("OP Type", "Count", "Total Time(us)")
-    csv_file = ascend_csv.open_csv(path, ascend_csv.label(OP_STATISTIC, rank), required)
-    rows: list[Row] = []
-    for raw in csv_file.rows():
-        core = csv_file.get(raw, "Core Type")
-        if aicpu is not None and (core == AI_CPU) != aicpu:
-            continue
-        try:
-            total = ascend_csv.number(csv_file.get(raw, "Total Time(us)"))
-            count = int(float(csv_file.get(raw, "Count")))
-            values = [ascend_csv.number(csv_file.get(raw, c))
-                      for c in ("Min Time(us)", "Avg Time(us)", "Max Time(us)", "Ratio(%)")]
-        except ValueError:
-            csv_file.report.skip("non-numeric count or time")
-            continue
-        if total is None:
-            csv_file.report.skip("no total time")
-            continue
-        min_us, avg, max_us, ratio = values
-        rows.append(_type_row(csv_file.get(raw, "OP Type"), core, count, total, min_us, avg, max_us, ratio))
-    csv_file.report.log()
-    return tuple(rows), csv_file.report.problems()
 
 
 def aggregate_types(kernels: KernelTable, aicpu: bool | None) -> tuple[Row, ...]:
@@ -253,7 +132,7 @@ def aggregate_types(kernels: KernelTable, aicpu: bool | None) -> tuple[Row, ...]
     cores = table.strings["core"]
     is_hccl = np.array([c == HCCL for c in cores], dtype=bool)
     compute = ~is_hccl[table.ids["core"]] if cores else np.zeros(table.length, dtype=bool)
-    keep = compute if aicpu is None else _core_mask(table, aicpu) & compute
+    keep = compute if aicpu is None else core_mask(table, aicpu) & compute
     types, core_ids, dur = table.ids["type"][keep], table.ids["core"][keep], table.numbers["duration"][keep]
     if dur.size == 0:
         return ()
@@ -267,7 +146,7 @@ def aggregate_types(kernels: KernelTable, aicpu: bool | None) -> tuple[Row, ...]
     rows = []
     for i, start in enumerate(starts.tolist()):
         total = float(totals[i])
-        rows.append(_type_row(table.strings["type"][types[start]], cores[core_ids[start]], int(counts[i]),
+        rows.append(type_row(table.strings["type"][types[start]], cores[core_ids[start]], int(counts[i]),
                               round(total, 3), float(mins[i]), round(total / counts[i], 3), float(maxs[i]),
                               round(total / grand * 100, 3)))
     return tuple(rows)
@@ -276,15 +155,13 @@ def aggregate_types(kernels: KernelTable, aicpu: bool | None) -> tuple[Row, ...]
 def types(device: DeviceFiles, op_type: str, condition: dict[str, Any],
           cache: ParsedFileCache | None = None) -> dict[str, Any]:
     aicpu = _cores(op_type)
-    stat = device.output_file(OP_STATISTIC) if has_op_statistic(device) else None
-    if stat is not None:
-        rows, problems = cached(cache, f"op_statistic_{aicpu}", stat,
-                                lambda p: _from_op_statistic(p, device.device_id, aicpu))
-        source = OP_STATISTIC
+    if has_op_statistic(device):
+        every, problems = rank_tables.load("op_statistic", device, cache)
+        rows = every if aicpu is None else tuple(r for r in every if (r[4] == AI_CPU) == aicpu)
     else:
         kernels = kernels_for(device, cache)
         rows, problems = aggregate_types(kernels, aicpu), list(kernels.problems)
-        source = KERNEL_DETAILS if device.export == "text" else ascend_db.profiler_db(device).name
+    source = types_label(device)
     answer = rows_query(Table(TYPE_COLUMNS, rows), condition)
     answer["source"] = source
     if problems:

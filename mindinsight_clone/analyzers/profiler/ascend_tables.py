@@ -1,4 +1,4 @@
-"""Two more tables of `ASCEND_PROFILER_OUTPUT/`, served as they are (filter, sort, page with tables.query):
+"""Two more tables of `ASCEND_PROFILER_OUTPUT/`, their specs and their text reader (operator_tables.py serves them):
 
 * `operator_details.csv` (`profile/operator-details`): one row per framework operator: `Name, Input Shapes, Call
   Stack, Host Self/Total Duration(us), Device Self/Total Duration(us), Device Self/Total Duration With AICore(us)`
@@ -17,10 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from mindinsight_clone.analyzers.profiler import ascend_csv, ascend_db, ascend_db_operators, ascend_db_stats
-from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
-from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
-from mindinsight_clone.analyzers.profiler.tables import Table, query
+from mindinsight_clone.analyzers.profiler import ascend_csv
+from mindinsight_clone.analyzers.profiler.tables import Table
 from mindinsight_clone.ingest.storage import Location
 
 
@@ -33,6 +31,7 @@ class TableSpec:
     default_sort: str
     why: str = ""  # when the file is written, for the not-found message
     db_table: str = ""  # the database export's table it comes from
+    table: str = ""  # its name in rank_tables.py
 
     @property
     def col_names(self) -> tuple[str, ...]:
@@ -46,13 +45,15 @@ OPERATOR_DETAILS = TableSpec(
      ("device_self_us", "Device Self Duration(us)", "num"), ("device_total_us", "Device Total Duration(us)", "num"),
      ("device_self_aicore_us", "Device Self Duration With AICore(us)", "num"),
      ("device_total_aicore_us", "Device Total Duration With AICore(us)", "num")),
-    ("Name",), "name", "device_total_us", "written with record_shapes / with_stack", "PYTORCH_API")
+    ("Name",), "name", "device_total_us", "written with record_shapes / with_stack", "PYTORCH_API",
+    "operator_details")
 API_STATISTIC = TableSpec(
     "api_statistic.csv",
     (("level", "Level", "str"), ("api_name", "API Name", "str"), ("time_us", "Time(us)", "num"),
      ("count", "Count", "int"), ("avg_us", "Avg(us)", "num"), ("min_us", "Min(us)", "num"),
      ("max_us", "Max(us)", "num"), ("variance", "Variance", "num")),
-    ("API Name", "Time(us)"), "api_name", "time_us", "written at profiler Level1 and above", "CANN_API")
+    ("API Name", "Time(us)"), "api_name", "time_us", "written at profiler Level1 and above", "CANN_API",
+    "api_statistic")
 TABLES = {"operator-details": OPERATOR_DETAILS, "api-statistic": API_STATISTIC}
 
 
@@ -76,33 +77,3 @@ def parse(path: Location, spec: TableSpec, rank: str) -> tuple[Table, list[dict[
         rows.append(row)
     csv_file.report.log()
     return Table(spec.col_names, tuple(rows)), csv_file.report.problems()
-
-
-def table_for(device: DeviceFiles, spec: TableSpec, cache: ParsedFileCache | None = None
-              ) -> tuple[Table, list[dict[str, Any]], str]:
-    """The parsed table of a rank (cached), its problems and its source (the file, or the database table);
-    ProfilerFileNotFoundError when the rank has no such file or table."""
-    if device.export == "db":
-        load = ascend_db_operators.operator_rows if spec is OPERATOR_DETAILS else ascend_db_stats.api_statistic_rows
-        rows, problems = load(device, cache)
-        return Table(spec.col_names, rows), list(problems), f"{spec.db_table} in {ascend_db.profiler_db(device).name}"
-    rank = device.device_id
-    path = ascend_csv.require(device.output_file(spec.file), spec.file, rank, spec.why)
-    table, problems = cached(cache, spec.file, path, lambda p: parse(p, spec, rank))
-    return table, problems, spec.file
-
-
-def search(device: DeviceFiles, spec: TableSpec, text: str, sort_name: str | None, sort_type: str,
-           limit: int, offset: int, cache: ParsedFileCache | None = None) -> dict[str, Any]:
-    """`{"col_name", "object", "size", "source"}`: rows whose search column holds `text`, sorted, page `offset` of
-    `limit`."""
-    table, problems, source = table_for(device, spec, cache)
-    condition: dict[str, Any] = {"sort_condition": {"name": sort_name or spec.default_sort, "type": sort_type},
-                                 "group_condition": {"limit": limit, "offset": offset}}
-    if text:
-        condition["filter_condition"] = {spec.search_column: {"partial_match_str_in": [text]}}
-    answer = query(table, condition)
-    answer["source"] = source
-    if problems:
-        answer["problems"] = problems
-    return answer

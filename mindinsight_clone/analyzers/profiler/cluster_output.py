@@ -14,10 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from mindinsight_clone.analyzers.profiler import ascend_csv, ascend_db_cluster, communication
+from mindinsight_clone.analyzers.profiler import ascend_csv, ascend_db_cluster, ascend_text_comm
+from mindinsight_clone.analyzers.profiler.ascend_text_steps import FIELDS
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import ProfilerDir
-from mindinsight_clone.analyzers.profiler.step_trace_time import FIELDS
+from mindinsight_clone.analyzers.profiler.numbers import num, step_of
 from mindinsight_clone.errors import MindInsightError
 from mindinsight_clone.ingest import storage
 from mindinsight_clone.ingest.storage import Location
@@ -63,36 +64,36 @@ def _step_trace(path: Location) -> tuple[list[dict[str, Any]], list[dict[str, An
 
 
 def _communication(path: Location) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    data = communication.load_json(path, COMMUNICATION)
+    data = ascend_text_comm.load_json(path, COMMUNICATION)
     ops = []
     for kind, steps in data.items():
         for step_key, entries in (steps.items() if isinstance(steps, dict) else ()):
             for key, per_rank in (entries.items() if isinstance(entries, dict) else ()):
-                name, group = communication.split_key(key)
+                name, group = ascend_text_comm.split_key(key)
                 for rank, info in (per_rank.items() if isinstance(per_rank, dict) else ()):
                     if isinstance(info, dict):
-                        row = communication.op_row(name, group, communication.step_of(step_key), kind, info)
+                        row = ascend_text_comm.op_row(name, group, step_of(step_key), kind, info)
                         row["rank_id"] = int(rank) if str(rank).isdigit() else rank
                         ops.append(row)
     return ops, []
 
 
 def _matrix(path: Location) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    data = communication.load_json(path, MATRIX)
+    data = ascend_text_comm.load_json(path, MATRIX)
     cells = []
     for kind, steps in data.items():
         for step_key, entries in (steps.items() if isinstance(steps, dict) else ()):
             for key, links in (entries.items() if isinstance(entries, dict) else ()):
-                op, group = communication.split_key(key)
+                op, group = ascend_text_comm.split_key(key)
                 for pair, link in (links.items() if isinstance(links, dict) else ()):
                     src, _, dst = str(pair).partition("-")
                     if isinstance(link, dict) and src.isdigit() and dst.isdigit():
                         cells.append({"op": op, "src": int(src), "dst": int(dst),
                                       "transport": link.get("Transport Type"),
-                                      "size_mb": communication.num(link.get("Transit Size(MB)")),
-                                      "time_ms": communication.num(link.get("Transit Time(ms)")),
-                                      "gbps": communication.num(link.get("Bandwidth(GB/s)")),
-                                      "group": group, "step": communication.step_of(step_key), "type": kind})
+                                      "size_mb": num(link.get("Transit Size(MB)")),
+                                      "time_ms": num(link.get("Transit Time(ms)")),
+                                      "gbps": num(link.get("Bandwidth(GB/s)")),
+                                      "group": group, "step": step_of(step_key), "type": kind})
     return cells, []
 
 
@@ -123,7 +124,7 @@ def cluster_analysis(pdir: ProfilerDir, cache: ParsedFileCache | None = None) ->
     readers: tuple[tuple[str, str, Reader], ...] = (
         ("step_trace", STEP_TRACE, _step_trace), ("communication", COMMUNICATION, _communication),
         ("matrix", MATRIX, _matrix),
-        ("communication_group", GROUPS, lambda p: (communication.load_json(p, GROUPS), [])))
+        ("communication_group", GROUPS, lambda p: (ascend_text_comm.load_json(p, GROUPS), [])))
     for key, name, read in readers:
         path = _file(folder, name)
         if path is None:

@@ -68,12 +68,6 @@ def diff_steps(value: dict[str, Any], base: dict[str, Any]) -> dict[str, dict[st
     return out
 
 
-def _types_label(device: DeviceFiles) -> str:
-    if device.export == "db" and device.profiler_db is not None:
-        return ascend_ops.types_label(device)
-    return "op_statistic.csv / kernel_details.csv"
-
-
 def compare(device: DeviceFiles, base: DeviceFiles, cache: ParsedFileCache | None = None) -> dict[str, Any]:
     problems: list[dict[str, Any]] = []
     types: dict[str, dict[str, tuple[int, float]]] = {}
@@ -82,7 +76,7 @@ def compare(device: DeviceFiles, base: DeviceFiles, cache: ParsedFileCache | Non
         try:
             types[side] = op_type_totals(dev, cache)
         except MindInsightError as err:
-            problems.append({"side": side, "rank_id": int(dev.device_id), "file": _types_label(dev),
+            problems.append({"side": side, "rank_id": int(dev.device_id), "file": ascend_ops.types_label(dev),
                              "message": err.message})
         try:
             means[side] = step_means(dev, cache)

@@ -21,7 +21,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from mindinsight_clone.analyzers.profiler import cluster_output, communication, legacy_cluster
+from mindinsight_clone.analyzers.profiler import ascend_text_comm, cluster_output, communication, legacy_cluster
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
 from mindinsight_clone.analyzers.profiler.layout import ProfilerDir
 from mindinsight_clone.errors import MindInsightError
@@ -86,7 +86,7 @@ def _from_metadata(pdir: ProfilerDir, cache: ParsedFileCache | None) -> list[lis
         if path is None:
             continue
         try:
-            data = cached(cache, "profiler_metadata", path, lambda p: communication.load_json(p, METADATA))
+            data = cached(cache, "profiler_metadata", path, lambda p: ascend_text_comm.load_json(p, METADATA))
         except MindInsightError:
             continue
         more_links, more_groups = _metadata_groups(data)

@@ -17,7 +17,7 @@ million rows) instead of parsing `kernel_details.csv` / `trace_view.json` again 
   source) are deleted, logged and rebuilt.
 
 Codecs (`Codec`) turn a parsed value into an Arrow table plus JSON metadata and back; each table kind has its own
-(ascend_ops.KERNELS_CODEC, trace_engine.TRACE_CODEC).
+(kernel_table.KERNELS_CODEC, trace_engine.TRACE_CODEC).
 """
 
 from __future__ import annotations

@@ -1,29 +1,25 @@
 """Timeline views: `profile/timeline-summary` and `profile/timeline`.
 
 * legacy layout (MindInsight's own): legacy_timeline.py;
-* ms2 layout: `ASCEND_PROFILER_OUTPUT/trace_view.json` (Chrome trace events), with an optional time window
+* ms2 layout: `ASCEND_PROFILER_OUTPUT/trace_view.json` (Chrome trace events) or the same events from the database
+  export (read through rank_tables.py), with an optional time window
   (`start_us`/`end_us`, relative to the first timed event), a minimum duration and downsampling to the
   `max_events` longest events in the window. Metadata (`ph: "M"`) events are always kept.
 """
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import orjson
 
-from mindinsight_clone.analyzers.profiler import ascend_db_trace
+from mindinsight_clone.analyzers.profiler import rank_tables
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
-from mindinsight_clone.analyzers.profiler.trace_engine import TRACE_CODEC, load_trace
 from mindinsight_clone.analyzers.profiler.trace_events import TraceColumns, blobs_at
-from mindinsight_clone.ingest.storage import Location
 
-log = logging.getLogger(__name__)
-TRACE_VIEW = "trace_view.json"
 MAX_EVENTS_LIMIT = 5_000_000
 SUMMARY_BLOCK = 1 << 18  # events per step of the summary
 
@@ -37,21 +33,13 @@ class Window:
     pids: tuple[str, ...] | None = None  # keep the timed events of these processes only (metadata stays whole)
 
 
-def trace_for(device: DeviceFiles | None, cache: ParsedFileCache | None = None,
-              path: Location | None = None) -> TraceColumns | None:
-    """The parsed trace_view.json of `device` (at `path` when the caller already found it), or the same events
-    from its database export."""
-    if device is not None and device.export == "db":
-        return ascend_db_trace.trace(device, cache)
-    if path is None:
-        path = trace_path(device)
-    if path is None:
+def trace_for(device: DeviceFiles | None, cache: ParsedFileCache | None = None) -> TraceColumns | None:
+    """The parsed trace of `device` (trace_view.json, or the same events from its database export); None when it has
+    none or it cannot be read."""
+    if device is None or not rank_tables.has("trace", device, cache):
         return None
-    try:
-        return cached(cache, "trace_view", path, load_trace, codec=TRACE_CODEC)
-    except (OSError, ValueError) as err:  # orjson.JSONDecodeError is a ValueError
-        log.warning("cannot read %s: %s", TRACE_VIEW, err)
-        return None
+    trace: TraceColumns | None = rank_tables.load("trace", device, cache)
+    return trace
 
 
 def _timed(trace: TraceColumns) -> np.ndarray:
@@ -185,8 +173,8 @@ def timeline(device: DeviceFiles | None, layout: str, device_type: str, window: 
 
 def timeline_summary(device: DeviceFiles | None, layout: str, device_type: str,
                      cache: ParsedFileCache | None = None) -> dict[str, Any]:
-    path = trace_path(device)
-    trace = trace_for(device, cache, path) if path is not None else None
+    path = rank_tables.locate("trace", device) if device is not None else None
+    trace = trace_for(device, cache) if path is not None else None
     if trace is None or path is None:
         return {"max_scope_name_num": 0}
     if not len(trace):
@@ -196,10 +184,3 @@ def timeline_summary(device: DeviceFiles | None, layout: str, device_type: str,
     if trace.problems:
         answer["problems"] = [{"file": path.name, "message": p} for p in trace.problems]
     return answer
-
-
-def trace_path(device: DeviceFiles | None) -> Location | None:
-    """trace_view.json, or the database export the timeline is read from."""
-    if device is not None and device.export == "db":
-        return device.profiler_db
-    return device.output_file(TRACE_VIEW) if device else None

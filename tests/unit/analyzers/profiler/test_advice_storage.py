@@ -15,6 +15,7 @@ from mindinsight_clone.analyzers.profiler import (
     cluster_steps,
     compare,
     npu_module_mem,
+    operator_tables,
 )
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import ProfilerDir, scan_profiler_dir
@@ -45,10 +46,10 @@ def _answers(pdir: ProfilerDir, other: ProfilerDir, cache: ParsedFileCache | Non
     out["compare_jobs"] = compare.compare(dev1, other.devices["0"], cache)
     out["overview"] = ascend_overview.overview(pdir, dev0, cache)
     out["modules"] = npu_module_mem.npu_module_mem(dev1, 20, cache)
-    out["details"] = ascend_tables.search(dev0, ascend_tables.OPERATOR_DETAILS, "conv", None, "descending", 5, 1,
+    out["details"] = operator_tables.search(dev0, ascend_tables.OPERATOR_DETAILS, "conv", None, "descending", 5, 1,
                                           cache)
     if dev0.output_file(ascend_tables.API_STATISTIC.file) is not None:
-        out["apis"] = ascend_tables.search(dev0, ascend_tables.API_STATISTIC, "", "count", "ascending", 10, 0, cache)
+        out["apis"] = operator_tables.search(dev0, ascend_tables.API_STATISTIC, "", "count", "ascending", 10, 0, cache)
     return out
 
 

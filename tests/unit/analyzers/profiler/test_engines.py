@@ -20,6 +20,7 @@ from mindinsight_clone.analyzers.profiler import (
     ascend_ops,
     json_parts,
     json_parts_fs,
+    kernel_table,
     timeline,
     trace_engine,
     trace_events,
@@ -40,14 +41,14 @@ CONDITIONS: list[dict[str, Any]] = [
 ]
 
 
-def kernel_answers(table: ascend_ops.KernelTable) -> list[Any]:
+def kernel_answers(table: kernel_table.KernelTable) -> list[Any]:
     return [query(table.subset(aicpu), ascend_ops.AICPU_DETAIL if aicpu else ascend_ops.AICORE_DETAIL, condition)
             for aicpu in (False, True) for condition in CONDITIONS]
 
 
-def same_kernels(path: Path) -> ascend_ops.KernelTable:
-    fast = ascend_ops.load_kernels(path, "0")
-    reference = ascend_ops.load_kernels(path, "0", engine="python")
+def same_kernels(path: Path) -> kernel_table.KernelTable:
+    fast = kernel_table.load_kernels(path, "0")
+    reference = kernel_table.load_kernels(path, "0", engine="python")
     assert fast.table.length == reference.table.length
     assert kernel_answers(fast) == kernel_answers(reference)
     assert fast.problems == reference.problems

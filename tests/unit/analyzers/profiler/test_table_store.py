@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 import pytest
 
-from mindinsight_clone.analyzers.profiler import ascend_ops, timeline, trace_engine
+from mindinsight_clone.analyzers.profiler import ascend_ops, kernel_table, timeline, trace_engine
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.column_query import query
 from mindinsight_clone.analyzers.profiler.table_store import MB, TableStore
@@ -34,21 +34,21 @@ class Counted:
         self.delay = delay
         self.lock = threading.Lock()
 
-    def __call__(self, path: Path) -> ascend_ops.KernelTable:
+    def __call__(self, path: Path) -> kernel_table.KernelTable:
         with self.lock:
             self.calls += 1
         time.sleep(self.delay)
-        return ascend_ops.load_kernels(path, "0")
+        return kernel_table.load_kernels(path, "0")
 
 
-def kernels(store: TableStore, path: Path, parse: Counted) -> ascend_ops.KernelTable:
+def kernels(store: TableStore, path: Path, parse: Counted) -> kernel_table.KernelTable:
     """Through a fresh in-memory cache (a new process, as far as memory goes), then wait for the store's write."""
-    table = ParsedFileCache(store=store).get("ascend_kernels", path, parse, codec=ascend_ops.KERNELS_CODEC)
+    table = ParsedFileCache(store=store).get("ascend_kernels", path, parse, codec=kernel_table.KERNELS_CODEC)
     store.flush()
     return table
 
 
-def answer(table: ascend_ops.KernelTable) -> Any:
+def answer(table: kernel_table.KernelTable) -> Any:
     return query(table.subset(False), ascend_ops.AICORE_DETAIL, PAGE)
 
 
@@ -211,7 +211,7 @@ def test_remote_key_has_no_inode(tmp_path: Path, kernel_file: Path) -> None:
     parse = Counted()
     store = TableStore(tmp_path / "store", 100 * MB)
     remote_like = storage.Entry(stat.name, kernel_file, False, True, False, stat.size, stat.mtime)
-    store.get("ascend_kernels", kernel_file, remote_like, ascend_ops.KERNELS_CODEC, parse)
+    store.get("ascend_kernels", kernel_file, remote_like, kernel_table.KERNELS_CODEC, parse)
     store.flush()
-    store.get("ascend_kernels", kernel_file, remote_like, ascend_ops.KERNELS_CODEC, parse)
+    store.get("ascend_kernels", kernel_file, remote_like, kernel_table.KERNELS_CODEC, parse)
     assert parse.calls == 1 and store.stats.hits == 1
