@@ -71,12 +71,17 @@ VIEWS: dict[str, View] = {
     "ops/search aicore_detail": lambda pdir, cache: search.search_ops(
         pdir, "aicore_detail", "0", {"op_type": "aicore_detail", "device_id": "0",
                                      "group_condition": {"limit": 20, "offset": 0}}, cache),
-    "timeline-summary": lambda pdir, cache: timeline.timeline_summary(pdir.devices["0"], pdir.layout,
-                                                                      pdir.device_type, cache),
-    "timeline window": lambda pdir, cache: timeline.timeline(
-        pdir.devices["0"], pdir.layout, pdir.device_type,
-        timeline.Window(start_us=0.0, end_us=20_000.0, max_events=2000), cache),
+    "timeline-summary": lambda pdir, cache: _timeline(timeline.timeline_summary, pdir, cache),
+    "timeline window": lambda pdir, cache: _timeline(
+        timeline.timeline, pdir, timeline.Window(start_us=0.0, end_us=20_000.0, max_events=2000), cache),
 }
+
+
+def _timeline(view: Callable[..., Any], pdir: ProfilerDir, *args: Any) -> Any:
+    """Rank 0's timeline view; checkouts before the adapter seam also took the layout and device type."""
+    if "layout" in inspect.signature(view).parameters:
+        return view(pdir.devices["0"], pdir.layout, pdir.device_type, *args)
+    return view(pdir.devices["0"], *args)
 
 
 def _scan(profiler_dir: Any, cache: ParsedFileCache) -> ProfilerDir:

@@ -40,13 +40,6 @@ if TYPE_CHECKING:
         communication,
         compare,
         info,
-        legacy_cluster,
-        legacy_flops,
-        legacy_info,
-        legacy_minddata,
-        legacy_propose,
-        legacy_step_trace,
-        legacy_timeline,
         locate,
         memory,
         memory_record,
@@ -55,20 +48,20 @@ if TYPE_CHECKING:
         op_stats,
         operator_tables,
         overview,
+        profile_views,
+        rank_tables,
         search,
         step_trace_time,
         timeline,
     )
 else:  # imported by the first profiler request (server/deferred.py): a worker starts serving without them
     (advice, ascend_tables, cluster_matrix, cluster_output, cluster_steps, column_defs, communication, compare, info,
-     legacy_cluster, legacy_flops, legacy_info, legacy_minddata, legacy_propose, legacy_step_trace,
-     legacy_timeline, locate, memory, memory_record, minddata, npu_module_mem, op_stats, operator_tables, overview,
-     search, step_trace_time, timeline) = deferred(
+     locate, memory, memory_record, minddata, npu_module_mem, op_stats, operator_tables, overview, profile_views,
+     rank_tables, search, step_trace_time, timeline) = deferred(
         "mindinsight_clone.analyzers.profiler",
         "advice", "ascend_tables", "cluster_matrix", "cluster_output", "cluster_steps", "column_defs", "communication",
-        "compare", "info", "legacy_cluster", "legacy_flops", "legacy_info", "legacy_minddata", "legacy_propose",
-        "legacy_step_trace", "legacy_timeline", "locate", "memory", "memory_record", "minddata",
-        "npu_module_mem", "op_stats", "operator_tables", "overview", "search", "step_trace_time", "timeline",
+        "compare", "info", "locate", "memory", "memory_record", "minddata", "npu_module_mem", "op_stats",
+        "operator_tables", "overview", "profile_views", "rank_tables", "search", "step_trace_time", "timeline",
     )
 
 bp = Blueprint("profiler", __name__, url_prefix="/v1/mindinsight")
@@ -177,15 +170,14 @@ def _ordered_json(obj: Any) -> Response:
 # --- style A -------------------------------------------------------------------------------
 
 
-def _legacy(pdir: ProfilerDir) -> bool:
-    """MindInsight's own layout (files directly in the profiler dir): the `legacy_*` views answer."""
-    return pdir.layout == "legacy"
+def _views(pdir: ProfilerDir) -> profile_views.CurrentLayout:
+    """The answers of the profiler dir's layout (profile_views.py picks them; no route looks at the layout)."""
+    return profile_views.views_for(pdir, _cache())
 
 
 @bp.route("/profile/devices", methods=["GET"])
 def devices() -> Response:
-    pdir = _style_a()
-    return jsonify(legacy_info.devices(pdir) if _legacy(pdir) else info.devices(pdir))
+    return jsonify(_views(_style_a()).devices())
 
 
 @bp.route("/profile/profile_info", methods=["GET"])
@@ -198,10 +190,7 @@ def summary_propose() -> Response:
     if not arg("profile") or not arg("train_id"):
         raise ParamValueError("No profiler_dir or train_id.")
     device_id = search.check_device_int(request.args.get("device_id", "0"))
-    pdir = _style_a()
-    if _legacy(pdir):
-        return _ordered_json(legacy_propose.propose(pdir, device_id, _cache()))
-    return _ordered_json(info.propose(pdir))
+    return _ordered_json(_views(_style_a()).propose(device_id))
 
 
 @bp.route("/profile/ops/search", methods=["POST"])
@@ -209,8 +198,7 @@ def ops_search() -> Response:
     if not arg("profile") or not arg("train_id"):
         raise ParamValueError("No profiler_dir or train_id.")
     op_type, device_id, condition = search.validate_ops_condition(json_body(default={}))
-    pdir = _style_a()
-    return jsonify(search.search_ops(pdir, op_type, device_id, condition, _cache()))
+    return jsonify(_views(_style_a()).ops_search(op_type, device_id, condition))
 
 
 @bp.route("/profile/minddata-pipeline/op-queue", methods=["POST"])
@@ -237,15 +225,8 @@ def minddata_queue() -> Response:
 def minddata_queues() -> Response:
     pdir = _style_a()
     device_id = search.check_device_int(request.args.get("device_id", ""))
-    if not _legacy(pdir):
-        return jsonify({})
-    kind = request.args.get("type", "")
     view = request.path.rsplit("/", 1)[-1]
-    if view == "queue_info":
-        return jsonify(legacy_minddata.queue_info(pdir, device_id, kind, _cache()))
-    if view == "minddata_op":
-        return jsonify(legacy_minddata.minddata_op(pdir, device_id, kind, _cache()))
-    return jsonify(legacy_minddata.process_summary(pdir, device_id, _cache()))
+    return jsonify(_views(pdir).minddata_queues(view, device_id, request.args.get("type", "")))
 
 
 @bp.route("/profile/minddata-cpu-utilization-summary", methods=["POST"])
@@ -254,10 +235,7 @@ def minddata_cpu_utilization() -> Response:
     body = json_body(default={})
     device_id = str(body.get("device_id", "0")) if isinstance(body, dict) else "0"
     search.check_device_int(device_id)
-    if _legacy(pdir):
-        condition = body if isinstance(body, dict) else {}
-        return jsonify(legacy_minddata.cpu_utilization(pdir, device_id, condition, _cache()))
-    return jsonify(minddata.cpu_utilization(pdir.device(device_id)))
+    return jsonify(_views(pdir).cpu_utilization(device_id, body if isinstance(body, dict) else {}))
 
 
 # --- style B -------------------------------------------------------------------------------
@@ -267,10 +245,7 @@ def minddata_cpu_utilization() -> Response:
 def timeline_summary() -> Response:
     pdir = _style_b()
     device_id = _device_id()
-    device_type = _device_type()
-    if _legacy(pdir):
-        return jsonify(legacy_timeline.timeline_summary(pdir, device_id, device_type, _cache()))
-    return jsonify(timeline.timeline_summary(pdir.device(device_id), pdir.layout, device_type, _cache()))
+    return jsonify(_views(pdir).timeline_summary(device_id, _device_type()))
 
 
 @bp.route("/profile/timeline", methods=["GET"])
@@ -282,38 +257,27 @@ def timeline_detail() -> Response:
                              min_dur_us=_float_arg("min_dur_us"),
                              max_events=_int_arg("max_events", 1, timeline.MAX_EVENTS_LIMIT),
                              pids=_pids_arg())
-    if _legacy(pdir):
-        scope_name_num = to_int("scope_name_num", request.args.get("scope_name_num", "0")) or 0
-        return jsonify(legacy_timeline.timeline(pdir, device_id, device_type, scope_name_num, window, _cache()))
-    return jsonify(timeline.timeline(pdir.device(device_id), pdir.layout, device_type, window, _cache()))
+    scope_name_num = to_int("scope_name_num", request.args.get("scope_name_num", "0")) or 0
+    return jsonify(_views(pdir).timeline(device_id, device_type, scope_name_num, window))
 
 
 @bp.route("/profile/training-trace/graph", methods=["GET"])
 def training_trace_graph() -> Response:
     pdir = _style_b()
     step = to_int("graph_type", request.args.get("type", "0")) or 0
-    device_id = _device_id()
-    if _legacy(pdir):
-        return jsonify(legacy_step_trace.training_trace_graph(pdir, device_id, step, _cache()))
-    return jsonify(info.training_trace_graph(pdir, device_id))
+    return jsonify(_views(pdir).training_trace_graph(_device_id(), step))
 
 
 @bp.route("/profile/training-trace/target-time-info", methods=["GET"])
 def target_time_info() -> Response:
     pdir = _style_b()
     proc = info.check_proc(arg("type"))
-    device_id = _device_id()
-    if _legacy(pdir):
-        return jsonify(legacy_step_trace.target_time_info(pdir, device_id, proc, _cache()))
-    return jsonify(info.target_time_info(pdir, device_id, proc))
+    return jsonify(_views(pdir).target_time_info(_device_id(), proc))
 
 
 @bp.route("/profile/msprof_timeline_option", methods=["GET"])
 def msprof_timeline_option() -> Response:
-    pdir = _style_b()
-    if _legacy(pdir):
-        return _ordered_json(legacy_info.msprof_timeline_option(pdir, _cache()))
-    return _ordered_json(info.msprof_timeline_option(pdir))
+    return _ordered_json(_views(_style_b()).msprof_timeline_option())
 
 
 @bp.route("/profile/msprof_timeline", methods=["GET"])
@@ -359,11 +323,11 @@ def dynamic_shape_detail() -> Response:
     if device_type not in ("ascend", "gpu"):
         raise ParamValueError("Invalid device_type.")
     if device_type == "ascend":
-        return jsonify(legacy_info.dynamic_shape(pdir, device_id, _cache()) if _legacy(pdir) else {})
+        return jsonify(_views(pdir).dynamic_shape(device_id))
     op_type, device_id, condition = search.validate_ops_condition(body)
     device = pdir.device(device_id)
     graph_info = {"is_heterogeneous": True} if device and device.file("cpu_op_type_info_{}.csv") else {}
-    return jsonify({"dynamic_info": search.search_ops(pdir, op_type, device_id, condition, _cache()),
+    return jsonify({"dynamic_info": _views(pdir).ops_search(op_type, device_id, condition),
                     "graph_info": graph_info})
 
 
@@ -372,20 +336,14 @@ def dynamic_shape_detail() -> Response:
 
 @bp.route("/profile/summary/cluster-propose", methods=["GET"])
 def cluster_propose() -> Response:
-    pdir = _style_b("train_id")
-    return _ordered_json(legacy_propose.cluster_propose(pdir, _cache()) if _legacy(pdir) else {})
+    return _ordered_json(_views(_style_b("train_id")).cluster_propose())
 
 
 @bp.route("/profile/flops-summary", methods=["GET"])
 @bp.route("/profile/flops-scope", methods=["GET"])
 def flops() -> Response:
     pdir = _style_b("train_id")
-    device_id = _device_id()
-    if not _legacy(pdir):
-        return jsonify({})
-    if request.path.endswith("flops-scope"):
-        return jsonify(legacy_flops.flops_scope(pdir, device_id, _cache()))
-    return jsonify(legacy_flops.flops_summary(pdir, device_id, _cache()))
+    return jsonify(_views(pdir).flops(_device_id(), scope=request.path.endswith("flops-scope")))
 
 
 @bp.route("/profile/cluster-step-trace-summary", methods=["POST"])
@@ -394,28 +352,17 @@ def cluster_step_trace() -> Response:
     body = json_body(default={})
     condition = body if isinstance(body, dict) else {}
     device_id = search.check_device_int(str(condition.get("device_id", "0")))
-    if _legacy(pdir):
-        device = pdir.device(device_id)
-        if device is not None and device.info.get("is_heterogeneous", False):
-            return jsonify({"is_heterogeneous": True})
-        return jsonify(legacy_cluster.cluster_step_trace(pdir, condition, _cache()))
-    return jsonify(info.cluster_step_trace(pdir))
+    return jsonify(_views(pdir).cluster_step_trace(device_id, condition))
 
 
 @bp.route("/profile/cluster-peak-memory", methods=["GET"])
 def cluster_peak_memory() -> Response:
-    pdir = _style_b("train_id")
-    if _legacy(pdir):
-        return jsonify(legacy_cluster.peak_memory(pdir, _cache()))
-    return jsonify(info.cluster_peak_memory(pdir))
+    return jsonify(_views(_style_b("train_id")).cluster_peak_memory())
 
 
 @bp.route("/profile/cluster-flops", methods=["GET"])
 def cluster_flops() -> Response:
-    pdir = _style_b("train_id")
-    if _legacy(pdir):
-        return jsonify(legacy_flops.cluster_flops(pdir, legacy_cluster.ranks(pdir), _cache()))
-    return jsonify([])
+    return jsonify(_views(_style_b("train_id")).cluster_flops())
 
 
 @bp.route("/profile/search-cluster-communication", methods=["POST"])
@@ -425,17 +372,12 @@ def cluster_communication() -> Response:
     body = json_body(default={})
     condition = body if isinstance(body, dict) else {}
     search.check_device_int(str(condition.get("device_id", "0")))
-    if not _legacy(pdir):
-        return jsonify({})
-    if request.path.endswith("search-cluster-link"):
-        return jsonify(legacy_cluster.cluster_link(pdir, condition, _cache()))
-    return jsonify(legacy_cluster.cluster_communication(pdir, condition, _cache()))
+    return jsonify(_views(pdir).cluster_communication(condition, links=request.path.endswith("search-cluster-link")))
 
 
 @bp.route("/profile/communication-data", methods=["GET"])
 def communication_data() -> Response:
-    pdir = _style_b("train_id")
-    return jsonify(legacy_cluster.communication_data(pdir, _cache()) if _legacy(pdir) else [])
+    return jsonify(_views(_style_b("train_id")).communication_data())
 
 
 # --- additions (not in MindInsight) ------------------------------------------------------------
@@ -501,7 +443,7 @@ def _steps_device(pdir: ProfilerDir, device_id: str | None = None) -> DeviceFile
     """A rank whose steps the views read: an Ascend output folder, or an old-layout rank's step trace."""
     device_id = _device_id() if device_id is None else device_id
     device = pdir.device(device_id)
-    if device is not None and device.output is None and pdir.layout == "legacy":
+    if device is not None and rank_tables.format_of(device) == "legacy":
         return device
     return _ascend_device(pdir, device_id)
 

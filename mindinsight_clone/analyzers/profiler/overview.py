@@ -17,6 +17,7 @@ from mindinsight_clone.analyzers.profiler import (
     legacy_ops,
     legacy_steps,
     memory,
+    rank_tables,
     step_trace_time,
     steps,
     timeline,
@@ -91,9 +92,9 @@ def _legacy_parts(pdir: ProfilerDir, device: DeviceFiles, cache: ParsedFileCache
 
 def overview(pdir: ProfilerDir, device_id: str, cache: ParsedFileCache | None = None) -> dict[str, Any]:
     device = pdir.device(device_id)
-    if device is not None and pdir.layout == "ms2" and ascend_ops.is_ascend(device):
+    if device is not None and ascend_ops.is_ascend(device):
         return ascend_overview.overview(pdir, device, cache)  # the same fields from the Ascend tables
-    if device is not None and pdir.layout == "legacy":
+    if device is not None and rank_tables.format_of(device) == "legacy":
         types, step_rows = _legacy_parts(pdir, device, cache)
         exec_total = 0.0
     else:

@@ -40,12 +40,11 @@ def validate_ops_condition(condition: Any) -> tuple[str, str, dict[str, Any]]:
 
 def search_ops(pdir: ProfilerDir, op_type: str, device_id: str, condition: dict[str, Any],
                cache: ParsedFileCache | None = None) -> dict[str, Any]:
-    if pdir.layout == "legacy" and op_type in legacy_ops.COLUMNS:  # MindInsight's old Ascend layout
-        return legacy_ops.search(pdir, op_type, device_id, condition, cache)
+    """ops/search over the host tables (op_stats.py) or, for a rank with Ascend output, its kernel tables; the old
+    layout's AI Core / AI CPU tables are profile_views.OldLayout's."""
     device = pdir.device(device_id)
     filters = condition.get("filter_condition") or {}
-    if (op_type in ascend_ops.ASCEND_COLUMNS and device is not None and pdir.layout == "ms2"
-            and ascend_ops.is_ascend(device)):
+    if op_type in ascend_ops.ASCEND_COLUMNS and device is not None and ascend_ops.is_ascend(device):
         result = ascend_ops.search(device, op_type, condition, cache)
         return op_stats.aicore_detail_view(result, filters) if op_type.endswith("_detail") and \
             op_type != "aicpu_detail" else result

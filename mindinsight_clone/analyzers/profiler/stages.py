@@ -115,8 +115,6 @@ def _from_communication(pdir: ProfilerDir, cache: ParsedFileCache | None) -> lis
 def _from_legacy_context(pdir: ProfilerDir) -> list[list[int]]:
     """An old-layout pipeline job: `ascend_cluster_analyse_pipeline-parallel_<stages>_<rank size>_<rank>.csv` names
     the stage count; rank r is in stage r // (rank size / stages), as MindInsight's cluster view places it."""
-    if pdir.layout != "legacy":
-        return []
     ctx = legacy_cluster.parallel_context(pdir)
     if ctx.mode != "pipeline-parallel" or ctx.stage_num < 2:
         return []

@@ -165,14 +165,12 @@ def events(trace: TraceColumns, indices: np.ndarray) -> list[dict[str, Any]]:
     return out
 
 
-def timeline(device: DeviceFiles | None, layout: str, device_type: str, window: Window,
-             cache: ParsedFileCache | None = None) -> list[Any]:
+def timeline(device: DeviceFiles | None, window: Window, cache: ParsedFileCache | None = None) -> list[Any]:
     trace = trace_for(device, cache)
     return events(trace, select(trace, window)) if trace is not None else []
 
 
-def timeline_summary(device: DeviceFiles | None, layout: str, device_type: str,
-                     cache: ParsedFileCache | None = None) -> dict[str, Any]:
+def timeline_summary(device: DeviceFiles | None, cache: ParsedFileCache | None = None) -> dict[str, Any]:
     path = rank_tables.locate("trace", device) if device is not None else None
     trace = trace_for(device, cache) if path is not None else None
     if trace is None or path is None:

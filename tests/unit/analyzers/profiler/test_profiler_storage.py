@@ -93,10 +93,10 @@ def _ascend_answers(pdir: ProfilerDir, cache: ParsedFileCache) -> dict[str, Any]
         out[f"mem{rank}"] = memory_record.memory_record(device, 50, 5, cache)
         if device.output_file("communication.json") is not None:
             out[f"comm{rank}"] = communication.communication(device, cache)
-        out[f"summary{rank}"] = timeline.timeline_summary(device, pdir.layout, pdir.device_type, cache)
+        out[f"summary{rank}"] = timeline.timeline_summary(device, cache)
         window = timeline.Window(start_us=1000.0, end_us=50_000.0, max_events=200)
         out[f"window{rank}"] = orjson.loads(orjson.dumps(
-            timeline.timeline(device, pdir.layout, pdir.device_type, window, cache)))
+            timeline.timeline(device, window, cache)))
         for op_type in ("aicore_type", "aicore_detail", "aicpu_type", "aicpu_detail"):
             condition = {"op_type": op_type, "device_id": rank,
                          "group_condition": {"limit": 20, "offset": 1},
@@ -122,8 +122,8 @@ def test_cpu_views_over_s3_equal_local(s3_base: storage.Location) -> None:
             expected = search.search_ops(local, op_type, "0", condition, None)
             assert expected["size"] > 0
             assert search.search_ops(remote, op_type, "0", condition, ParsedFileCache()) == expected
-        assert (timeline.timeline_summary(remote.devices["0"], remote.layout, "cpu")
-                == timeline.timeline_summary(local.devices["0"], local.layout, "cpu"))
+        assert (timeline.timeline_summary(remote.devices["0"])
+                == timeline.timeline_summary(local.devices["0"]))
     local, remote = _pair(s3_base, "profiler_cpu")  # the ms2 CPU session also has a memory record
     expected_memory = memory.memory_usage(local.devices["0"], 20)
     assert expected_memory["count"] > 0

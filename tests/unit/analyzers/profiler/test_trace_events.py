@@ -66,8 +66,8 @@ def test_bad_file_is_no_timeline(tmp_path: Path) -> None:
     (out / "trace_view.json").write_text("[{\"ph\": ")
     from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
     device = DeviceFiles("0", tmp_path, out)
-    assert timeline.timeline(device, "ms2", "ascend", timeline.Window()) == []
-    summary = timeline.timeline_summary(device, "ms2", "ascend")
+    assert timeline.timeline(device, timeline.Window()) == []
+    summary = timeline.timeline_summary(device)
     assert summary["max_scope_name_num"] == 0
     assert "truncated" in summary["problems"][0]["message"]
 

@@ -1,0 +1,174 @@
+"""MindInsight's profiler answers for one profiler dir, one adapter per layout: the routes ask `views_for(pdir)`
+and never look at the layout (TensorBoard's DataProvider idea: the plugin does not branch on the backend).
+
+* `CurrentLayout`: MindSpore >= 2.4 and torch_npu (`*_ascend_ms` / `*_ascend_pt` result folders; info.py,
+  minddata.py, timeline.py). The views MindInsight 2.3.1 had only for its own layout (flops, MindData queues,
+  cluster communication, ...) answer MindInsight's "nothing here" (`{}` / `[]`), as it does for such a folder.
+* `OldLayout`: MindSpore <= 2.2, files directly in the profiler dir (MindInsight's own readers, legacy_*.py).
+
+The tables the two layouts share (steps, kernels, ...) are read through rank_tables.py; the views over them
+(step-trace-time, compare, advice, cluster analysis) are format-blind and need no adapter here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mindinsight_clone.analyzers.profiler import (
+    info,
+    legacy_cluster,
+    legacy_flops,
+    legacy_info,
+    legacy_minddata,
+    legacy_ops,
+    legacy_propose,
+    legacy_step_trace,
+    legacy_timeline,
+    minddata,
+    search,
+    timeline,
+)
+from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
+from mindinsight_clone.analyzers.profiler.layout import ProfilerDir
+
+
+class CurrentLayout:
+    """The answers for a MindSpore >= 2.4 / torch_npu profiler dir."""
+
+    def __init__(self, pdir: ProfilerDir, cache: ParsedFileCache | None) -> None:
+        self.pdir = pdir
+        self.cache = cache
+
+    def devices(self) -> Any:
+        return info.devices(self.pdir)
+
+    def propose(self, device_id: str) -> Any:
+        return info.propose(self.pdir)
+
+    def minddata_queues(self, view: str, device_id: str, kind: str) -> Any:
+        """queue_info / minddata_op / process_summary."""
+        return {}
+
+    def cpu_utilization(self, device_id: str, condition: dict[str, Any]) -> Any:
+        return minddata.cpu_utilization(self.pdir.device(device_id))
+
+    def ops_search(self, op_type: str, device_id: str, condition: dict[str, Any]) -> Any:
+        return search.search_ops(self.pdir, op_type, device_id, condition, self.cache)
+
+    def timeline_summary(self, device_id: str, device_type: str) -> Any:
+        return timeline.timeline_summary(self.pdir.device(device_id), self.cache)
+
+    def timeline(self, device_id: str, device_type: str, scope_name_num: int, window: timeline.Window) -> Any:
+        return timeline.timeline(self.pdir.device(device_id), window, self.cache)
+
+    def training_trace_graph(self, device_id: str, step: int) -> Any:
+        return info.training_trace_graph(self.pdir, device_id)
+
+    def target_time_info(self, device_id: str, proc: str) -> Any:
+        return info.target_time_info(self.pdir, device_id, proc)
+
+    def msprof_timeline_option(self) -> Any:
+        return info.msprof_timeline_option(self.pdir)
+
+    def dynamic_shape(self, device_id: str) -> Any:
+        return {}
+
+    def cluster_propose(self) -> Any:
+        return {}
+
+    def flops(self, device_id: str, scope: bool) -> Any:
+        return {}
+
+    def cluster_step_trace(self, device_id: str, condition: dict[str, Any]) -> Any:
+        return info.cluster_step_trace(self.pdir)
+
+    def cluster_peak_memory(self) -> Any:
+        return info.cluster_peak_memory(self.pdir)
+
+    def cluster_flops(self) -> Any:
+        return []
+
+    def cluster_communication(self, condition: dict[str, Any], links: bool) -> Any:
+        return {}
+
+    def communication_data(self) -> Any:
+        return []
+
+
+class OldLayout(CurrentLayout):
+    """The answers for a MindSpore <= 2.2 profiler dir, as MindInsight 2.3.1 gives them."""
+
+    def devices(self) -> Any:
+        return legacy_info.devices(self.pdir)
+
+    def propose(self, device_id: str) -> Any:
+        return legacy_propose.propose(self.pdir, device_id, self.cache)
+
+    def minddata_queues(self, view: str, device_id: str, kind: str) -> Any:
+        if view == "queue_info":
+            return legacy_minddata.queue_info(self.pdir, device_id, kind, self.cache)
+        if view == "minddata_op":
+            return legacy_minddata.minddata_op(self.pdir, device_id, kind, self.cache)
+        return legacy_minddata.process_summary(self.pdir, device_id, self.cache)
+
+    def cpu_utilization(self, device_id: str, condition: dict[str, Any]) -> Any:
+        return legacy_minddata.cpu_utilization(self.pdir, device_id, condition, self.cache)
+
+    def ops_search(self, op_type: str, device_id: str, condition: dict[str, Any]) -> Any:
+        if op_type in legacy_ops.COLUMNS:  # MindInsight's AI Core / AI CPU tables of the old Ascend layout
+            return legacy_ops.search(self.pdir, op_type, device_id, condition, self.cache)
+        return super().ops_search(op_type, device_id, condition)
+
+    def timeline_summary(self, device_id: str, device_type: str) -> Any:
+        return legacy_timeline.timeline_summary(self.pdir, device_id, device_type, self.cache)
+
+    def timeline(self, device_id: str, device_type: str, scope_name_num: int, window: timeline.Window) -> Any:
+        return legacy_timeline.timeline(self.pdir, device_id, device_type, scope_name_num, window, self.cache)
+
+    def training_trace_graph(self, device_id: str, step: int) -> Any:
+        return legacy_step_trace.training_trace_graph(self.pdir, device_id, step, self.cache)
+
+    def target_time_info(self, device_id: str, proc: str) -> Any:
+        return legacy_step_trace.target_time_info(self.pdir, device_id, proc, self.cache)
+
+    def msprof_timeline_option(self) -> Any:
+        return legacy_info.msprof_timeline_option(self.pdir, self.cache)
+
+    def dynamic_shape(self, device_id: str) -> Any:
+        return legacy_info.dynamic_shape(self.pdir, device_id, self.cache)
+
+    def cluster_propose(self) -> Any:
+        return legacy_propose.cluster_propose(self.pdir, self.cache)
+
+    def flops(self, device_id: str, scope: bool) -> Any:
+        if scope:
+            return legacy_flops.flops_scope(self.pdir, device_id, self.cache)
+        return legacy_flops.flops_summary(self.pdir, device_id, self.cache)
+
+    def cluster_step_trace(self, device_id: str, condition: dict[str, Any]) -> Any:
+        device = self.pdir.device(device_id)
+        if device is not None and device.info.get("is_heterogeneous", False):
+            return {"is_heterogeneous": True}
+        return legacy_cluster.cluster_step_trace(self.pdir, condition, self.cache)
+
+    def cluster_peak_memory(self) -> Any:
+        return legacy_cluster.peak_memory(self.pdir, self.cache)
+
+    def cluster_flops(self) -> Any:
+        return legacy_flops.cluster_flops(self.pdir, legacy_cluster.ranks(self.pdir), self.cache)
+
+    def cluster_communication(self, condition: dict[str, Any], links: bool) -> Any:
+        if links:
+            return legacy_cluster.cluster_link(self.pdir, condition, self.cache)
+        return legacy_cluster.cluster_communication(self.pdir, condition, self.cache)
+
+    def communication_data(self) -> Any:
+        return legacy_cluster.communication_data(self.pdir, self.cache)
+
+
+LAYOUTS: dict[str, type[CurrentLayout]] = {"ms2": CurrentLayout, "legacy": OldLayout}
+
+
+def views_for(pdir: ProfilerDir, cache: ParsedFileCache | None = None) -> CurrentLayout:
+    """The one place a profiler dir's layout picks its readers."""
+    return LAYOUTS[pdir.layout](pdir, cache)

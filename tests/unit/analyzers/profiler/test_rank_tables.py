@@ -1,0 +1,127 @@
+"""The profiler's adapter seam (rank_tables.py, profile_views.py): each rank's format is decided in one place, every
+table loads to the same shape from every adapter that has it, a table an adapter lacks is a clear absence, and no
+other module of the package looks at the export or the layout. Fixtures are written by the project's writers."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from mindinsight_clone.analyzers.profiler import kernel_table, profile_views, rank_tables
+from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
+from mindinsight_clone.analyzers.profiler.layout import DeviceFiles, ProfilerDir, scan_profiler_dir
+from mindinsight_clone.analyzers.profiler.tables import Table
+from mindinsight_clone.errors import ProfilerFileNotFoundError
+from mindinsight_clone.summary.ascend_db_profile import write_ascend_db_job
+from mindinsight_clone.summary.ascend_profile import write_ascend_job
+from mindinsight_clone.summary.legacy_profile import write_legacy_job
+
+PACKAGE = Path(rank_tables.__file__).resolve().parents[2]  # mindinsight_clone/
+# the modules that may decide a format: the scan itself, and the two adapter registries
+DECIDERS = {"analyzers/profiler/layout.py", "analyzers/profiler/rank_tables.py", "analyzers/profiler/profile_views.py"}
+
+
+@pytest.fixture(scope="module")
+def jobs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, ProfilerDir]:
+    root = tmp_path_factory.mktemp("formats")
+    write_ascend_job(root / "text", ranks=2, steps=3, kernels_per_step=40)
+    write_ascend_db_job(root / "db", ranks=2, steps=3, kernels_per_step=40)
+    write_legacy_job(root / "legacy", ranks=2, steps=3)
+    write_ascend_job(root / "both", ranks=1, steps=2, kernels_per_step=20)  # one rank with both exports
+    db_out = next((root / "db" / "profiler").glob("*/ASCEND_PROFILER_OUTPUT"))
+    text_out = next((root / "both" / "profiler").glob("rank_0/*/ASCEND_PROFILER_OUTPUT"))
+    shutil.copyfile(db_out / "ascend_pytorch_profiler_0.db", text_out / "ascend_pytorch_profiler_0.db")
+    return {name: scan_profiler_dir(root / name / "profiler", f"./{name}/profiler") for name in
+            ("text", "db", "legacy", "both")}
+
+
+def rank(jobs: dict[str, ProfilerDir], name: str) -> DeviceFiles:
+    device = jobs[name].device("0")
+    assert device is not None
+    return device
+
+
+def test_the_format_of_each_rank(jobs: dict[str, ProfilerDir]) -> None:
+    assert [rank_tables.format_of(rank(jobs, n)) for n in ("text", "db", "legacy", "both")] == \
+        ["text", "db", "legacy", "db"]
+    assert isinstance(profile_views.views_for(jobs["legacy"]), profile_views.OldLayout)
+    assert type(profile_views.views_for(jobs["text"])) is profile_views.CurrentLayout
+
+
+def _shape(value: Any) -> Any:
+    """The structure of a loaded table, without its values: what every adapter must agree on."""
+    if isinstance(value, tuple):
+        return tuple(_shape(v) for v in value)
+    if isinstance(value, list):
+        return ("list", _shape(value[0]) if value and isinstance(value[0], dict) else None)
+    if isinstance(value, dict):
+        if value and all(isinstance(v, np.ndarray) for v in value.values()):
+            return ("series", {v.shape[1] for v in value.values()})
+        return ("dict", tuple(sorted(value)))
+    if isinstance(value, Table):
+        return ("table", value.col_names)
+    if isinstance(value, kernel_table.KernelTable):  # the database's also has `end` and `serial`
+        return ("kernels", tuple(sorted(set(value.table.numbers) - {"end", "serial"})), tuple(sorted(value.table.ids)))
+    return type(value).__name__
+
+
+@pytest.mark.parametrize("table", sorted(set(rank_tables.DB)))
+def test_every_table_loads_to_the_same_shape_from_text_and_database(jobs: dict[str, ProfilerDir], table: str) -> None:
+    text, db = rank(jobs, "text"), rank(jobs, "db")
+    assert rank_tables.has(table, text) and rank_tables.has(table, db)
+    assert _shape(rank_tables.load(table, text, ParsedFileCache())) == \
+        _shape(rank_tables.load(table, db, ParsedFileCache()))
+    assert rank_tables.source(table, text) == rank_tables.TEXT_FILES[table]
+    assert rank_tables.source(table, db).endswith(".db"), rank_tables.source(table, db)
+
+
+def test_old_layout_steps_have_the_steps_schema(jobs: dict[str, ProfilerDir]) -> None:
+    steps, _ = rank_tables.load("steps", rank(jobs, "legacy"))
+    text_steps, _ = rank_tables.load("steps", rank(jobs, "text"))
+    assert len(steps) == 3 and set(text_steps[0]) <= set(steps[0])  # plus the old layout's own phases
+    assert rank_tables.source("steps", rank(jobs, "legacy")) == "step_trace_raw_0_detail_time.csv"
+
+
+@pytest.mark.parametrize("table", ["kernels", "comm_ops", "memory_record", "trace"])
+def test_a_table_the_format_lacks_is_absent_and_named(jobs: dict[str, ProfilerDir], table: str) -> None:
+    device = rank(jobs, "legacy")
+    assert not rank_tables.has(table, device)
+    with pytest.raises(ProfilerFileNotFoundError) as err:
+        rank_tables.load(table, device)
+    assert rank_tables.TEXT_FILES[table] in err.value.message
+
+
+def test_op_statistic_is_the_text_exports_alone(jobs: dict[str, ProfilerDir]) -> None:
+    assert rank_tables.has("op_statistic", rank(jobs, "text"))
+    assert not rank_tables.has("op_statistic", rank(jobs, "db"))
+    assert not rank_tables.has("op_statistic", rank(jobs, "both"))  # the database is read where both exist
+
+
+def _decisions(path: Path) -> list[str]:
+    """`x.export` anywhere, and comparisons with `x.layout`: a module deciding a format itself."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Attribute) and node.attr == "export" and isinstance(node.ctx, ast.Load):
+            found.append(f"line {node.lineno}: .export")
+        if isinstance(node, ast.Compare):
+            for side in (node.left, *node.comparators):
+                if isinstance(side, ast.Attribute) and side.attr == "layout":
+                    found.append(f"line {node.lineno}: compares .layout")
+    return found
+
+
+def test_no_module_outside_the_registries_decides_a_format(tmp_path: Path) -> None:
+    offenders = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = path.relative_to(PACKAGE).as_posix()
+        if name not in DECIDERS and (found := _decisions(path)):
+            offenders[name] = found
+    assert offenders == {}
+    probe = tmp_path / "decides.py"  # the check sees what it looks for
+    probe.write_text("def f(device, pdir):\n    return device.export == 'db' or pdir.layout == 'legacy'\n")
+    assert len(_decisions(probe)) == 2
