@@ -423,8 +423,8 @@ def op_types() -> Response:
 
 @bp.route("/profile/columns", methods=["GET"])
 def columns() -> Response:
-    """The column definitions (unit, timestamp) of every profiler table (column_defs.py)."""
-    return jsonify({"tables": column_defs.all_tables()})
+    """The column definitions (unit, timestamp) of every profiler table (column_defs.py), the old layout's apart."""
+    return jsonify({"tables": column_defs.all_tables(), "old_layout": column_defs.old_layout_tables()})
 
 
 # --- Ascend additions (docs/profiler.md "Ascend"): one rank, or all ranks -------------------------

@@ -1,4 +1,7 @@
-"""M4 downsampling of one scalar series: at most N real points, exact at that resolution.
+"""Downsampling that keeps every peak: M4 for scalar series (`m4_indices`), highest rows for tables over time
+(`peak_rows`, the profiler's memory series).
+
+M4: at most N real points, exact at that resolution.
 
 The step range of the window is cut into `N // 4` buckets of equal step width (a chart's pixel columns);
 each non-empty bucket contributes its first, last, minimum and maximum real points (M4: Jugel et al.,
@@ -38,3 +41,27 @@ def m4_indices(steps: np.ndarray, values: np.ndarray, points: int) -> np.ndarray
             first_hit = np.flatnonzero(np.concatenate(([True], bucket_of_hit[1:] != bucket_of_hit[:-1])))
             picks.append(hit[first_hit])  # the first point reaching the bucket's extreme
     return np.unique(np.concatenate(picks))
+
+
+def peak_rows(data: np.ndarray, max_points: int, columns: tuple[int, ...]) -> np.ndarray:
+    """At most `max_points` rows of a time-ordered table (rows x columns): the rows are split into
+    `max_points // len(columns)` buckets of equal row count (as numpy.array_split cuts them), and each bucket keeps,
+    for each of `columns`, its first row of highest value (its first row where that column is all NaN), in time
+    order. So every column's peak survives; a table of at most `max_points` rows is returned whole."""
+    n = len(data)
+    if n <= max_points:
+        return data
+    buckets = max(1, max_points // max(1, len(columns)))
+    size, extra = divmod(n, buckets)
+    sizes = np.full(buckets, size, dtype=np.int64)
+    sizes[:extra] += 1
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    bucket = np.repeat(np.arange(buckets), sizes)
+    keep = []
+    for col in columns:
+        values = data[:, col].astype(np.float64)
+        values = np.where(np.isnan(values), -np.inf, values)
+        hits = np.flatnonzero(values == np.repeat(np.maximum.reduceat(values, starts), sizes))
+        _, first = np.unique(bucket[hits], return_index=True)  # the first hit of each bucket
+        keep.append(hits[first])
+    return data[np.unique(np.concatenate(keep))]

@@ -140,3 +140,21 @@ def test_one_step_of_mindspore_1x_with_its_all_zero_average_row(tmp_path: Path) 
     assert [(s["step"], s["total_us"], s["tail_us"]) for s in steps] == [(1, 20000.0, 4000.0)]
     cut = client.get(f"{API}/profile/training-trace/graph?dir=./job&device_id=1&type=1")
     assert cut.status_code == 400 and cut.get_json()["error_code"] == "50546087"
+
+
+def test_column_definitions_describe_the_old_layout(client: FlaskClient) -> None:
+    """profile/columns declares the old layout's units: aicore_type's total_time, converted by its declared unit,
+    sums to the overview's operator time (read from the same file); every step-trace-time key is declared in µs."""
+    defs = client.get(f"{API}/profile/columns").get_json()
+    old = {c["name"]: c["unit"] for c in defs["old_layout"]["aicore_type"]}
+    to_us = {"ms": 1000.0, "us": 1.0}[old["total_time"]]
+    body = {"op_type": "aicore_type", "device_id": "1", "group_condition": {"limit": 100, "offset": 0}}
+    answer = client.post(f"{API}/profile/ops/search?train_id=./run1&profile=profiler", json=body).get_json()
+    col = answer["col_name"].index("total_time")
+    assert 0 < len(answer["object"]) == answer["size"]  # one page holds every type
+    total_us = sum(float(row[col]) for row in answer["object"]) * to_us
+    assert total_us == pytest.approx(get(client, "overview", "run1", device_id="1")["op_total_time_us"], rel=1e-6)
+    steps = {c["name"]: c["unit"] for c in defs["tables"]["steps"]}
+    for step in get(client, "step-trace-time", "cluster4", device_id="0")["steps"]:
+        assert set(step) <= set(steps)
+        assert {steps[k] for k in step if k != "step"} == {"us"}

@@ -9,14 +9,16 @@ A client must not guess a unit from a column's name (`execution_time` of `aicore
   profile's start (the rank's first kernel), to show them relative to.
 
 Tables: every `op_type` of `POST profile/ops/search` (the Ascend output's columns included, a superset of
-MindInsight's) and our `operator-details` / `api-statistic`.
+MindInsight's), our `operator-details` / `api-statistic`, and `steps` (profile/step-trace-time, from any format).
+`old_layout` describes what ops/search answers over a MindSpore <= 2.2 profile (MindInsight's own columns).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from mindinsight_clone.analyzers.profiler import ascend_ops, ascend_tables, op_stats
+from mindinsight_clone.analyzers.profiler import ascend_ops, ascend_tables, legacy_ops, legacy_steps, op_stats
+from mindinsight_clone.analyzers.profiler.ascend_text_steps import FIELDS
 
 US, MS, PERCENT, FRACTION, COUNT = "us", "ms", "percent", "fraction", "count"
 
@@ -44,6 +46,15 @@ _TABLES: dict[str, dict[str, str | None]] = {
     "gpu_cuda_type_info": {"duration": US},
     "operator-details": {c: US for c in ascend_tables.OPERATOR_DETAILS.col_names if c.endswith("_us")},
     "api-statistic": {"time_us": US, "avg_us": US, "min_us": US, "max_us": US, "count": COUNT},
+    "steps": {c: US for c in (*FIELDS, *legacy_steps.TRACE_FIELDS.values())},
+}
+# The old layout's ops/search tables (legacy_ops.COLUMNS: MindInsight 2.3.1's): its files hold ms, its answers µs,
+# where the same names in the newer tables are ms.
+_OLD_LAYOUT: dict[str, dict[str, str | None]] = {
+    "aicore_type": {"total_time": US, "avg_time": US},
+    "aicore_detail": {"avg_execution_time": US},
+    "aicpu_type": {"total_time": US},
+    "aicpu_detail": {"avg_execution_time": US, "dispatch_time": US},
 }
 # Absolute times (µs since the epoch) per table.
 _TIMESTAMPS: dict[str, tuple[str, ...]] = {
@@ -57,6 +68,8 @@ def table_columns(table: str) -> tuple[str, ...]:
     """Every column a table can answer, in answer order (the Ascend output's columns extend MindInsight's)."""
     if table in ascend_tables.TABLES:
         return ascend_tables.TABLES[table].col_names
+    if table == "steps":
+        return ("step", *FIELDS, *legacy_steps.TRACE_FIELDS.values())
     if table in ascend_ops.ALL_CORES:
         return ascend_ops.ASCEND_COLUMNS[table]
     base = op_stats.columns(table)
@@ -64,8 +77,8 @@ def table_columns(table: str) -> tuple[str, ...]:
     return (*wider, *(c for c in base if c not in wider)) if wider else base
 
 
-def definition(table: str, column: str) -> dict[str, Any]:
-    units = _TABLES.get(table, {})
+def definition(table: str, column: str, units: dict[str, str | None] | None = None) -> dict[str, Any]:
+    units = _TABLES.get(table, {}) if units is None else units
     entry: dict[str, Any] = {"name": column, "unit": units[column] if column in units else _SHARED.get(column)}
     if column in _TIMESTAMPS.get(table, ()):
         entry["timestamp"] = True
@@ -73,5 +86,9 @@ def definition(table: str, column: str) -> dict[str, Any]:
 
 
 def all_tables() -> dict[str, list[dict[str, Any]]]:
-    names = (*op_stats.OP_TYPES, *ascend_ops.ALL_CORES, *ascend_tables.TABLES)
+    names = (*op_stats.OP_TYPES, *ascend_ops.ALL_CORES, *ascend_tables.TABLES, "steps")
     return {t: [definition(t, c) for c in table_columns(t)] for t in names}
+
+
+def old_layout_tables() -> dict[str, list[dict[str, Any]]]:
+    return {t: [definition(t, c, _OLD_LAYOUT[t]) for c in cols] for t, cols in legacy_ops.COLUMNS.items()}

@@ -17,6 +17,7 @@ from mindinsight_clone.analyzers.profiler.layout import DeviceFiles, ProfilerDir
 from mindinsight_clone.errors import ParamValueError, ProfilerFileNotFoundError
 from mindinsight_clone.ingest import storage
 from mindinsight_clone.ingest.storage import Location
+from mindinsight_clone.store.downsample import peak_rows
 
 RECORD = "cpu_ms_memory_record_{}.txt"
 COLUMNS = ["time_us", "allocated_bytes", "reserved_bytes", "active_bytes"]
@@ -39,14 +40,6 @@ def parse_record(path: Location) -> np.ndarray:
     return np.array(rows, dtype=np.int64).reshape(-1, 4)
 
 
-def _downsample(data: np.ndarray, max_points: int) -> np.ndarray:
-    if len(data) <= max_points:
-        return data
-    buckets = np.array_split(np.arange(len(data)), max_points)
-    keep = [int(b[np.argmax(data[b, 1])]) for b in buckets if b.size]
-    return data[np.array(keep)]
-
-
 def memory_usage(device: DeviceFiles | None, max_points: int = DEFAULT_POINTS,
                  cache: ParsedFileCache | None = None) -> dict[str, Any]:
     path = device.file(RECORD) if device else None
@@ -59,7 +52,7 @@ def memory_usage(device: DeviceFiles | None, max_points: int = DEFAULT_POINTS,
     if not len(data):
         return answer
     start = int(data[0, 0])
-    points = _downsample(data, max_points)
+    points = peak_rows(data, max_points, (1,))  # each bucket's allocated peak
     rel = np.round((points[:, 0] - start) / 1000.0, 3)
     answer["points"] = [[t, a, r, c] for t, a, r, c in zip(rel.tolist(), points[:, 1].tolist(),
                                                            points[:, 2].tolist(), points[:, 3].tolist(), strict=True)]

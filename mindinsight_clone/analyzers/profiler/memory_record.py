@@ -17,24 +17,16 @@ from mindinsight_clone.analyzers.profiler import ascend_csv, rank_tables
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
 from mindinsight_clone.errors import MindInsightError, ProfilerFileNotFoundError
+from mindinsight_clone.store.downsample import peak_rows
 
 DEFAULT_POINTS = 2000
 DEFAULT_TOP = 20
 
 
 def downsample(data: np.ndarray, max_points: int) -> np.ndarray:
-    if len(data) <= max_points:
-        return data
-    buckets = max(1, max_points // 2)
-    keep: set[int] = set()
-    for bucket in np.array_split(np.arange(len(data)), buckets):
-        for col in (2, 1):
-            values = data[bucket, col]
-            if not np.isnan(values).all():
-                keep.add(int(bucket[np.nanargmax(values)]))
-            else:
-                keep.add(int(bucket[0]))
-    return data[np.array(sorted(keep))]
+    """A [ts, allocated, reserved, active] series cut to `max_points`, each bucket's reserved and allocated peaks
+    kept (store/downsample.peak_rows)."""
+    return peak_rows(data, max_points, (2, 1))
 
 
 def _cell(value: float) -> float | None:
