@@ -33,7 +33,6 @@ MAX_HEADER_BYTES = 100 * 1024 * 1024
 MAX_INDEX_BYTES = 100 * 1024 * 1024
 MAX_SHARDS = 100_000
 CHUNK_BYTES = 32 * 1024 * 1024
-INDEX_SUFFIX = ".safetensors.index.json"
 
 # safetensors dtype -> (numpy dtype read from the file, name shown). BF16 is read as uint16 and widened.
 DTYPES: dict[str, tuple[str, str]] = {
@@ -63,10 +62,6 @@ class SafetensorsModel:
     tensors: list[TensorEntry]  # file order (index sets: shard by shard)
     metadata: dict[str, Any] = field(default_factory=dict)
     header_length: int = 0
-
-
-def is_index_name(name: str) -> bool:
-    return name.lower().endswith(INDEX_SUFFIX)
 
 
 def read_header(location: Location, size: int) -> SafetensorsModel:

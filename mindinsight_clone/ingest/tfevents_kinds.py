@@ -234,10 +234,6 @@ def mesh_from_tensor(proto: tb_tensor_pb2.TensorProto, content: bytes, tag: str)
     return Mesh(name=data.name or tag, component=component, array=values, json_config=data.json_config)
 
 
-def proto_dims(proto: tb_tensor_pb2.TensorProto) -> list[int]:
-    return [int(d.size) for d in proto.tensor_shape.dim]
-
-
 # ---------------------------------------------------------------------- custom scalars
 def layout_from_tensor(proto: tb_tensor_pb2.TensorProto) -> ScalarsLayout:
     """`add_custom_scalars`: a DT_STRING tensor whose string is a serialized `Layout`, as JSON-ready dicts."""

@@ -185,11 +185,6 @@ class DeviceFiles:
         return next((p for p in map(self.output_file, ANALYSIS_DBS) if p is not None), None)
 
     @property
-    def export(self) -> Literal["db", "text"]:
-        """Which export the Ascend views read: the database when the rank has one (also beside a text export)."""
-        return "db" if self.profiler_db is not None else "text"
-
-    @property
     def is_ascend(self) -> bool:
         """Whether this rank has NPU output (one of the Ascend tables or the database export), not only a host
         CPU trace."""

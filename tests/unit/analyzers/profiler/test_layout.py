@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mindinsight_clone.analyzers.profiler import find_profiler_dirs, is_profiler_dir, layout
+from mindinsight_clone.analyzers.profiler import find_profiler_dirs, is_profiler_dir, layout, rank_tables
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles, scan_profiler_dir
 
@@ -178,5 +178,5 @@ def test_database_export_rank_without_profiler_info(tmp_path: Path) -> None:
     pdir = scan_profiler_dir(tmp_path / "profiler", "./job/profiler")
     assert pdir.device_ids == ["3"] and pdir.device_type == "ascend"
     device = pdir.device("3")
-    assert device is not None and device.export == "db"
+    assert device is not None and rank_tables.format_of(device) == "db"
     assert device.profiler_db == out / "ascend_pytorch_profiler_3.db" and device.analysis_db == out / "analysis.db"
