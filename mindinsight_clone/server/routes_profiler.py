@@ -395,6 +395,7 @@ def profiler_dirs() -> Response:
         entry: dict[str, Any] = {"profile": path.name, "layout": pdir.layout, "device_list": pdir.device_ids,
                                  "device_type": pdir.device_type, "profiler_mode": pdir.profiler_mode,
                                  "framework": pdir.framework}
+        entry["views"] = profile_views.views_for(pdir, _cache()).views()
         if pdir.problems:  # e.g. a listing cut at its limit: never dropped silently
             entry["problems"] = list(pdir.problems)
         answer.append(entry)

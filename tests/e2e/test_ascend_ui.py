@@ -208,6 +208,9 @@ def test_level0_views_say_what_is_missing(ascend_ui_server: str, page: Any, scre
     missing = page.wait_for_selector('[data-testid="ascend-missing"]')
     assert "communication.json" in missing.inner_text()
     assert page.locator('[data-testid="ascend-bandwidth-chart"]').count() == 0
+    # the server lists the page as holding no data (profile/dirs `views`): its tab is marked, the others are not
+    assert page.get_attribute('[data-testid="prof-tab-communication"]', "data-muted") == "true"
+    assert page.get_attribute('[data-testid="prof-tab-timeline"]', "data-muted") is None
     screenshot(page, "ascend-level0-communication-missing")
     # an expected absence: the server answers it without an HTTP error (missing_ok), so the browser logs nothing
     assert not page.console_errors, page.console_errors

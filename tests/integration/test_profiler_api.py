@@ -289,8 +289,9 @@ def test_new_layout_mindinsight_shapes(new_client: FlaskClient) -> None:
     answer = new_client.post(f"{API}/profile/minddata-pipeline/op-queue?{q}", data="{}", content_type="application/json").get_json()
     assert answer["object"] == [] and answer["size"] == 0
     dirs = new_client.get(f"{API}/profile/dirs?train_id=./profiler_cpu").get_json()
+    host_pages = [{"view": v, "has_data": True} for v in ("overview", "ops", "timeline", "steps", "memory", "pipeline")]
     assert dirs["profilers"] == [{"device_list": ["0"], "device_type": "cpu", "layout": "ms2", "profile": "profiler",
-                                  "profiler_mode": "graph", "framework": "mindspore"}]
+                                  "profiler_mode": "graph", "framework": "mindspore", "views": host_pages}]
     assert new_client.get(f"{API}/profile/dirs?train_id=./empty_run").get_json()["profilers"] == []
 
 

@@ -351,6 +351,7 @@ export const en = {
   'lineage.diffHint': 'Highlighted cells differ from the most common value of their column.',
   // ---- profiler (views/profiler)
   'profiler.title': 'Profiling',
+  'profiler.tabNoData': "This profile's first rank holds no data for this page; it says what is missing",
   'profiler.rank': 'Rank ID',
   'profiler.dir': 'Profiler directory',
   'profiler.layoutHint': 'Which on-disk layout the profiler files use',

@@ -352,6 +352,7 @@ export const zh: Partial<Record<MessageKey, string>> = {
   'lineage.diffHint': '高亮的单元格与该列最常见的取值不同。',
   // ---- profiler (views/profiler)
   'profiler.title': '性能调试',
+  'profiler.tabNoData': '该性能数据的第一个卡没有此页的数据；页面会说明缺少什么',
   'profiler.rank': 'Rank ID',
   'profiler.dir': '性能数据目录',
   'profiler.layoutHint': '性能数据文件的目录布局',

@@ -25,11 +25,21 @@ from mindinsight_clone.analyzers.profiler import (
     legacy_step_trace,
     legacy_timeline,
     minddata,
+    rank_tables,
     search,
     timeline,
 )
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
-from mindinsight_clone.analyzers.profiler.layout import ProfilerDir
+from mindinsight_clone.analyzers.profiler.layout import DeviceFiles, ProfilerDir
+
+# The pages of a profile (the UI's tabs), by what wrote it.
+ASCEND_VIEWS = ("overview", "ops", "timeline", "communication", "memory", "cluster", "compare", "advice")
+HOST_VIEWS = ("overview", "ops", "timeline", "steps", "memory", "pipeline")
+OLD_VIEWS = ("overview", "ops", "steps", "timeline", "pipeline", "flops", "cluster", "compare", "advice")
+# The rank tables a page draws (any one will do); a page whose tables the profile's first rank lacks is listed with
+# `has_data` false: it opens on what is missing and how to get it.
+VIEW_TABLES = {"timeline": ("trace",), "communication": ("comm_ops",), "memory": ("memory_record", "module_memory"),
+               "cluster": ("steps",), "compare": ("steps", "kernels"), "steps": ("steps",)}
 
 
 class CurrentLayout:
@@ -38,6 +48,25 @@ class CurrentLayout:
     def __init__(self, pdir: ProfilerDir, cache: ParsedFileCache | None) -> None:
         self.pdir = pdir
         self.cache = cache
+
+    def _names(self) -> tuple[str, ...]:
+        return ASCEND_VIEWS if self.pdir.device_type == "ascend" else HOST_VIEWS
+
+    def _first(self) -> DeviceFiles | None:
+        ids = self.pdir.device_ids
+        return self.pdir.device(ids[0]) if ids else None
+
+    def _has(self, view: str) -> bool:
+        device = self._first()
+        if device is None or view not in VIEW_TABLES:
+            return True
+        if not device.is_ascend and view != "timeline":  # a host rank's pages read MindSpore's host files
+            return True
+        return any(rank_tables.has(table, device, self.cache) for table in VIEW_TABLES[view])
+
+    def views(self) -> list[dict[str, Any]]:
+        """The profile's pages in order, each with whether its first rank has the data it draws."""
+        return [{"view": v, "has_data": self._has(v)} for v in self._names()]
 
     def devices(self) -> Any:
         return info.devices(self.pdir)
@@ -97,6 +126,16 @@ class CurrentLayout:
 
 class OldLayout(CurrentLayout):
     """The answers for a MindSpore <= 2.2 profiler dir, as MindInsight 2.3.1 gives them."""
+
+    def _names(self) -> tuple[str, ...]:
+        return OLD_VIEWS if self.pdir.device_type in ("ascend", "gpu") else HOST_VIEWS
+
+    def _has(self, view: str) -> bool:
+        """The old layout's own pages say what they miss; on Ascend the steps-based ones need the step trace."""
+        device = self._first()
+        if device is None or self.pdir.device_type != "ascend" or view not in ("steps", "cluster", "compare"):
+            return True
+        return rank_tables.has("steps", device, self.cache)
 
     def devices(self) -> Any:
         return legacy_info.devices(self.pdir)

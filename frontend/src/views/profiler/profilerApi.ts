@@ -44,6 +44,9 @@ export interface ProfilerDirInfo {
   profiler_mode: string
   /** who wrote it: `mindspore`, `pytorch` (torch_npu), or null when the files do not say */
   framework?: 'mindspore' | 'pytorch' | null
+  /** its pages in order (the server's profile_views.py decides them from what the profile holds); `has_data` false:
+   * its first rank lacks what the page draws (the page says what and how to get it) */
+  views?: { view: string; has_data: boolean }[]
 }
 
 export interface ProfilerDirs {

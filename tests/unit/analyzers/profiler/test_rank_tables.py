@@ -125,3 +125,21 @@ def test_no_module_outside_the_registries_decides_a_format(tmp_path: Path) -> No
     probe = tmp_path / "decides.py"  # the check sees what it looks for
     probe.write_text("def f(device, pdir):\n    return device.export == 'db' or pdir.layout == 'legacy'\n")
     assert len(_decisions(probe)) == 2
+
+
+def _views(pdir: ProfilerDir) -> dict[str, bool]:
+    return {v["view"]: v["has_data"] for v in profile_views.views_for(pdir, ParsedFileCache()).views()}
+
+
+def test_the_pages_of_each_layout_and_what_they_lack(jobs: dict[str, ProfilerDir], tmp_path: Path) -> None:
+    for name in ("text", "db"):
+        assert _views(jobs[name]) == dict.fromkeys(profile_views.ASCEND_VIEWS, True), name
+    assert list(_views(jobs["legacy"])) == list(profile_views.OLD_VIEWS)
+    assert all(_views(jobs["legacy"]).values())
+    level0 = tmp_path / "level0"  # the text job without communication or memory files, as profiler Level0 writes
+    write_ascend_job(level0, ranks=1, steps=2, kernels_per_step=20)
+    out = next((level0 / "profiler").glob("rank_0/*/ASCEND_PROFILER_OUTPUT"))
+    for name in ("communication.json", "communication_matrix.json", "memory_record.csv", "npu_module_mem.csv"):
+        (out / name).unlink()
+    views = _views(scan_profiler_dir(level0 / "profiler", "./level0/profiler"))
+    assert [v for v, has in views.items() if not has] == ["communication", "memory"]
