@@ -123,10 +123,11 @@ def _kernel_details(path: Path, kernels: list[Kernel]) -> None:
               "Output Formats", "Context ID"]
     rows = []
     for task, k in enumerate(kernels, 1):
-        shapes = '"32,1024;1024,1024"' if k.core != "HCCL" else ""
-        rows.append([k.step, 4294967295, task, k.stream, k.name, k.type, "static", k.core, _ts(k.start), k.duration,
-                     k.wait, 0 if k.core == "HCCL" else 24, 0, "NO", shapes, "FLOAT16;FLOAT16", "ND;ND",
-                     '"32,1024"' if shapes else "", "FLOAT16", "ND", "N/A"])
+        hccl = k.core == "HCCL"  # msprof writes no task or stream for a communication kernel (N/A)
+        shapes = "" if hccl else '"32,1024;1024,1024"'
+        rows.append([k.step, 4294967295, "N/A" if hccl else task, "N/A" if hccl else k.stream, k.name, k.type,
+                     "static", k.core, _ts(k.start), k.duration, k.wait, 0 if hccl else 24, 0, "NO", shapes,
+                     "FLOAT16;FLOAT16", "ND;ND", '"32,1024"' if shapes else "", "FLOAT16", "ND", "N/A"])
     _write_csv(path, header, rows)
 
 
@@ -186,9 +187,7 @@ def _communication(out: Path, kernels: list[Kernel], rank: int, ranks: int) -> N
 def _memory(out: Path, kernels: list[Kernel], rank: int) -> None:
     rows, ops = [], []
     allocated = 800.0
-    for i, k in enumerate(kernels):
-        if k.core == "HCCL":
-            continue
+    for i, k in enumerate(c for c in kernels if c.core != "HCCL"):  # as ascend_db_profile._memory_rows counts
         allocated = 800.0 + (i % 60) * 9.5 + rank * 20
         if i % 5 == 0:
             rows.append(["MindSpore", _ts(k.start), round(allocated, 4), 1536.0, round(allocated, 4), f"NPU:{rank}"])

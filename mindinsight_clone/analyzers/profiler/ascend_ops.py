@@ -126,8 +126,8 @@ def _cores(op_type: str) -> bool | None:
 
 
 def aggregate_types(kernels: KernelTable, aicpu: bool | None) -> tuple[Row, ...]:
-    """op_statistic.csv's table from kernel rows: per (Type, Accelerator Core), HCCL kernels left out; the percent
-    is of all non-HCCL kernel time (AI_CPU included), as op_statistic.csv's Ratio(%)."""
+    """op_statistic.csv's table from kernel rows: per (Type, Accelerator Core), HCCL kernels left out, the longest
+    total first; the percent is of all non-HCCL kernel time (AI_CPU included), as op_statistic.csv's Ratio(%)."""
     table = kernels.table
     cores = table.strings["core"]
     is_hccl = np.array([c == HCCL for c in cores], dtype=bool)
@@ -149,6 +149,7 @@ def aggregate_types(kernels: KernelTable, aicpu: bool | None) -> tuple[Row, ...]
         rows.append(type_row(table.strings["type"][types[start]], cores[core_ids[start]], int(counts[i]),
                               round(total, 3), float(mins[i]), round(total / counts[i], 3), float(maxs[i]),
                               round(total / grand * 100, 3)))
+    rows.sort(key=lambda r: -r[5])  # op_statistic.csv's order: the longest total first (stable for ties)
     return tuple(rows)
 
 
