@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { aboveThreshold, buildScalarOption, placeBand, prepareLines } from './scalarOption'
+import { aboveThreshold, buildScalarOption, marginBand, placeBand, prepareLines } from './scalarOption'
 import { formatBytes } from '@/lib/format'
 
 const pts = [
@@ -36,6 +36,24 @@ describe('min/max envelope band', () => {
     const types = (o: unknown) => (o as { series: { type: string }[] }).series.map((s) => s.type)
     expect(types(buildScalarOption(prepared, base))).toEqual(['line', 'line'])
     expect(types(buildScalarOption(prepared, { ...base, showBand: true }))).toEqual(['custom', 'line', 'line'])
+  })
+})
+
+describe('custom-scalars margin band', () => {
+  it('centres each step on its point: half the way to the steps either side', () => {
+    const lower = [0, 10, 20, 40].map((step) => ({ step, value: step - 1, wall_time: step }))
+    const upper = [0, 10, 20, 40].map((step) => ({ step, value: step + 1, wall_time: step }))
+    expect(marginBand(lower, upper).map((b) => [b.step_start, b.step_end, b.min, b.max])).toEqual([
+      [0, 5, -1, 1],
+      [5, 15, 9, 11],
+      [15, 30, 19, 21],
+      [30, 40, 39, 41],
+    ])
+  })
+  it('leaves out a step whose lower or upper value is missing', () => {
+    const lower = [{ step: 0, value: 1, wall_time: 0 }, { step: 5, value: null, wall_time: 5 }, { step: 9, value: 2, wall_time: 9 }]
+    const upper = [{ step: 0, value: 3, wall_time: 0 }, { step: 9, value: 4, wall_time: 9 }]
+    expect(marginBand(lower, upper).map((b) => [b.step_start, b.step_end])).toEqual([[0, 4.5], [4.5, 9]])
   })
 })
 

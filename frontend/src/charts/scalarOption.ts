@@ -165,6 +165,20 @@ function stepToX(step: number, points: PreparedPoint[]): number {
   return a.x + ((b.x - a.x) * (step - a.step)) / (b.step - a.step || 1)
 }
 
+/** The band of a custom-scalars margin line: at each step its lower to its upper value, spanning half the way to
+ * the steps either side, so the band is centred on the line's point (the first and last end at their step). */
+export function marginBand(lower: ScalarPoint[], upper: ScalarPoint[]): ScalarEnvelopeBucket[] {
+  const up = new Map(upper.map((p) => [p.step, p.value]))
+  const lo = lower.filter((p) => p.value !== null && up.get(p.step) != null)
+  return lo.map((p, i) => ({
+    step_start: i > 0 ? (lo[i - 1].step + p.step) / 2 : p.step,
+    step_end: i + 1 < lo.length ? (p.step + lo[i + 1].step) / 2 : p.step,
+    min: p.value,
+    max: up.get(p.step) ?? null,
+    count: 1,
+  }))
+}
+
 export function placeBand(envelope: ScalarEnvelopeBucket[], points: PreparedPoint[], xMode: XMode): BandRect[] {
   if (!envelope.length || !points.length) return []
   const first = points[0].step
