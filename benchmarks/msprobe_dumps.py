@@ -130,6 +130,10 @@ def run(base: Path, workspace: Path, planted: dict[str, Any], nodes: int) -> lis
     seconds, answer = timed(lambda: client.post(f"{API}/compare", json=body).get_json())
     rows.append(("compare target vs bench, one step (statistics)", f"{seconds:.3f} s",
                  f"{answer['total']:,} rows; {answer['counts']}"))
+    seconds, page = timed(lambda: client.post(f"{API}/compare", json={**body, "limit": 1000, "offset": 5000,
+                                                                        "result": "error"}).get_json())
+    assert page["total"] == answer["counts"]["error"] and len(page["rows"]) == min(1000, max(0, page["total"] - 5000))
+    rows.append(("another page of it (errors only, 1,000 rows)", f"{seconds:.3f} s", "the comparison is kept"))
     rows.append(("peak RSS of this process", f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MB",
                  "app + parsed dumps (the parsed-file cache is bounded at 512 MB)"))
     return rows

@@ -64,7 +64,7 @@ class Slot:
 
     def stats(self) -> dict[str, float | None]:
         leaf = self.leaf if isinstance(self.leaf, dict) else {}
-        return {ours: _number(leaf.get(theirs)) for theirs, ours in STAT_KEYS}
+        return {ours: stat_number(leaf.get(theirs)) for theirs, ours in STAT_KEYS}
 
     def non_finite(self) -> bool:
         """Whether any of Max/Min/Mean/Norm is NaN or ±Inf (MindSpore's Max/Min skip NaN elements: all four
@@ -211,7 +211,8 @@ def _as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def _number(value: Any) -> float | None:
+def stat_number(value: Any) -> float | None:
+    """A statistic as msprobe writes it (a number, or \"inf\"/\"nan\" text in some versions) as a float."""
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, int | float):

@@ -15,6 +15,7 @@ from mindinsight_clone.ingest import msprobe_compare_result, storage
 from mindinsight_clone.ingest.storage import Location
 from mindinsight_clone.server import params
 from mindinsight_clone.server.routes_msprobe import _dumps
+from mindinsight_clone.server.services import services
 
 bp = Blueprint("msprobe_compare", __name__, url_prefix="/v1/mindinsight/msprobe")
 
@@ -22,6 +23,7 @@ RESULTS = ("pass", "warning", "error")
 MAX_LIMIT = 100_000
 TENSOR_DIR = "dump_tensor_data"
 MAX_NPY_BYTES = 256 << 20
+COMPARISONS_KEY = "msprobe_comparisons"
 
 
 def _side(body: dict[str, Any], key: str) -> tuple[str, int | None, str | None]:
@@ -62,10 +64,16 @@ def compare() -> Any:
         files.append(dump)
         folders.append(place.location / TENSOR_DIR)
     loaders = (_npy_loader(folders[0]), _npy_loader(folders[1])) if mode == "tensor" else None
-    answer = msprobe_compare.compare(files[0], files[1], loaders)
-    rows = answer["rows"] if wanted is None else [r for r in answer["rows"] if r["result"] == wanted]
-    answer.update(total=len(rows), rows=rows[offset:offset + limit], mode=mode)
-    return answer
+    comparison = _comparisons().get(files[0], files[1], mode,
+                                    lambda: msprobe_compare.compare(files[0], files[1], loaders))
+    rows = comparison.select(wanted)
+    return {"rows": comparison.rows_json(rows[offset:offset + limit].tolist()),
+            "counts": comparison.counts(), "unmatched": comparison.unmatched(),
+            "first_divergence": comparison.first_divergence(), "total": int(rows.size), "mode": mode}
+
+
+def _comparisons() -> msprobe_compare.ComparisonCache:
+    return services().service(COMPARISONS_KEY, lambda _s: msprobe_compare.ComparisonCache())
 
 
 def _npy_loader(folder: Location) -> msprobe_compare.TensorLoader:

@@ -50,8 +50,9 @@ def test_first_nan_from_the_summary_page(server: str, page: Any) -> None:
 def test_compare_lands_on_the_first_diverging_node(server: str, page: Any) -> None:
     page.goto(f"{server}/#/msprobe?tab=compare")
     target = page.get_by_test_id("compare-target").get_by_test_id("compare-dump")
-    page.wait_for_function("() => document.querySelector('[data-testid=compare-target] [data-testid=compare-dump]')"
-                           "?.value !== ''")  # the first pair is picked once the dumps are listed
+    # the first pair is picked once the dumps are listed (a select not drawn yet has no value either)
+    page.wait_for_function("() => (document.querySelector('[data-testid=compare-target] [data-testid=compare-dump]')"
+                           "?.value ?? '') !== ''")
     assert target.input_value() == "./pair_target_ms_statistics"
     assert page.get_by_test_id("compare-bench").get_by_test_id("compare-dump").input_value() == "./pair_bench_ms_statistics"
     page.get_by_test_id("compare-run").click()

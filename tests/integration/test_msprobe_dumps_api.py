@@ -364,3 +364,29 @@ def test_the_first_anomaly_search_parses_only_files_that_can_hold_one(tmp_path: 
     first = get(make_client(tmp_path / "base", tmp_path / "ws"), "/anomalies", dump_id="./job/dump")
     assert [(f["step"], f["node"]) for f in first["first"]] == [(3, "Mint.div.0.forward")]
     assert parsed == ["step3"]
+
+
+def test_a_kept_comparison_pages_and_follows_a_changed_dump(tmp_path: Path) -> None:
+    """Pages of one comparison are cut from the same rows (kept, not recomputed per page); a dump.json rewritten with
+    other statistics is compared again."""
+    from mindinsight_clone.summary.msprobe_demo import write_msprobe_demo
+
+    write_msprobe_demo(tmp_path / "base")
+    client = make_client(tmp_path / "base", tmp_path / "ws")
+    sides = {"target": {"dump_id": "./msprobe_target", "step": 0}, "bench": {"dump_id": "./msprobe_bench", "step": 0}}
+    whole = post(client, {**sides, "limit": 100_000})
+    pages = [post(client, {**sides, "offset": o, "limit": 7}) for o in range(0, whole["total"], 7)]
+    assert [r for p in pages for r in p["rows"]] == whole["rows"] and {p["total"] for p in pages} == {whole["total"]}
+    errors = post(client, {**sides, "result": "error", "limit": 100_000})
+    assert errors["rows"] == [r for r in whole["rows"] if r["result"] == "error"]
+    assert errors["total"] == whole["counts"]["error"] == len(errors["rows"])
+    dump = next((tmp_path / "base" / "msprobe_target").rglob("step0/rank0/dump.json"))
+    data = json.loads(dump.read_text())
+    name, entry = next((k, v) for k, v in data["data"].items() if v.get("output"))
+    entry["output"][0]["Max"] = float("inf")  # a new Inf in the target's first output
+    dump.write_text(json.dumps(data))
+    again = post(client, {**sides, "limit": 100_000})
+    row = next(r for r in again["rows"] if r["target_name"] == f"{name}.output.0")
+    assert row["target_max"] == "INF" and row["result"] == "error"
+    assert "NPU has nan or inf that Bench does not have." in " ".join(row["err_message"])
+    assert again["rows"] != whole["rows"]

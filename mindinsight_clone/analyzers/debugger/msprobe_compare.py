@@ -16,14 +16,18 @@ The first divergence is the first row, in execution order, that is not `pass`.
 
 from __future__ import annotations
 
+import gc
 import math
-from collections.abc import Callable
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from mindinsight_clone.ingest.msprobe_dump import DumpFile, Node, Slot
+from mindinsight_clone.ingest.msprobe_dump import STAT_KEYS, DumpFile, Node, Slot, stat_number
 
 OUTPUT_ERROR = 0.5  # an output's norm relative error above this ...
 INPUT_CLEAN = 0.1  # ... while every input's relative errors are below this: error
@@ -31,55 +35,269 @@ WARN_FACTOR = 10.0  # an output's norm relative error this many times its inputs
 STATS = ("max", "min", "mean", "norm")
 
 
-@dataclass(slots=True)
-class Row:
-    node: str  # the dump.json entry the slot belongs to
-    target_name: str
-    bench_name: str | None
-    io: str
-    target: dict[str, Any]
-    bench: dict[str, Any] | None
-    diffs: dict[str, float | None] = field(default_factory=dict)
-    rel: dict[str, float | None] = field(default_factory=dict)
-    result: str = "pass"
-    messages: list[str] = field(default_factory=list)
-    tensor: dict[str, float | None] = field(default_factory=dict)  # tensor mode's metrics (empty otherwise)
+IO_CODES = ("input", "output", "parameters")
+_NO_STATS = (None,) * len(STATS)
+_LEAF_KEYS = tuple(theirs for theirs, _ in STAT_KEYS)  # Max, Min, Mean, Norm: STATS' order
+PASS, WARNING, ERROR = 0, 1, 2
+PAUSE_GC_ROWS = 10_000  # a page of more rows is built with the cyclic collector paused
+RESULT_NAMES = ("pass", "warning", "error")
 
-    def json(self) -> dict[str, Any]:
-        return {"node": self.node, "target_name": self.target_name, "bench_name": self.bench_name, "io": self.io,
-                "result": self.result, "err_message": self.messages,
-                "target_dtype": self.target.get("dtype"), "bench_dtype": (self.bench or {}).get("dtype"),
-                "target_shape": self.target.get("shape"), "bench_shape": (self.bench or {}).get("shape"),
-                **{f"target_{k}": stat_json(self.target.get(k)) for k in STATS},
-                **{f"bench_{k}": stat_json((self.bench or {}).get(k)) for k in STATS},
-                **{f"{k}_diff": stat_json(self.diffs.get(k)) for k in STATS},
-                **{f"{k}_relative_err": stat_json(self.rel.get(k)) for k in STATS},
-                "max_abs_err": stat_json(_abs(self.diffs.get("max"))),
-                "max_relative_err": stat_json(self.rel.get("max")), "cosine": None,
-                **{k: stat_json(v) for k, v in self.tensor.items()}}
+
+@dataclass
+class Comparison:
+    """One target-vs-bench comparison, kept compact: per row the two slots (references into the parsed dumps) and
+    the statistics as (rows x 4) arrays with presence masks (a statistic can be absent, or NaN); a row's JSON is made
+    only when it is asked for (a page), so a comparison of 300,000 rows is computed once and paged cheaply."""
+
+    nodes: list[str]  # the node of each row
+    names: list[str]
+    io: np.ndarray  # int8 code into IO_CODES
+    target_slots: list[Slot]
+    bench_slots: list[Slot | None]
+    target: np.ndarray  # float64 (rows x STATS); meaningful where `target_has`
+    target_has: np.ndarray
+    bench: np.ndarray
+    bench_has: np.ndarray
+    diffs: np.ndarray
+    diffs_has: np.ndarray
+    rel: np.ndarray
+    rel_has: np.ndarray
+    results: np.ndarray  # int8: PASS, WARNING, ERROR
+    messages: dict[int, list[str]] = field(default_factory=dict)
+    tensor: dict[int, dict[str, float | None]] = field(default_factory=dict)  # tensor mode's metrics
+
+    @property
+    def size(self) -> int:
+        return len(self.names)
+
+    def counts(self) -> dict[str, int]:
+        found = np.bincount(self.results, minlength=3)
+        return {name: int(found[code]) for code, name in enumerate(RESULT_NAMES)}
+
+    def unmatched(self) -> int:
+        return sum(slot is None for slot in self.bench_slots)
+
+    def select(self, result: str | None) -> np.ndarray:
+        """The rows (in execution order) whose verdict is `result`, or every row."""
+        if result is None:
+            return np.arange(self.size)
+        return np.flatnonzero(self.results == RESULT_NAMES.index(result))
+
+    def first_divergence(self) -> dict[str, Any] | None:
+        """The first row, in execution order, that is not `pass`."""
+        hits = np.flatnonzero(self.results != PASS)
+        return self.row_json(int(hits[0])) if hits.size else None
+
+    def nbytes(self) -> int:
+        arrays = (self.target, self.bench, self.diffs, self.rel)
+        return sum(a.nbytes * 2 for a in arrays) + 200 * self.size  # + masks, names, references
+
+    def row_json(self, i: int) -> dict[str, Any]:
+        return self.rows_json([i])[0]
+
+    def rows_json(self, rows: list[int]) -> list[dict[str, Any]]:
+        """The JSON of `rows` (msprobe's columns; NaN/±Inf as "NAN"/"INF"/"-INF", an absent figure null)."""
+        with _collector_paused(len(rows) > PAUSE_GC_ROWS):
+            return self._rows_json(rows)
+
+    def _rows_json(self, rows: list[int]) -> list[dict[str, Any]]:
+        index = np.asarray(rows, dtype=np.int64)
+        cells = {name: _cells(values[index], has[index]) for name, values, has in (
+            ("target", self.target, self.target_has), ("bench", self.bench, self.bench_has),
+            ("diff", self.diffs, self.diffs_has), ("rel", self.rel, self.rel_has))}
+        out = []
+        for n, i in enumerate(rows):
+            other = self.bench_slots[i]
+            mine_type, mine_shape = _type_and_shape(self.target_slots[i])
+            theirs_type, theirs_shape = _type_and_shape(other) if other is not None else (None, None)
+            target, bench, diff, rel = (cells[name][n] for name in ("target", "bench", "diff", "rel"))
+            out.append({"node": self.nodes[i], "target_name": self.names[i],
+                        "bench_name": self.names[i] if other is not None else None, "io": IO_CODES[self.io[i]],
+                        "result": RESULT_NAMES[self.results[i]], "err_message": list(self.messages.get(i, ())),
+                        "target_dtype": mine_type, "bench_dtype": theirs_type,
+                        "target_shape": mine_shape, "bench_shape": theirs_shape,
+                        **{f"target_{k}": target[j] for j, k in enumerate(STATS)},
+                        **{f"bench_{k}": bench[j] for j, k in enumerate(STATS)},
+                        **{f"{k}_diff": diff[j] for j, k in enumerate(STATS)},
+                        **{f"{k}_relative_err": rel[j] for j, k in enumerate(STATS)},
+                        "max_abs_err": stat_json(_abs(self.diffs[i, 0].item())) if self.diffs_has[i, 0] else None,
+                        "max_relative_err": rel[0], "cosine": None,
+                        **{k: stat_json(v) for k, v in self.tensor.get(i, {}).items()}})
+        return out
+
+
+@contextmanager
+def _collector_paused(pause: bool) -> Iterator[None]:
+    """Python's cyclic collector held off while a big page is built: it makes millions of acyclic objects, and each
+    full collection walks the parsed dumps' millions (a 100,000-row page: 6 s with it, 2 s without)."""
+    was_on = pause and gc.isenabled()
+    if was_on:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
+
+
+def _cells(values: np.ndarray, has: np.ndarray) -> list[list[Any]]:
+    """Rows of figures as JSON values: absent -> None, NaN/±Inf -> stat_json's text."""
+    return [[stat_json(v) if h else None for v, h in zip(row, flags, strict=True)]
+            for row, flags in zip(values.tolist(), has.tolist(), strict=True)]
+
+
+def _type_and_shape(slot: Slot) -> tuple[Any, Any]:
+    """A tensor's dtype and shape; a plain argument's type (and no shape)."""
+    leaf = slot.leaf or {}
+    return (leaf.get("dtype"), leaf.get("shape")) if slot.is_tensor else (leaf.get("type"), None)
 
 
 TensorLoader = Callable[[str], np.ndarray]  # data_name -> the array (OSError / ValueError with a clear message)
 
 
+class ComparisonCache:
+    """The last few comparisons, by the two parsed dumps (the parse cache hands out the same DumpFile while a file is
+    unchanged, so a changed dump.json is compared again) and the mode: the pages of one comparison cost a page."""
+
+    def __init__(self, keep: int = 2) -> None:
+        self._keep = keep
+        self._items: OrderedDict[tuple[int, int, str], tuple[DumpFile, DumpFile, Comparison]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, target: DumpFile, bench: DumpFile, mode: str, make: Callable[[], Comparison]) -> Comparison:
+        key = (id(target), id(bench), mode)
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None and found[0] is target and found[1] is bench:  # not an id reused by another dump
+                self._items.move_to_end(key)
+                return found[2]
+        made = make()
+        with self._lock:
+            self._items[key] = (target, bench, made)
+            while len(self._items) > self._keep:
+                self._items.popitem(last=False)
+        return made
+
+
 def compare(target: DumpFile, bench: DumpFile,
-            tensors: tuple[TensorLoader, TensorLoader] | None = None) -> dict[str, Any]:
-    """`{"rows": [...], "first_divergence", "counts": {"pass", "warning", "error"}, "unmatched"}`.
+            tensors: tuple[TensorLoader, TensorLoader] | None = None) -> Comparison:
+    """The comparison of every slot of `target` with the slot of the same name in `bench` (module docstring).
     With `tensors` (tensor mode) every matched tensor row also gets the metrics of its two `.npy` arrays."""
     bench_slots = {name: slot for node in bench.nodes for name, slot in _named(node)}
-    rows: list[Row] = []
+    nodes: list[str] = []
+    names: list[str] = []
+    slots: list[Slot] = []
+    others: list[Slot | None] = []
+    starts: list[int] = []  # the first row of each node
     for node in target.nodes:
-        node_rows = [_row(node.name, name, slot, bench_slots.get(name)) for name, slot in _named(node)]
-        if tensors is not None:
-            for row, (name, slot) in zip(node_rows, _named(node), strict=True):
-                _add_tensor_metrics(row, slot, bench_slots.get(name), tensors)
-        _judge_outputs(node_rows)
-        rows += node_rows
-    first = next((r for r in rows if r.result != "pass"), None)
-    counts = {k: sum(r.result == k for r in rows) for k in ("pass", "warning", "error")}
-    return {"rows": [r.json() for r in rows], "counts": counts,
-            "unmatched": sum(r.bench_name is None for r in rows),
-            "first_divergence": first.json() if first else None}
+        starts.append(len(names))
+        for name, slot in _named(node):
+            nodes.append(node.name)
+            names.append(name)
+            slots.append(slot)
+            others.append(bench_slots.get(name))
+    n = len(names)
+    io = np.array([_io_code(s.io) for s in slots], dtype=np.int8)
+    mine = [s.is_tensor for s in slots]
+    theirs = [o is not None and o.is_tensor for o in others]
+    tgt, tgt_has = _stats(slots, mine)
+    ben, ben_has = _stats(others, theirs)
+    tensor_pair = np.array(mine, dtype=bool) & np.array(theirs, dtype=bool)
+    both = tgt_has & ben_has & tensor_pair[:, None]
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        diffs = np.where(both, tgt - ben, 0.0)
+        usable = both & (ben != 0) & np.isfinite(ben)
+        rel = np.where(usable, np.abs(diffs / np.where(usable, ben, 1.0)), 0.0)
+    rel_has = usable | (both & (diffs == 0))
+    out = Comparison(nodes, names, io, slots, others, tgt, tgt_has, ben, ben_has, diffs, both.copy(), rel, rel_has,
+                     np.zeros(n, dtype=np.int8))
+    _judge_rows(out, mine, theirs, tensor_pair)
+    if tensors is not None:
+        for i in np.flatnonzero(tensor_pair).tolist():
+            _add_tensor_metrics(out, i, tensors)
+    _judge_outputs(out, starts, mine, theirs)
+    return out
+
+
+def _io_code(io: str) -> int:
+    return 1 if io == "output" else (2 if io == "parameters" else 0)
+
+
+def _stats(slots: list[Slot] | list[Slot | None], tensor: list[bool]) -> tuple[np.ndarray, np.ndarray]:
+    """The Max/Min/Mean/Norm of each tensor slot (rows x 4) and where they are present (a statistic is absent, or
+    a number that may be NaN)."""
+    cells: list[float | None] = []
+    for slot, is_tensor in zip(slots, tensor, strict=True):
+        if not is_tensor or slot is None or slot.leaf is None:
+            cells.extend(_NO_STATS)
+            continue
+        for key in _LEAF_KEYS:  # Slot.stats(), inline: a float as it is, anything else through stat_number
+            value = slot.leaf.get(key)
+            cells.append(value if type(value) is float else stat_number(value))
+    has = np.array([c is not None for c in cells], dtype=bool).reshape(-1, len(STATS))
+    values = np.array([0.0 if c is None else c for c in cells], dtype=np.float64).reshape(-1, len(STATS))
+    return values, has
+
+
+def _judge_rows(out: Comparison, mine: list[bool], theirs: list[bool], tensor_pair: np.ndarray) -> None:
+    """Each matched row's own checks: type, plain value, dtype, shape, NaN/Inf the bench does not have."""
+    finite_t = np.isfinite(out.target[:, :2]) | ~out.target_has[:, :2]  # max, min
+    finite_b = np.isfinite(out.bench[:, :2]) | ~out.bench_has[:, :2]
+    new_non_finite = (~finite_t & finite_b).any(axis=1)
+    pair = tensor_pair.tolist()
+    for i, (slot, other) in enumerate(zip(out.target_slots, out.bench_slots, strict=True)):
+        if other is None:
+            continue
+        if mine[i] != theirs[i]:
+            _flag(out, i, ERROR, "The type of NPU and Bench are inconsistent.")
+        elif not pair[i]:
+            _plain(out, i, (slot.leaf or {}).get("value"), (other.leaf or {}).get("value"))
+        else:
+            leaf, bench_leaf = slot.leaf or {}, other.leaf or {}
+            if leaf.get("dtype") != bench_leaf.get("dtype"):
+                _flag(out, i, ERROR, "The dtype of NPU and Bench are inconsistent.")
+            if leaf.get("shape") != bench_leaf.get("shape"):
+                _flag(out, i, ERROR, "The shape of NPU and Bench are inconsistent.")
+            if new_non_finite[i]:
+                _flag(out, i, ERROR, "NPU has nan or inf that Bench does not have.")
+
+
+def _plain(out: Comparison, i: int, a: Any, b: Any) -> None:
+    """Two plain arguments: equal (differences 0), or an error; numbers also get their difference."""
+    if a != b:
+        _flag(out, i, ERROR, "The value of NPU and Bench are inconsistent.")
+    else:
+        out.diffs[i], out.diffs_has[i], out.rel[i], out.rel_has[i] = 0.0, True, 0.0, True
+    if isinstance(a, int | float) and isinstance(b, int | float) and not isinstance(a, bool):
+        diff = float(a) - float(b)
+        rel = _rel(diff, float(b))
+        out.diffs[i], out.diffs_has[i] = diff, True
+        out.rel[i], out.rel_has[i] = (0.0 if rel is None else rel), rel is not None
+
+
+def _judge_outputs(out: Comparison, starts: list[int], mine: list[bool], theirs: list[bool]) -> None:
+    """msprobe's output-relative-to-input checks over each node's rows (`mine` / `theirs`: tensor slots)."""
+    matched = [o is not None for o in out.bench_slots]
+    judged_list = [m and a == b for m, a, b in zip(matched, mine, theirs, strict=True)]  # not a type mismatch
+    norm_ok = (out.rel_has[:, 3] & np.isfinite(out.rel[:, 3])).tolist()
+    norm = out.rel[:, 3].tolist()
+    io = out.io.tolist()
+    for node, start in enumerate(starts):
+        end = starts[node + 1] if node + 1 < len(starts) else out.size
+        # a Cell's parameters are among its inputs (a mis-scaled weight explains the output's error)
+        in_norm = [norm[i] for i in range(start, end) if io[i] != 1 and judged_list[i] and norm_ok[i]]
+        outputs = [i for i in range(start, end) if io[i] == 1 and matched[i]]
+        if not outputs:
+            continue
+        out_norms = [norm[i] for i in outputs if norm_ok[i]]
+        if in_norm and all(v < INPUT_CLEAN for v in in_norm):
+            for i in outputs:
+                if norm_ok[i] and norm[i] > OUTPUT_ERROR:
+                    _flag(out, i, ERROR, "The NormRelativeErr of output is greater than 0.5.")
+        # the node's largest output error against its largest input error, said on its first output row (as
+        # msprobe 26.2 does: a two-output backward's warning lands on output.0 whichever output grew)
+        if out_norms and in_norm and max(out_norms) > WARN_FACTOR * max(in_norm):
+            _flag(out, outputs[0], WARNING, "The norm relative error of output is 10 times that of input.")
 
 
 def _named(node: Node) -> list[tuple[str, Slot]]:
@@ -87,75 +305,19 @@ def _named(node: Node) -> list[tuple[str, Slot]]:
     return [(f"{node.name}.{s.index}" if grad else f"{node.name}.{s.io}.{s.index}", s) for s in node.slots]
 
 
-def _row(node: str, name: str, slot: Slot, other: Slot | None) -> Row:
-    io = "output" if slot.io == "output" else ("parameters" if slot.io == "parameters" else "input")
-    mine = _facts(slot)
-    row = Row(node, name, name if other is not None else None, io, mine, _facts(other) if other is not None else None)
-    if other is None:
-        return row
-    theirs = row.bench or {}
-    if slot.is_tensor != other.is_tensor:
-        _flag(row, "error", "The type of NPU and Bench are inconsistent.")
-        return row
-    if not slot.is_tensor:
-        a, b = mine.get("value"), theirs.get("value")
-        if a != b:
-            _flag(row, "error", "The value of NPU and Bench are inconsistent.")
-        else:
-            row.diffs = dict.fromkeys(STATS, 0.0)
-            row.rel = dict.fromkeys(STATS, 0.0)
-        if isinstance(a, int | float) and isinstance(b, int | float) and not isinstance(a, bool):
-            row.diffs = {k: float(a) - float(b) for k in STATS}
-            row.rel = {k: _rel(float(a) - float(b), float(b)) for k in STATS}
-        return row
-    for key in STATS:
-        a, b = mine.get(key), theirs.get(key)
-        row.diffs[key] = a - b if isinstance(a, float) and isinstance(b, float) else None
-        row.rel[key] = _rel(row.diffs[key], b)
-    if mine.get("dtype") != theirs.get("dtype"):
-        _flag(row, "error", "The dtype of NPU and Bench are inconsistent.")
-    if mine.get("shape") != theirs.get("shape"):
-        _flag(row, "error", "The shape of NPU and Bench are inconsistent.")
-    for key in ("max", "min"):
-        a, b = mine.get(key), theirs.get(key)
-        if isinstance(a, float) and not math.isfinite(a) and not (isinstance(b, float) and not math.isfinite(b)):
-            _flag(row, "error", "NPU has nan or inf that Bench does not have.")
-            break
-    return row
-
-
-def _judge_outputs(rows: list[Row]) -> None:
-    """msprobe's output-relative-to-input checks over one node's rows."""
-    # a Cell's parameters are among its inputs (a mis-scaled weight explains the output's error)
-    inputs = [r for r in rows if r.io in ("input", "parameters") and r.bench is not None and r.rel]
-    in_norm = [v for r in inputs if (v := r.rel.get("norm")) is not None and math.isfinite(v)]
-    in_norm_max = max(in_norm, default=None)
-    outputs = [r for r in rows if r.io == "output" and r.bench is not None]
-    out_norms = [v for r in outputs if (v := r.rel.get("norm")) is not None and math.isfinite(v)]
-    for row in outputs:
-        out = row.rel.get("norm")
-        if out is not None and math.isfinite(out) and in_norm and all(v < INPUT_CLEAN for v in in_norm) \
-                and out > OUTPUT_ERROR:
-            _flag(row, "error", "The NormRelativeErr of output is greater than 0.5.")
-    # the node's largest output error against its largest input error, said on its first output row (as msprobe
-    # 26.2 does: a two-output backward's warning lands on output.0 whichever output grew)
-    if outputs and out_norms and in_norm_max is not None and max(out_norms) > WARN_FACTOR * in_norm_max:
-        _flag(outputs[0], "warning", "The norm relative error of output is 10 times that of input.")
-
-
-def _add_tensor_metrics(row: Row, slot: Slot, other: Slot | None, loaders: tuple[TensorLoader, TensorLoader]) -> None:
-    if other is None or not slot.is_tensor or not other.is_tensor:
-        return
+def _add_tensor_metrics(out: Comparison, i: int, loaders: tuple[TensorLoader, TensorLoader]) -> None:
+    slot, other = out.target_slots[i], out.bench_slots[i]
+    assert other is not None
     names = [(s.leaf or {}).get("data_name") for s in (slot, other)]
     if not all(isinstance(n, str) for n in names):
-        row.messages.append("warning: no tensor file (data_name) to compare.")
+        out.messages.setdefault(i, []).append("warning: no tensor file (data_name) to compare.")
         return
     try:
         a, b = (load(str(n)) for load, n in zip(loaders, names, strict=True))
     except (OSError, ValueError) as exc:
-        row.messages.append(f"warning: {exc}")
+        out.messages.setdefault(i, []).append(f"warning: {exc}")
         return
-    row.tensor = tensor_metrics(a, b)
+    out.tensor[i] = tensor_metrics(a, b)
 
 
 def tensor_metrics(target: np.ndarray, bench: np.ndarray) -> dict[str, float | None]:
@@ -179,18 +341,10 @@ def tensor_metrics(target: np.ndarray, bench: np.ndarray) -> dict[str, float | N
             "five_thousandths_err_ratio": float(np.mean(rel < 0.005))}
 
 
-def _flag(row: Row, level: str, message: str) -> None:
-    row.messages.append(f"{level}: {message}")
-    if level == "error" or row.result == "pass":
-        row.result = level
-
-
-def _facts(slot: Slot) -> dict[str, Any]:
-    if slot.is_tensor:
-        leaf = slot.leaf or {}
-        return {"dtype": leaf.get("dtype"), "shape": leaf.get("shape"), **slot.stats()}
-    leaf = slot.leaf or {}
-    return {"dtype": leaf.get("type"), "value": leaf.get("value")}
+def _flag(out: Comparison, i: int, level: int, message: str) -> None:
+    out.messages.setdefault(i, []).append(f"{RESULT_NAMES[level]}: {message}")
+    if level == ERROR or out.results[i] == PASS:
+        out.results[i] = level
 
 
 def _rel(diff: float | None, bench: Any) -> float | None:
