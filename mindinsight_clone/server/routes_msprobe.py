@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint
 
+from mindinsight_clone.errors import ParamValueError
 from mindinsight_clone.server import params
 from mindinsight_clone.server.services import Services, services
 
@@ -54,6 +55,18 @@ def tree() -> Any:
 @bp.get("/node")
 def node() -> Any:
     return _dumps().node(params.required("dump_id"), params.required("name"), params.arg("rank"))
+
+
+@bp.get("/tensor")
+def tensor() -> Any:
+    """A window (`shape`, MindInsight's slicing syntax) of a node's input/output/parameter tensor; `detail=histogram`
+    adds the whole tensor's histogram."""
+    detail = params.arg("detail") or "data"
+    if detail not in ("data", "histogram"):
+        raise ParamValueError("'detail' should be data or histogram.")
+    return _dumps().tensor(params.required("dump_id"), _step(), params.arg("rank"), params.required("name"),
+                           params.required("io"), params.required("index"), params.arg("shape"),
+                           with_histogram=detail == "histogram")
 
 
 @bp.get("/anomalies")

@@ -47,6 +47,35 @@ def test_first_nan_from_the_summary_page(server: str, page: Any) -> None:
     row.wait_for(state="detached")
 
 
+def test_a_tensor_dump_shows_the_nan_values_of_a_slot(server: str, page: Any) -> None:
+    """Task tensor (lenet_tensor): the output of step 2's 0/0 division as a table, a heat map whose NaN cells are
+    counted apart, and the whole tensor's histogram."""
+    import numpy as np
+
+    want = np.load(MSPROBE / "lenet_tensor/step2/proc5748/dump_tensor_data/Mint.div.0.forward.output.0.npy")
+    page.goto(f"{server}/#/msprobe?dump_id=./lenet_tensor&step=2&node=Mint.div.0.forward")
+    page.locator('[data-testid=msprobe-node-detail][data-name="Mint.div.0.forward"][data-step="2"]').wait_for()
+    page.get_by_test_id("msprobe-slot").filter(has_text="output.0").get_by_test_id("msprobe-slot-values").click()
+    values = page.locator('[data-testid=msprobe-values][data-slot="output.0"]:not([data-shape=""])')
+    values.wait_for()
+    window = want[0, 0]  # the default window: the last two dimensions at index 0 of the others
+    assert values.get_attribute("data-shape") == "[0, 0, :10, :10]"
+    cells = page.locator("[data-testid=msprobe-values] .tensor-table td, [data-testid=msprobe-values] table td")
+    assert cells.count() >= 100
+    page.get_by_test_id("msprobe-values-view-heatmap").click()
+    heat = page.locator('[data-testid=msprobe-values-heatmap][data-rendered="true"]')
+    heat.wait_for()
+    nan_cells = int(np.isnan(window[:10, :10]).sum())
+    published = page.evaluate("() => window.__charts['msprobe-heatmap:Mint.div.0.forward:output:0'].series")
+    assert {s["name"]: s["points"] for s in published}["finite"] == 100 - nan_cells
+    page.get_by_test_id("msprobe-values-view-histogram").click()
+    page.locator('[data-testid=msprobe-values-histogram-chart][data-rendered="true"]').wait_for()
+    nonfinite = page.get_by_test_id("histogram-nonfinite")  # the NaN values, said beside the buckets of the rest
+    assert nonfinite.count() == (1 if np.isnan(want).any() else 0)
+    page.get_by_test_id("msprobe-values-close").click()
+    values.wait_for(state="detached")
+
+
 def test_compare_lands_on_the_first_diverging_node(server: str, page: Any) -> None:
     page.goto(f"{server}/#/msprobe?tab=compare")
     target = page.get_by_test_id("compare-target").get_by_test_id("compare-dump")

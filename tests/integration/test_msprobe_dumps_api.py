@@ -390,3 +390,47 @@ def test_a_kept_comparison_pages_and_follows_a_changed_dump(tmp_path: Path) -> N
     assert row["target_max"] == "INF" and row["result"] == "error"
     assert "NPU has nan or inf that Bench does not have." in " ".join(row["err_message"])
     assert again["rows"] != whole["rows"]
+
+
+def test_a_tensor_dump_shows_a_slots_values_and_histogram(real: tuple[FlaskClient, dict[str, Any]]) -> None:
+    """Task `tensor`: a window of a slot's .npy (the tensors page's slicing and NaN/Inf text), and its histogram;
+    step 2's 0/0 division gives NaN values, named as such."""
+    import numpy as np
+
+    client, _ = real
+    folder = MSPROBE / "lenet_tensor" / "step2" / "proc5748"
+    query = {"dump_id": "./lenet_tensor", "step": 2, "name": "Mint.div.0.forward", "io": "output", "index": "0"}
+    want = np.load(folder / "dump_tensor_data" / "Mint.div.0.forward.output.0.npy")
+    answer = get(client, "/tensor", **query, shape="[0, 0, :, :]")
+    assert answer["value"]["dims"] == list(want.shape) and answer["shape"] == "[0, 0, :, :]"
+    cells = [[None if isinstance(v, str) else v for v in row] for row in answer["value"]["data"]]
+    got = np.array(cells, dtype=float)
+    np.testing.assert_allclose(got, want[0, 0], equal_nan=True)
+    nan_cells = {v for row in answer["value"]["data"] for v in row if isinstance(v, str)}
+    assert nan_cells == ({"NAN"} if np.isnan(want[0, 0]).any() else set())
+    assert np.isnan(want).any()  # the fixture's planted 0/0
+    with_histogram = get(client, "/tensor", **query, detail="histogram")
+    assert sum(b[2] for b in with_histogram["histogram"]) == int(np.isfinite(want).sum())
+    assert with_histogram["value"]["statistics"]["overall_nan_count"] == int(np.isnan(want).sum())
+    # a statistics dump holds no values; a bad detail or slot is a clear 400
+    stats_only = {**query, "dump_id": "./lenet_statistics", "step": 2}
+    assert "statistics only" in get(client, "/tensor", status=400, **stats_only)["error_msg"]
+    assert get(client, "/tensor", status=400, **query, detail="all")["error_msg"]
+    assert get(client, "/tensor", status=400, **{**query, "index": "9"})["error_msg"]
+
+
+def test_a_tensor_file_name_cannot_leave_its_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "base" / "job" / "dump" / "step0" / "rank0"
+    (folder / "dump_tensor_data").mkdir(parents=True)
+    (tmp_path / "base" / "job" / "secret.npy").write_bytes(b"\x93NUMPY")
+    leaf = {"type": "mindspore.Tensor", "dtype": "Float32", "shape": [1], "Max": 1.0, "Min": 1.0, "Mean": 1.0,
+            "Norm": 1.0}
+    data = {f"Mint.add.{i}.forward": {"input_args": [], "output": [{**leaf, "data_name": name}]}
+            for i, name in enumerate(("../../secret.npy", "x.pt", "absent.npy"))}
+    (folder / "dump.json").write_text(json.dumps({"task": "tensor", "level": "L1", "framework": "mindspore",
+                                                  "data": data}))
+    client = make_client(tmp_path / "base", tmp_path / "ws")
+    messages = [get(client, "/tensor", status=400, dump_id="./job/dump", step=0, name=f"Mint.add.{i}.forward",
+                    io="output", index="0")["error_msg"] for i in range(3)]
+    assert "not a file name" in messages[0] and ".pt file is never unpickled" in messages[1]
+    assert "not in dump_tensor_data" in messages[2]

@@ -1,6 +1,7 @@
 // msprobe dumps (issue 35): GET /v1/mindinsight/msprobe/{dumps,nodes,tree,node,anomalies} (docs/msprobe.md).
 // Statistics are numbers, null where msprobe wrote null, and "NAN" / "INF" / "-INF" for non-finite values.
 import { getJson, type RequestOptions } from './client'
+import type { Bucket, TensorData } from './types'
 
 export type Stat = number | 'NAN' | 'INF' | '-INF' | null
 
@@ -55,6 +56,19 @@ export interface MsprobeNodeHistory {
   stack: string[]
 }
 
+/** A window of one slot's tensor (task `tensor` dumps): the tensors page's answer, plus the whole histogram. */
+export interface MsprobeTensor {
+  shape: string
+  data_name: string
+  value: {
+    dims: number[]
+    data_type: string
+    data: TensorData
+    statistics: { max: number; min: number; avg: number; overall_nan_count: number | null; overall_pos_inf_count: number | null; overall_neg_inf_count: number | null }
+  }
+  histogram?: Bucket[]
+}
+
 const P = 'msprobe/'
 
 export const msprobeDumpsApi = {
@@ -64,6 +78,8 @@ export const msprobeDumpsApi = {
   tree: (q: { dump_id: string; step?: number; rank?: string }, o?: RequestOptions) =>
     getJson<{ nodes: { name: string; parent: string | null; index: number | null; bad: boolean }[] }>(P + 'tree', { ...q }, o),
   node: (q: { dump_id: string; name: string; rank?: string }, o?: RequestOptions) => getJson<MsprobeNodeHistory>(P + 'node', { ...q }, o),
+  tensor: (q: { dump_id: string; step: number; rank: string; name: string; io: string; index: string; shape?: string; detail?: 'data' | 'histogram' }, o?: RequestOptions) =>
+    getJson<MsprobeTensor>(P + 'tensor', { ...q }, o),
   anomalies: (dumpId: string, o?: RequestOptions) =>
     getJson<{ first: MsprobeAnomaly[]; first_rank: string | null }>(P + 'anomalies', { dump_id: dumpId }, o),
 }

@@ -21,12 +21,15 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
+from mindinsight_clone.analyzers.debugger import values
 from mindinsight_clone.analyzers.debugger.msprobe_compare import stat_json
+from mindinsight_clone.analyzers.debugger.stats import tensor_stats
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
-from mindinsight_clone.errors import DebuggerDumpNotExistError, ParamValueError
+from mindinsight_clone.errors import DebuggerDumpNotExistError, DebuggerTensorUnreadableError, ParamValueError
 from mindinsight_clone.ingest import msprobe_dump, storage
 from mindinsight_clone.ingest.debug_discovery import DebugFinds, MsprobeDump
 from mindinsight_clone.ingest.msprobe_dump import DumpFile, Node, Slot
+from mindinsight_clone.ingest.npy_file import NpyArray, NpyError, read_header
 from mindinsight_clone.ingest.storage import Entry, Location
 
 logger = logging.getLogger(__name__)
@@ -197,6 +200,46 @@ class MsprobeDumps:
         if not steps:
             raise DebuggerDumpNotExistError(f"no node {name} in {dump_id}" + (f" rank {rank}" if rank else ""))
         return {"dump_id": dump_id, "name": name, "rank": wanted, "steps": steps, "stack": stack}
+
+    # ------------------------------------------------------------------ tensor values
+    def tensor(self, dump_id: str, step: int | None, rank: str | None, name: str, io: str, index: str,
+               dims: str | None, with_histogram: bool = False) -> dict[str, Any]:
+        """A window of one slot's tensor (task `tensor`: `dump_tensor_data/<data_name>.npy`), as the tensors page
+        answers it (MindInsight's slicing syntax, NaN/Inf as text); with `with_histogram`, the buckets of the whole
+        tensor (read in chunks, its statistics cached). A statistics-only dump has no values to show: said."""
+        place = self.place(dump_id, step, rank)
+        node = next((n for n in self.dump_file(place).nodes if n.name == name), None)
+        slot = next((s for s in node.slots if s.io == io and s.index == index), None) if node is not None else None
+        if slot is None or not slot.is_tensor:
+            raise DebuggerDumpNotExistError(f"no tensor {io}.{index} of {name} at {place.step}/{place.rank}")
+        leaf = slot.leaf or {}
+        array = self._npy(place, leaf.get("data_name"))
+        overall = self.cache.get("msprobe-npy-stats", array.location,
+                                 lambda _p: tensor_stats(values.value_chunks(array)), weight=256) \
+            if with_histogram else None
+        answer = values.window_answer(array, str(leaf.get("dtype")), overall, dims)
+        answer["data_name"] = leaf.get("data_name")
+        if overall is not None:
+            answer["histogram"] = values.array_histogram(array, overall)
+        return answer
+
+    def _npy(self, place: StepRank, data_name: Any) -> NpyArray:
+        if not isinstance(data_name, str):
+            raise DebuggerTensorUnreadableError("this dump holds statistics only (task statistics): its tensors' "
+                                                "values were not written")
+        if "/" in data_name or "\\" in data_name or data_name.startswith("."):
+            raise DebuggerTensorUnreadableError(f"{data_name}: not a file name")
+        if not data_name.endswith(".npy"):
+            raise DebuggerTensorUnreadableError(f"{data_name}: only .npy tensors are read (a PyTorch .pt file is "
+                                                "never unpickled)")
+        location = place.location / msprobe_dump.TENSOR_DIR / data_name
+        try:
+            header, prefix = read_header(location, storage.stat(location).size)
+        except FileNotFoundError:
+            raise DebuggerTensorUnreadableError(f"{data_name}: not in {msprobe_dump.TENSOR_DIR}/") from None
+        except (NpyError, OSError) as exc:
+            raise DebuggerTensorUnreadableError(f"{data_name}: {exc}") from None
+        return NpyArray(location, header, prefix)
 
     # ------------------------------------------------------------------ first anomaly
     def anomalies(self, dump_id: str) -> dict[str, Any]:

@@ -90,19 +90,26 @@ def window_statistics(window: Stats, overall: TensorStats | None) -> dict[str, A
 
 def value_answer(item: TensorItem, overall: TensorStats | None, dims: str | None) -> dict[str, Any]:
     """`{"shape", "value": {"dims", "data_type", "data", "statistics"}}` for one window."""
-    array = open_array(item)
+    return window_answer(open_array(item), item.name.dtype, overall, dims)
+
+
+def window_answer(array: NpyArray, data_type: str, overall: TensorStats | None, dims: str | None) -> dict[str, Any]:
+    """One window of any checked .npy (MindInsight's slicing syntax), with its statistics."""
     text, index = checked_index(array.header.shape, dims)
     part = _window(array, index)
     stats = statistics(part)
-    return {"shape": text, "value": {"dims": list(array.header.shape), "data_type": item.name.dtype,
+    return {"shape": text, "value": {"dims": list(array.header.shape), "data_type": data_type,
                                      "npy_dtype": str(array.header.dtype), "data": to_jsonable(part, stats),
                                      "statistics": window_statistics(stats, overall)}}
 
 
 def histogram(item: TensorItem, overall: TensorStats) -> list[list[float]]:
+    return array_histogram(open_array(item), overall)
+
+
+def array_histogram(array: NpyArray, overall: TensorStats) -> list[list[float]]:
     """Buckets `[left, width, count]` over the finite values (the tensors plugin's bucketing over the whole
     tensor's range and count), counted chunk by chunk."""
-    array = open_array(item)
     plugin_stats = overall.as_plugin_stats()
     if overall.finite_count == 0:
         return []

@@ -20,6 +20,8 @@ export const msprobeDumpsEn = {
   'msprobe.parent': 'in',
   'msprobe.slot': 'Argument',
   'msprobe.stack': 'Call stack',
+  'msprobe.values': 'Values',
+  'msprobe.valuesHint': 'Show the values of this tensor (the dump holds them: task tensor)',
   'msprobe.acrossSteps': 'Across steps',
   'msprobe.summaryDumps': '{n} msprobe dumps',
   'msprobe.summaryDumps.one': '{n} msprobe dump',

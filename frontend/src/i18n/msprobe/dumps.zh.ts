@@ -20,6 +20,8 @@ export const msprobeDumpsZh: Record<string, string> = {
   'msprobe.parent': '属于',
   'msprobe.slot': '参数',
   'msprobe.stack': '调用栈',
+  'msprobe.values': '数值',
+  'msprobe.valuesHint': '查看此张量的数值（dump 中有：task tensor）',
   'msprobe.acrossSteps': '各步统计',
   'msprobe.summaryDumps': '{n} 个 msprobe 数据',
   'msprobe.summaryDumps.one': '{n} 个 msprobe 数据',
