@@ -119,6 +119,16 @@ def test_cluster_page(old_ui_server: str, page: Any, screenshot: Callable[..., P
         assert float(rows.nth(i).locator("td").nth(2).inner_text()) == interval
     # the links come from their own request (hccl_raw files): wait for them, then count
     page.wait_for_function("n => document.querySelectorAll('[data-testid=legacy-link-row]').length === n", arg=links)
+    # the largest bandwidth, in the unit it reads best in (hccl_raw writes KB/s): header unit x cell = the file's
+    fastest = max(link[2] for rank in ranks for r in _rows(prof / f"hccl_raw_{rank}.csv") if r["step_num"] == "-"
+                  for kinds in json.loads(r["link_info"]).values() for link in kinds.values())
+    page.click('[data-testid="legacy-link-sort-bandwidth"]')  # descending
+    header = page.locator('[data-testid="legacy-link-sort-bandwidth"]').inner_text()
+    unit = header.split("(")[1].rstrip(")")
+    to_kbps = {"GB/s": 1e6, "MB/s": 1e3, "KB/s": 1.0, "B/s": 1e-3}[unit]
+    shown = float(page.locator('[data-testid="legacy-link-row"]').first.locator("td").nth(5).inner_text())
+    assert 1 <= shown < 1000 or unit in ("GB/s", "B/s"), (shown, unit)
+    assert shown * to_kbps == pytest.approx(fastest, rel=1e-3), (shown, unit, fastest)
     assert page.locator('[data-testid="legacy-cluster-suggestion"]').count() > 0
     _rendered(page, "legacy-cluster-flops-chart")
     # one stage only

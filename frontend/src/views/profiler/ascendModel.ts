@@ -190,6 +190,8 @@ export interface ScaledUnit {
 // decimal steps, as the profiler writes them (Transit Size(MB) is 10^6 bytes; MB/ms is GB/s)
 const UNIT_LADDERS: Record<string, [string, number][]> = {
   'GB/s': [['GB/s', 1], ['MB/s', 1e3], ['KB/s', 1e6], ['B/s', 1e9]],
+  'KB/s': [['GB/s', 1e-6], ['MB/s', 1e-3], ['KB/s', 1], ['B/s', 1e3]],
+  KB: [['GB', 1e-6], ['MB', 1e-3], ['KB', 1], ['B', 1e3]],
   MB: [['GB', 1e-3], ['MB', 1], ['KB', 1e3], ['B', 1e6]],
   ms: [['s', 1e-3], ['ms', 1], ['µs', 1e3], ['ns', 1e6]],
 }
