@@ -182,6 +182,11 @@ def test_iteration_tensor_table_and_a_watchpoint_over_the_clean_dump(page: Any, 
     firsts = page.locator("[data-testid=dbg-hit][data-first=true]").evaluate_all("els => els.map(e => +e.dataset.iteration)")
     assert sorted(firsts) == sorted({t["iteration"] for t in over})
     assert page.get_by_test_id("dbg-first-bad").count() == 0
+    # each hit's figure says what it was tested against, and the column says what it holds
+    assert page.get_by_test_id("dbg-hits-value-head").get_attribute("title")
+    assert page.get_by_test_id("dbg-hit-param").first.inner_text() == "Max > 5"
+    figures = page.get_by_test_id("dbg-hit-value").evaluate_all("els => els.map(e => e.firstChild.textContent.trim())")
+    assert figures and all(float(f) > 5 for f in figures)
 
 
 def test_lenet_mindir_shows_its_30_nodes_and_checkpoint_statistics(page: Any, debug_server: str,

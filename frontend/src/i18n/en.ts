@@ -1118,6 +1118,8 @@ export const en = {
   'debugger.op': 'Op',
   'debugger.tensor': 'Tensor',
   'debugger.condition': 'Condition',
+  'debugger.hitValue': 'Figure',
+  'debugger.hitValueHint': 'The figure of the tensor the condition tested (e.g. its max), with the test beneath it',
   'debugger.watchpoints': 'Watchpoints',
   'debugger.conditions': 'Conditions',
   'debugger.targets': 'Check',

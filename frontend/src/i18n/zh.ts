@@ -1117,6 +1117,8 @@ export const zh: Partial<Record<MessageKey, string>> = {
   'debugger.op': '算子',
   'debugger.tensor': '张量',
   'debugger.condition': '条件',
+  'debugger.hitValue': '实测值',
+  'debugger.hitValueHint': '条件所检查的张量数值（如最大值），下方为检查条件',
   'debugger.watchpoints': '监测点',
   'debugger.conditions': '监测条件',
   'debugger.targets': '检查对象',
