@@ -4,8 +4,10 @@
 execution order over 4 steps of 2 ranks (`step<N>/rank<R>/dump.json`, `construct.json`, `stack.json`), statistics
 computed with numpy from seeded tensors. In the target, rank 1 divides 0 by 0 at step 2 (its normalisation sees an
 all-zero image: the first NaN of the job, rank 1 before rank 0 which follows at step 3), and `fc2` runs in float16
-with a mis-scaled weight; the bench is the clean float32 run. Python's json writes NaN as the bare token msprobe's
-files hold. Shapes and names follow ../shared/fixtures/msprobe/README.md.
+with a mis-scaled weight; the bench is the clean float32 run. The target is a task `tensor` dump: every tensor is
+also in `dump_tensor_data/<node>.<io>.<index>.npy` (its `data_name`), so its values can be shown; the bench keeps
+statistics only. Python's json writes NaN as the bare token msprobe's files hold. Shapes and names follow
+../shared/fixtures/msprobe/README.md.
 """
 
 from __future__ import annotations
@@ -19,13 +21,30 @@ import numpy as np
 CELLS = ("norm", "conv1", "relu", "fc1", "fc2")
 
 
+_ARRAYS: dict[int, np.ndarray] = {}  # id(leaf) -> its tensor, while one step is written
+
+
 def _leaf(x: np.ndarray, dtype: str = "Float32") -> dict[str, Any]:
     with np.errstate(invalid="ignore"):
         finite = x[np.isfinite(x)]
-        return {"type": "mindspore.Tensor", "dtype": dtype, "shape": list(x.shape),
+        leaf = {"type": "mindspore.Tensor", "dtype": dtype, "shape": list(x.shape),
                 "Max": float(finite.max()) if finite.size else float("nan"),
                 "Min": float(finite.min()) if finite.size else float("nan"),
                 "Mean": float(x.mean()), "Norm": float(np.sqrt(np.sum(x.astype(np.float64) ** 2)))}
+    _ARRAYS[id(leaf)] = x
+    return leaf
+
+
+def _save_tensors(data: dict[str, Any], folder: Path) -> None:
+    """Each leaf's tensor as `dump_tensor_data/<node>.<io>.<index>.npy`, named in the leaf (msprobe's task tensor)."""
+    (folder / "dump_tensor_data").mkdir(exist_ok=True)
+    for node, entry in data.items():
+        slots = [("input", str(i), leaf) for i, leaf in enumerate(entry.get("input_args", []))]
+        slots += [("output", str(i), leaf) for i, leaf in enumerate(entry.get("output", []))]
+        slots += [("parameters", name, leaf) for name, leaf in entry.get("parameters", {}).items()]
+        for io, index, leaf in slots:
+            leaf["data_name"] = f"{node}.{io}.{index}.npy"
+            np.save(folder / "dump_tensor_data" / leaf["data_name"], _ARRAYS[id(leaf)])
 
 
 def _step(rng: np.random.Generator, nan: bool, target: bool) -> tuple[dict[str, Any], dict[str, str | None]]:
@@ -77,8 +96,12 @@ def write_msprobe_demo(out: Path, seed: int = 0, steps: int = 4) -> list[Path]:
                 data, parents = _step(rng, nan, role == "target")
                 folder = root / f"step{step}" / f"rank{rank}"
                 folder.mkdir(parents=True, exist_ok=True)
-                doc = {"task": "statistics", "level": "mix", "framework": "mindspore", "dump_data_dir": None,
-                       "data": data}
+                task = "tensor" if role == "target" else "statistics"
+                if role == "target":
+                    _save_tensors(data, folder)
+                _ARRAYS.clear()
+                doc = {"task": task, "level": "mix", "framework": "mindspore",
+                       "dump_data_dir": "dump_tensor_data" if role == "target" else None, "data": data}
                 (folder / "dump.json").write_text(json.dumps(doc, indent=1))
                 (folder / "construct.json").write_text(json.dumps(parents, indent=1))
                 stack = {str(i): [[name], [f"File train.py, line {40 + i}, in construct, \n {name.split('.')[1]}(x)"]]

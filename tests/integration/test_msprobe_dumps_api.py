@@ -329,6 +329,11 @@ def test_demo_dump_pair_shows_every_msprobe_view(tmp_path: Path) -> None:
     assert get(client, "/anomalies", dump_id="./msprobe_bench")["first"] == []
     compared = post(client, {"target": {"dump_id": "./msprobe_target"}, "bench": {"dump_id": "./msprobe_bench"}})
     assert compared["counts"]["error"] > 0 and "dtype" in compared["first_divergence"]["err_message"][0]
+    # the target is a tensor dump: the NaN row of rank 1's normalised image shows in its values
+    values = get(client, "/tensor", dump_id="./msprobe_target", step=2, rank="1", name="Mint.div.0.forward",
+                 io="output", index="0", shape="[:, :]")
+    assert values["value"]["dims"] == [4, 16] and values["value"]["data"][1] == ["NAN"] * 16
+    assert "NAN" not in values["value"]["data"][0]
 
 
 def test_trend_db_as_target_by_step_matrix(real: tuple[FlaskClient, dict[str, Any]]) -> None:
