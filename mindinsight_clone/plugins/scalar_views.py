@@ -197,10 +197,14 @@ def natural_key(tag: str) -> tuple[Any, ...]:
     return tuple(out)
 
 
+NAN_KIND, POS_INF_KIND, NEG_INF_KIND = 1, 2, 3  # scalars/heatmap's nonfinite_kind codes
+
+
 def heatmap(series_by_tag: dict[str, Series], width: int) -> dict[str, Any]:
     """Tags (natural order) x step buckets. Columns: every step of the union when `width` >= their count
     (exact values), else `width` equal step buckets, each holding the value of largest |value| in it (an
-    exploding layer stays visible; its sign kept). Non-finite values: null, with `nonfinite[i][j]` true."""
+    exploding layer stays visible; its sign kept). Non-finite values: null, with `nonfinite[i][j]` true and
+    `nonfinite_kind[i][j]` saying which (1 NaN, 2 +Inf, 3 -Inf; a column holding several kinds: NaN first)."""
     tags = sorted(series_by_tag, key=natural_key)
     all_steps = np.unique(np.concatenate([series_by_tag[t].steps for t in tags])) if tags else np.zeros(0, np.int64)
     exact = all_steps.size <= width
@@ -210,14 +214,16 @@ def heatmap(series_by_tag: dict[str, Series], width: int) -> dict[str, Any]:
     buckets_first = first + (np.arange(columns, dtype=np.int64) * span + width - 1) // width  # a bucket's 1st step
     column_steps = all_steps if exact else buckets_first
     values = np.full((len(tags), columns), np.nan)
-    bad = np.zeros((len(tags), columns), dtype=bool)
+    kind = np.zeros((len(tags), columns), dtype=np.int8)
     for i, tag in enumerate(tags):
         s = series_by_tag[tag]
         if not s.steps.size:
             continue
         cols = np.searchsorted(all_steps, s.steps) if exact else ((s.steps - first) * width) // span
         finite = np.isfinite(s.values)
-        bad[i, cols[~finite]] = True
+        codes = np.where(np.isnan(s.values), NAN_KIND, np.where(s.values > 0, POS_INF_KIND, NEG_INF_KIND))
+        for code in (NEG_INF_KIND, POS_INF_KIND, NAN_KIND):  # the later kinds win a shared column
+            kind[i, cols[~finite & (codes == code)]] = code
         cf, vf = cols[finite], s.values[finite]
         if exact:  # one step per column, each step once in a series
             values[i, cf] = vf
@@ -226,7 +232,8 @@ def heatmap(series_by_tag: dict[str, Series], width: int) -> dict[str, Any]:
             cf, vf = cf[order], vf[order]
             last = np.concatenate((cf[1:] != cf[:-1], [True]))
             values[i, cf[last]] = vf[last]
+    bad = kind > 0
     values[bad] = np.nan
     # numpy arrays: the app's orjson provider writes them natively (NaN as null), no per-cell Python
     return {"tags": tags, "steps": column_steps.tolist(), "values": values, "nonfinite": bad,
-            "has_nonfinite": bool(bad.any())}
+            "nonfinite_kind": kind, "has_nonfinite": bool(bad.any())}

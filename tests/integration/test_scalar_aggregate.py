@@ -187,6 +187,8 @@ def test_heatmap_full_width_natural_order_and_nan(written: dict[str, Any]) -> No
         assert body["values"][i] == pytest.approx(expected)
     assert body["values"][7][5] is None and body["nonfinite"][7][5] and body["nonfinite"][9][6]
     assert sum(map(sum, body["nonfinite"])) == 2
+    kinds = {(i, j): k for i, row in enumerate(body["nonfinite_kind"]) for j, k in enumerate(row) if k}
+    assert kinds == {(7, 5): 1, (9, 6): 2}  # layer 7 wrote NaN, layer 9 +Inf: told apart
 
 
 def test_heatmap_buckets_keep_the_largest_magnitude(written: dict[str, Any]) -> None:

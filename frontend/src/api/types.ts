@@ -409,6 +409,8 @@ export interface ScalarHeatmapResponse {
   steps: number[]
   values: (number | null)[][]
   nonfinite: boolean[][]
+  /** per cell: 0 finite or empty, 1 NaN, 2 +Inf, 3 -Inf (servers before it: absent) */
+  nonfinite_kind?: number[][]
   has_nonfinite: boolean
   matched: number
   truncated: boolean

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { layerHeatmapCells, layerHeatmapOption, NONFINITE_COLOR } from './layerHeatmapOption'
+import { layerHeatmapCells, layerHeatmapOption } from './layerHeatmapOption'
+import { NONFINITE_KINDS } from './tensorHeatmapOption'
 
 const answer = {
   values: [
@@ -10,17 +11,22 @@ const answer = {
   nonfinite: [
     [false, false, true],
     [false, false, false],
-    [false, false, false],
+    [false, true, false],
+  ],
+  nonfinite_kind: [
+    [0, 0, 1],
+    [0, 0, 0],
+    [0, 3, 0],
   ],
 }
-const labels = { step: 'Step', value: 'Value', scale: 'log10 |value|', nonFinite: 'NaN / ±Inf' }
+const labels = { step: 'Step', value: 'Value', scale: 'log10 |value|' }
 
 describe('layerHeatmapCells', () => {
   it('linear: colour = value, peak = largest |value| with its sign, non-finite cells apart', () => {
     const c = layerHeatmapCells(answer, 'linear')
     expect(c.finite).toContainEqual([0, 1, -1000, -1000])
     expect(c.finite).toHaveLength(6)
-    expect(c.nonFinite).toEqual([[2, 0, 0]])
+    expect(c.nonFinite).toEqual([[[2, 0, 0]], [], [[1, 2, 0]]]) // NaN, +Inf, −Inf
     expect([c.min, c.max]).toEqual([-1000, 3])
     expect(c.peak).toEqual({ row: 1, col: 0, value: -1000 })
   })
@@ -33,9 +39,10 @@ describe('layerHeatmapCells', () => {
     expect(c.finite).toContainEqual([2, 1, c.min, 0])
   })
 
-  it('no finite cell: a zero range, no peak', () => {
+  it('no finite cell: a zero range, no peak; a server without kinds: its non-finite cells count as NaN', () => {
     const c = layerHeatmapCells({ values: [[null]], nonfinite: [[true]] }, 'linear')
     expect([c.min, c.max, c.peak, c.finite.length]).toEqual([0, 0, null, 0])
+    expect(c.nonFinite[0]).toEqual([[0, 0, 0]])
   })
 })
 
@@ -49,10 +56,15 @@ describe('layerHeatmapOption', () => {
     expect(o.yAxis.axisLabel.interval).toBe(0)
     expect(o.visualMap[0].seriesIndex).toBe(0)
     expect([o.visualMap[0].min, o.visualMap[0].max]).toEqual([-1000, 3])
-    // non-finite cells: a hidden one-colour scale of their own
-    expect(o.visualMap[1]).toMatchObject({ seriesIndex: 1, show: false, inRange: { color: [NONFINITE_COLOR, NONFINITE_COLOR] } })
+    // non-finite cells: a series per kind present, each with a hidden one-colour scale in its kind's colour
+    const nan = NONFINITE_KINDS[0].colors[0]
+    const negInf = NONFINITE_KINDS[2].colors[0]
+    expect(o.series.map((s: { name: string }) => s.name)).toEqual(['Value', 'NaN', '−Inf'])
+    expect(o.visualMap[1]).toMatchObject({ seriesIndex: 1, show: false, inRange: { color: [nan, nan] } })
+    expect(o.visualMap[2]).toMatchObject({ seriesIndex: 2, inRange: { color: [negInf, negInf] } })
     expect(o.legend.show).toBe(true)
-    expect(o.legend.data[0].name).toBe('NaN / ±Inf')
+    expect(o.legend.data.map((d: { name: string }) => d.name)).toEqual(['NaN', '−Inf'])
+    expect(o.tooltip.formatter({ value: [1, 2, 0], seriesIndex: 2 })).toContain('−Inf')
     const tip = o.tooltip.formatter({ value: [1, 1, 0.5, 0.5], seriesIndex: 0 })
     expect(tip).toContain('l/1')
     expect(tip).toContain('10–19')

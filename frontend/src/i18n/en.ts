@@ -185,7 +185,6 @@ export const en = {
   'scalar.heatmapLog': 'Log |value|',
   'scalar.heatmapLogScale': 'log10 |value|',
   'scalar.heatmapLogHelp': 'Colour by log10 of |value|: the sign is dropped, zeros take the lowest colour.',
-  'scalar.heatmapNonFinite': 'NaN / ±Inf',
   'scalar.heatmapTruncated': 'Showing the first {shown} of {matched} tags.',
   'scalar.heatmapClose': 'Close',
   'scalar.step': 'Step',

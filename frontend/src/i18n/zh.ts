@@ -186,7 +186,6 @@ export const zh: Partial<Record<MessageKey, string>> = {
   'scalar.heatmapLog': '对数 |值|',
   'scalar.heatmapLogScale': 'log10 |值|',
   'scalar.heatmapLogHelp': '按 |值| 的 log10 着色：忽略符号，零取最低颜色。',
-  'scalar.heatmapNonFinite': 'NaN / ±Inf',
   'scalar.heatmapTruncated': '显示 {matched} 个标签中的前 {shown} 个。',
   'scalar.heatmapClose': '关闭',
   'scalar.step': '步骤',
