@@ -54,6 +54,12 @@ def tree() -> Any:
 
 @bp.get("/node")
 def node() -> Any:
+    """One node across the steps of a rank, or with `across=ranks` across the ranks at one step."""
+    across = params.arg("across") or "steps"
+    if across not in ("steps", "ranks"):
+        raise ParamValueError("'across' should be steps or ranks.")
+    if across == "ranks":
+        return _dumps().node_ranks(params.required("dump_id"), params.required("name"), _step())
     return _dumps().node(params.required("dump_id"), params.required("name"), params.arg("rank"))
 
 

@@ -151,3 +151,26 @@ def test_trend_heatmap_marks_the_nan_and_a_cell_opens_its_line(server: str, page
                          "const d = c.getOption().series[0].data[0]; return c.convertToPixel({seriesIndex: 0}, [d[0], d[1]]) }")
     page.get_by_test_id("trend-heatmap").click(position={"x": x, "y": y})  # scrolled into view first
     page.wait_for_function("() => window.__charts?.['msprobe:trend-line']?.series?.[0]?.points > 0")
+
+
+@pytest.fixture(scope="module")
+def demo_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    from mindinsight_clone.summary.msprobe_demo import write_msprobe_demo
+
+    base = tmp_path_factory.mktemp("msprobe-demo")
+    write_msprobe_demo(base)
+    yield from serve(base, tmp_path_factory.mktemp("msprobe-demo-ws"))
+
+
+def test_a_node_across_the_ranks_shows_which_rank_has_the_nan(demo_server: str, page: Any) -> None:
+    """The demo job's rank 1 divides 0 by 0 at step 2 (rank 0 only at step 3): across the ranks of step 2 the chart
+    marks rank 1 alone."""
+    page.goto(f"{demo_server}/#/msprobe?dump_id=./msprobe_target&step=2&rank=0&node=Mint.div.0.forward")
+    page.locator('[data-testid=msprobe-node-detail][data-name="Mint.div.0.forward"][data-step="2"]').wait_for()
+    page.get_by_test_id("msprobe-across-ranks").check()
+    page.wait_for_function("() => window.__charts?.['msprobe:node-ranks']?.extra?.slot === 'output.0'")
+    drawn = page.evaluate("() => window.__charts['msprobe:node-ranks'].extra")
+    assert drawn["badRanks"] == ["rank1"], drawn
+    page.get_by_test_id("msprobe-across-ranks").uncheck()  # back to the steps of the rank
+    page.get_by_test_id("msprobe-steps-chart").wait_for()
+    assert page.get_by_test_id("msprobe-ranks-chart").count() == 0

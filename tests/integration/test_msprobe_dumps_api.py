@@ -439,3 +439,20 @@ def test_a_tensor_file_name_cannot_leave_its_folder(tmp_path: Path) -> None:
                     io="output", index="0")["error_msg"] for i in range(3)]
     assert "not a file name" in messages[0] and ".pt file is never unpickled" in messages[1]
     assert "not in dump_tensor_data" in messages[2]
+
+
+def test_a_node_across_the_ranks_of_a_step(tmp_path: Path) -> None:
+    """The demo's rank 1 divides 0 by 0 at step 2, rank 0 only at step 3: across the ranks of step 2 the node's
+    output statistics are NaN on rank 1 alone."""
+    from mindinsight_clone.summary.msprobe_demo import write_msprobe_demo
+
+    write_msprobe_demo(tmp_path / "base")
+    client = make_client(tmp_path / "base", tmp_path / "ws")
+    query = {"dump_id": "./msprobe_target", "name": "Mint.div.0.forward", "across": "ranks"}
+    at2 = get(client, "/node", **query, step=2)
+    assert at2["step"] == 2 and [r["rank"] for r in at2["ranks"]] == ["rank0", "rank1"]
+    mean = {r["rank"]: next(s["mean"] for s in r["slots"] if s["io"] == "output") for r in at2["ranks"]}
+    assert isinstance(mean["rank0"], float) and mean["rank1"] == "NAN"
+    assert get(client, "/node", **query)["step"] == 0  # the first step by default
+    assert get(client, "/node", status=400, **{**query, "across": "both"})["error_msg"]
+    assert get(client, "/node", status=400, **{**query, "name": "Nope.0.forward"})["error_msg"]

@@ -69,6 +69,13 @@ export interface MsprobeTensor {
   histogram?: Bucket[]
 }
 
+/** One node at one step across the ranks (GET msprobe/node?across=ranks). */
+export interface MsprobeNodeRanks {
+  name: string
+  step: number
+  ranks: { rank: string; slots: (MsprobeSlot & { io: string })[] }[]
+}
+
 const P = 'msprobe/'
 
 export const msprobeDumpsApi = {
@@ -78,6 +85,8 @@ export const msprobeDumpsApi = {
   tree: (q: { dump_id: string; step?: number; rank?: string }, o?: RequestOptions) =>
     getJson<{ nodes: { name: string; parent: string | null; index: number | null; bad: boolean }[] }>(P + 'tree', { ...q }, o),
   node: (q: { dump_id: string; name: string; rank?: string }, o?: RequestOptions) => getJson<MsprobeNodeHistory>(P + 'node', { ...q }, o),
+  nodeRanks: (q: { dump_id: string; name: string; step: number }, o?: RequestOptions) =>
+    getJson<MsprobeNodeRanks>(P + 'node', { ...q, across: 'ranks' }, o),
   tensor: (q: { dump_id: string; step: number; rank: string; name: string; io: string; index: string; shape?: string; detail?: 'data' | 'histogram' }, o?: RequestOptions) =>
     getJson<MsprobeTensor>(P + 'tensor', { ...q }, o),
   anomalies: (dumpId: string, o?: RequestOptions) =>

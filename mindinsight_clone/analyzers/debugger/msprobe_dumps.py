@@ -201,6 +201,25 @@ class MsprobeDumps:
             raise DebuggerDumpNotExistError(f"no node {name} in {dump_id}" + (f" rank {rank}" if rank else ""))
         return {"dump_id": dump_id, "name": name, "rank": wanted, "steps": steps, "stack": stack}
 
+    def node_ranks(self, dump_id: str, name: str, step: int | None) -> dict[str, Any]:
+        """One node at one step across the ranks (default the first step): its slots' statistics per rank, in rank
+        order, so the rank that diverges stands out."""
+        root = self.root(dump_id)
+        places = self.layout(root)
+        steps = sorted({msprobe_dump.step_of(p.step) or 0 for p in places})
+        want = steps[0] if step is None and steps else step
+        ranks = []
+        for place in sorted(places, key=lambda p: _rank_number(p.rank)):
+            if msprobe_dump.step_of(place.step) != want:
+                continue
+            found = next((n for n in self.dump_file(place).nodes if n.name == name), None)
+            if found is not None:
+                ranks.append({"rank": place.rank, "slots": [{"io": s.io, "index": s.index, **tensor_json(s)}
+                                                            for s in found.slots if s.is_tensor]})
+        if not ranks:
+            raise DebuggerDumpNotExistError(f"no node {name} in {dump_id} at step {want}")
+        return {"dump_id": dump_id, "name": name, "step": want, "ranks": ranks}
+
     # ------------------------------------------------------------------ tensor values
     def tensor(self, dump_id: str, step: int | None, rank: str | None, name: str, io: str, index: str,
                dims: str | None, with_histogram: bool = False) -> dict[str, Any]:
@@ -278,6 +297,12 @@ def _listing(location: Location) -> tuple[list[Entry], bool]:
     """A folder's entries (at most MAX_FOLDERS) and whether more were left out."""
     entries, cut = storage.list_dir(location, MAX_FOLDERS, details=False)
     return entries, bool(cut)
+
+
+def _rank_number(rank: str) -> tuple[int, str]:
+    """rank2 before rank10 (and proc<pid> folders by their number)."""
+    digits = "".join(c for c in rank if c.isdigit())
+    return (int(digits) if digits else -1, rank)
 
 
 def _rank_name(rank: str | None) -> str | None:

@@ -23,6 +23,8 @@ export const msprobeDumpsEn = {
   'msprobe.values': 'Values',
   'msprobe.valuesHint': 'Show the values of this tensor (the dump holds them: task tensor)',
   'msprobe.acrossSteps': 'Across steps',
+  'msprobe.acrossRanks': 'Across ranks (step {step})',
+  'msprobe.byRanks': 'Across ranks',
   'msprobe.summaryDumps': '{n} msprobe dumps',
   'msprobe.summaryDumps.one': '{n} msprobe dump',
 }

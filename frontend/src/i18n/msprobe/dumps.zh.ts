@@ -23,6 +23,8 @@ export const msprobeDumpsZh: Record<string, string> = {
   'msprobe.values': '数值',
   'msprobe.valuesHint': '查看此张量的数值（dump 中有：task tensor）',
   'msprobe.acrossSteps': '各步统计',
+  'msprobe.acrossRanks': '各卡统计（第 {step} 步）',
+  'msprobe.byRanks': '各卡对比',
   'msprobe.summaryDumps': '{n} 个 msprobe 数据',
   'msprobe.summaryDumps.one': '{n} 个 msprobe 数据',
 }
