@@ -40,11 +40,16 @@ def parse_record(path: Location, rank: str) -> tuple[dict[str, np.ndarray], list
         rows.setdefault(csv_file.get(raw, "Component"), []).append(
             (ts, *(np.nan if v is None else v for v in values)))
     csv_file.report.log()
+    return _by_component(rows), csv_file.report.problems()
+
+
+def _by_component(rows: dict[str, list[tuple[float, ...]]]) -> dict[str, np.ndarray]:
+    """component -> (n, 4) float64 rows sorted by time (stable: equal times keep file order)."""
     series = {}
     for component, items in rows.items():
         data = np.array(items, dtype=np.float64).reshape(-1, 4)
         series[component] = data[np.argsort(data[:, 0], kind="stable")]
-    return series, csv_file.report.problems()
+    return series
 
 
 def parse_operators(path: Location, rank: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -85,8 +90,4 @@ def parse_module_mem(path: Location, rank: str) -> tuple[dict[str, np.ndarray], 
             continue
         rows.setdefault(csv_file.get(raw, "Component"), []).append((ts, np.nan, reserved, np.nan))
     csv_file.report.log()
-    series = {}
-    for component, items in rows.items():
-        data = np.array(items, dtype=np.float64).reshape(-1, 4)
-        series[component] = data[np.argsort(data[:, 0], kind="stable")]
-    return series, csv_file.report.problems()
+    return _by_component(rows), csv_file.report.problems()
