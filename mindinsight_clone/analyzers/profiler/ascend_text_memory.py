@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -43,7 +44,7 @@ def parse_record(path: Location, rank: str) -> tuple[dict[str, np.ndarray], list
     return _by_component(rows), csv_file.report.problems()
 
 
-def _by_component(rows: dict[str, list[tuple[float, ...]]]) -> dict[str, np.ndarray]:
+def _by_component(rows: Mapping[str, Sequence[tuple[float, ...]]]) -> dict[str, np.ndarray]:
     """component -> (n, 4) float64 rows sorted by time (stable: equal times keep file order)."""
     series = {}
     for component, items in rows.items():
