@@ -14,20 +14,29 @@ workspace.
 
 Printed: time to list the dumps, to open one step/rank (first page of nodes: parses that dump.json), to find the
 first NaN per rank (`msprobe/anomalies`; then again, warm), to compare target vs bench at one step (statistics mode, every row), and
-the peak RSS of the process. msprobe's own `msprobe compare` is not run beside it: with its MindSpore comparer it
-imports MindSpore, and MindSpore 2.7.0 from PyPI (the newest with a wheel here) crashed at import in its venv
-(numpy 1.26, `PyThreadState_Get: the GIL is released`); see the note of issue 35.
+the peak RSS of the process.
+
+`--peer` also runs msprobe's own `msprobe compare` (mindstudio-probe 26.2, in its venv
+~/.cache/mindinsight-clone-bench/msprobe-26.2, never in the project's) beside ours on the same two dumps, made the
+same way from the real PyTorch dumps (`torch_lenet_statistics` vs `pair_bench_torch_statistics`, step 0): its
+PyTorch comparer needs torch in that venv; its MindSpore comparer imports MindSpore, and MindSpore 2.7.0 from PyPI
+(the newest with a wheel here) crashed at import there (numpy 1.26, `PyThreadState_Get: the GIL is released`).
+msprobe's time is the command as a user runs it (interpreter start and imports included) writing its whole CSV;
+ours a fresh app's answer with every row (both dumps parsed, compared, the rows as JSON).
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import os
 import re
 import resource
+import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +48,7 @@ from mindinsight_clone.server.app import create_app
 
 FIXTURE = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "msprobe"
 API = "/v1/mindinsight/msprobe"
+PEER = Path.home() / ".cache" / "mindinsight-clone-bench" / "msprobe-26.2" / "bin" / "msprobe"
 _INDEX = re.compile(r"^(.*?)\.(\d+)\.(forward|backward)$")
 
 
@@ -139,12 +149,48 @@ def run(base: Path, workspace: Path, planted: dict[str, Any], nodes: int) -> lis
     return rows
 
 
+def peer_compare(root: Path, workspace: Path, nodes: int) -> list[tuple[str, str, str]]:
+    """msprobe compare and ours on the same two PyTorch dumps of `nodes` entries (see the module docstring)."""
+    if not PEER.exists():
+        return [("msprobe compare (peer)", "not run", f"no {PEER} (pip install mindstudio-probe torch there)")]
+    paths = {}
+    for side, source in (("target", "torch_lenet_statistics"), ("bench", "pair_bench_torch_statistics")):
+        raw = json.loads(next((FIXTURE / source / "step0").glob("*/dump.json")).read_text())
+        header = {k: v for k, v in raw.items() if k != "data"}
+        paths[side] = _write(root / side / "step0" / "rank0", header, _grow(raw["data"], nodes))
+    out = root / "peer-out"
+    started = time.perf_counter()
+    done = subprocess.run([str(PEER), "compare", "-tp", str(paths["target"]), "-gp", str(paths["bench"]), "-o",
+                           str(out)], capture_output=True, text=True, check=False)
+    peer_s = time.perf_counter() - started
+    result = next(out.glob("compare_result*.csv"), None)
+    if done.returncode != 0 or result is None:
+        said = (done.stderr or done.stdout).strip().splitlines() or ["no output"]
+        return [("msprobe compare (peer)", "failed", said[-1][:160])]
+    with result.open(newline="") as handle:
+        peer_rows = sum(1 for _ in csv.reader(handle)) - 1
+    app = create_app(settings_for_tests(summary_base_dir=str(root), workspace=str(workspace), reload_interval=0),
+                     start_background=False)
+    app.extensions["mindinsight_clone"].data_manager.reload()
+    client = app.test_client()
+    listed = [d["dump_id"] for d in client.get(f"{API}/dumps").get_json()["dumps"]]
+    ids = {side: next(d for d in listed if d.endswith(f"/{side}")) for side in ("target", "bench")}
+    body = {"target": {"dump_id": ids["target"], "step": 0}, "bench": {"dump_id": ids["bench"], "step": 0},
+            "limit": 100_000}
+    ours_s, answer = timed(lambda: client.post(f"{API}/compare", json=body).get_json())
+    return [(f"msprobe compare 26.2, PyTorch dumps of {nodes:,} nodes (CLI, whole CSV)", f"{peer_s:.3f} s",
+             f"{peer_rows:,} rows"),
+            ("ours on the same dumps (fresh app: parse both, compare, up to 100,000 rows as JSON)",
+             f"{ours_s:.3f} s", f"{answer['total']:,} rows; {answer['counts']}")]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--nodes", type=int, default=100_000)
     parser.add_argument("--steps", type=int, default=100)
     parser.add_argument("--ranks", type=int, default=8)
     parser.add_argument("--smoke", action="store_true", help="300 nodes x 3 steps x 2 ranks")
+    parser.add_argument("--peer", action="store_true", help="also run msprobe compare on PyTorch dumps (see above)")
     args = parser.parse_args()
     if not FIXTURE.exists():
         print(f"{FIXTURE} is absent: the benchmark makes its dumps from the real msprobe output")
@@ -153,6 +199,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         made_s, planted = timed(lambda: make_dumps(Path(tmp) / "base", nodes, steps, ranks))
         rows = run(Path(tmp) / "base", Path(tmp) / "ws", planted, nodes)
+        if args.peer:
+            rows += peer_compare(Path(tmp) / "peer-base", Path(tmp) / "peer-ws", nodes)
     print(f"synthetic msprobe dumps: target and bench, {nodes:,} nodes x {steps} steps x {ranks} ranks each "
           f"(dump.json {planted['bytes'] / 1e6:.1f} MB, hard-linked; made in {made_s:.1f} s)")
     print_steps(rows)
