@@ -3,16 +3,13 @@ Thin: parse the request, call analyzers/debugger/msprobe_compare.py (docs/msprob
 
 from __future__ import annotations
 
-import io
 from typing import Any
 
-import numpy as np
 from flask import Blueprint
 
 from mindinsight_clone.analyzers.debugger import msprobe_compare
 from mindinsight_clone.errors import DebuggerDumpNotExistError, ParamValueError
-from mindinsight_clone.ingest import msprobe_compare_result, storage
-from mindinsight_clone.ingest.storage import Location
+from mindinsight_clone.ingest import msprobe_compare_result
 from mindinsight_clone.server import params
 from mindinsight_clone.server.routes_msprobe import _dumps
 from mindinsight_clone.server.services import services
@@ -21,8 +18,6 @@ bp = Blueprint("msprobe_compare", __name__, url_prefix="/v1/mindinsight/msprobe"
 
 RESULTS = ("pass", "warning", "error")
 MAX_LIMIT = 100_000
-TENSOR_DIR = "dump_tensor_data"
-MAX_NPY_BYTES = 256 << 20
 COMPARISONS_KEY = "msprobe_comparisons"
 
 
@@ -52,7 +47,7 @@ def compare() -> Any:
     if not isinstance(offset, int) or not isinstance(limit, int) or offset < 0 or not 0 < limit <= MAX_LIMIT:
         raise ParamValueError(f"'offset' should be >= 0 and 'limit' between 1 and {MAX_LIMIT}.")
     dumps = _dumps()
-    files, folders = [], []
+    files, places = [], []
     for key in ("target", "bench"):
         place = dumps.place(*_side(body, key))
         dump = dumps.dump_file(place)
@@ -62,8 +57,8 @@ def compare() -> Any:
             raise ParamValueError(f"{key}: {place.step}/{place.rank} is a '{dump.task}' dump; tensor mode needs "
                                   "two dumps of task tensor.")
         files.append(dump)
-        folders.append(place.location / TENSOR_DIR)
-    loaders = (_npy_loader(folders[0]), _npy_loader(folders[1])) if mode == "tensor" else None
+        places.append(place)
+    loaders = (dumps.tensor_loader(places[0]), dumps.tensor_loader(places[1])) if mode == "tensor" else None
     comparison = _comparisons().get(files[0], files[1], mode,
                                     lambda: msprobe_compare.compare(files[0], files[1], loaders))
     rows = comparison.select(wanted)
@@ -74,18 +69,6 @@ def compare() -> Any:
 
 def _comparisons() -> msprobe_compare.ComparisonCache:
     return services().service(COMPARISONS_KEY, lambda _s: msprobe_compare.ComparisonCache())
-
-
-def _npy_loader(folder: Location) -> msprobe_compare.TensorLoader:
-    """A data_name's array under the rank's dump_tensor_data (through the storage seam; never unpickled)."""
-    def load(data_name: str) -> np.ndarray:
-        if "/" in data_name or "\\" in data_name or data_name.startswith("."):
-            raise ValueError(f"{data_name}: not a file name")
-        if not data_name.endswith(".npy"):
-            raise ValueError(f"{data_name}: only .npy tensors are read (a .pt file is never unpickled)")
-        raw = storage.read_bytes(folder / data_name, max_size=MAX_NPY_BYTES)
-        return np.load(io.BytesIO(raw), allow_pickle=False)
-    return load
 
 
 @bp.get("/compare_result")

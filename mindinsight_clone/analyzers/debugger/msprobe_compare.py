@@ -88,10 +88,6 @@ class Comparison:
         hits = np.flatnonzero(self.results != PASS)
         return self.row_json(int(hits[0])) if hits.size else None
 
-    def nbytes(self) -> int:
-        arrays = (self.target, self.bench, self.diffs, self.rel)
-        return sum(a.nbytes * 2 for a in arrays) + 200 * self.size  # + masks, names, references
-
     def row_json(self, i: int) -> dict[str, Any]:
         return self.rows_json([i])[0]
 

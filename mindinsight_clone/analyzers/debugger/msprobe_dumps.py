@@ -15,14 +15,17 @@ Ranks are named by their folder (`rank0`, `proc5733`); a request may say `0` for
 
 from __future__ import annotations
 
+import io
 import logging
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
+import numpy as np
+
 from mindinsight_clone.analyzers.debugger import values
-from mindinsight_clone.analyzers.debugger.msprobe_compare import stat_json
+from mindinsight_clone.analyzers.debugger.msprobe_compare import TensorLoader, stat_json
 from mindinsight_clone.analyzers.debugger.stats import tensor_stats
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.errors import DebuggerDumpNotExistError, DebuggerTensorUnreadableError, ParamValueError
@@ -38,6 +41,7 @@ T = TypeVar("T")
 MAX_LIMIT = 10_000
 MAX_FOLDERS = 100_000  # step / rank folders listed per dump
 MAX_ANOMALY_STEPS = 10_000  # steps looked at per rank for the first anomaly (a bound, said in the answer)
+MAX_COMPARED_NPY_BYTES = 256 << 20  # a tensor compared whole (tensor mode) is read up to this
 
 
 class MsprobeRegistry(Protocol):
@@ -242,16 +246,22 @@ class MsprobeDumps:
             answer["histogram"] = values.array_histogram(array, overall)
         return answer
 
+    def tensor_loader(self, place: StepRank) -> TensorLoader:
+        """Whole tensors of a step/rank for tensor-mode compare (at most MAX_COMPARED_NPY_BYTES each; ValueError /
+        OSError with a clear message, which the comparison says on the row)."""
+        def load(data_name: str) -> np.ndarray:
+            raw = storage.read_bytes(tensor_location(place, data_name), max_size=MAX_COMPARED_NPY_BYTES)
+            return np.load(io.BytesIO(raw), allow_pickle=False)
+        return load
+
     def _npy(self, place: StepRank, data_name: Any) -> NpyArray:
         if not isinstance(data_name, str):
             raise DebuggerTensorUnreadableError("this dump holds statistics only (task statistics): its tensors' "
                                                 "values were not written")
-        if "/" in data_name or "\\" in data_name or data_name.startswith("."):
-            raise DebuggerTensorUnreadableError(f"{data_name}: not a file name")
-        if not data_name.endswith(".npy"):
-            raise DebuggerTensorUnreadableError(f"{data_name}: only .npy tensors are read (a PyTorch .pt file is "
-                                                "never unpickled)")
-        location = place.location / msprobe_dump.TENSOR_DIR / data_name
+        try:
+            location = tensor_location(place, data_name)
+        except ValueError as exc:
+            raise DebuggerTensorUnreadableError(str(exc)) from None
         try:
             header, prefix = read_header(location, storage.stat(location).size)
         except FileNotFoundError:
@@ -297,6 +307,17 @@ def _listing(location: Location) -> tuple[list[Entry], bool]:
     """A folder's entries (at most MAX_FOLDERS) and whether more were left out."""
     entries, cut = storage.list_dir(location, MAX_FOLDERS, details=False)
     return entries, bool(cut)
+
+
+def tensor_location(place: StepRank, data_name: str) -> Location:
+    """`dump_tensor_data/<data_name>` of a step/rank; ValueError for a name that would leave that folder, or that
+    is not a .npy (a PyTorch .pt file is a pickle: never loaded). The read itself goes through the storage seam
+    (no symlink followed, regular files only)."""
+    if "/" in data_name or "\\" in data_name or data_name.startswith("."):
+        raise ValueError(f"{data_name}: not a file name")
+    if not data_name.endswith(".npy"):
+        raise ValueError(f"{data_name}: only .npy tensors are read (a PyTorch .pt file is never unpickled)")
+    return place.location / msprobe_dump.TENSOR_DIR / data_name
 
 
 def _rank_number(rank: str) -> tuple[int, str]:

@@ -57,8 +57,7 @@ log = logging.getLogger(__name__)
 Format = Literal["text", "db", "legacy"]
 Cache = ParsedFileCache | None
 TRACE_VIEW = "trace_view.json"
-LEVEL1 = "written at profiler Level1 and above"
-MEMORY_WHY = "written with profile_memory=True"
+LEVEL1, MEMORY_WHY = ascend_db_tables.LEVEL1, ascend_db_tables.MEMORY_WHY  # when a table is written
 
 
 @dataclass(frozen=True)
