@@ -78,11 +78,8 @@ def compare_result() -> Any:
                   if f.file_id == file_id and f.kind == "compare"), None)
     if found is None:
         raise DebuggerDumpNotExistError(f"no compare result {file_id}")
-    if found.location.name.lower().endswith(".xlsx"):
-        raise ParamValueError("An .xlsx compare result is not read; msprobe writes the same table as .csv "
-                              "(without --xlsx).")
     try:
-        columns, rows = msprobe_compare_result.read_compare_csv(found.location)
+        columns, rows = msprobe_compare_result.read_compare_result(found.location)
     except (OSError, ValueError) as exc:
         raise ParamValueError(str(exc)) from exc
     counts = {k: sum(r.get("Result") == k for r in rows) for k in RESULTS}
