@@ -13,7 +13,8 @@ statistics, which the first-anomaly search must find. Served in process through 
 workspace.
 
 Printed: time to list the dumps, to open one step/rank (first page of nodes: parses that dump.json), to find the
-first NaN per rank (`msprobe/anomalies`; then again, warm), to compare target vs bench at one step (statistics mode, every row), and
+first NaN per rank (`msprobe/anomalies`; then again, warm), to chart one node across every step and across the ranks
+(`msprobe/node`, cold: only that node's entry is decoded from each file), to compare target vs bench at one step (statistics mode, every row), and
 the peak RSS of the process.
 
 `--peer` also runs msprobe's own `msprobe compare` (mindstudio-probe 26.2, in its venv
@@ -135,6 +136,15 @@ def run(base: Path, workspace: Path, planted: dict[str, Any], nodes: int) -> lis
     seconds, again = timed(lambda: get("/anomalies", dump_id=target))
     assert again["first"] == first["first"]
     rows.append(("the same search again", f"{seconds:.3f} s", "the clean files' pre-filter answers are kept"))
+    steps = len(listed[target]["steps"])
+    seconds, across = timed(lambda: get("/node", dump_id=target, name=planted["node"], rank=planted["rank"]))
+    assert len(across["steps"]) == steps
+    rows.append(("one node across every step of a rank (chart)", f"{seconds:.3f} s",
+                 f"{steps} steps: its entry found by a byte scan and decoded alone, no file parsed"))
+    seconds, ranks_answer = timed(lambda: get("/node", dump_id=target, name=planted["node"], across="ranks",
+                                              step=planted["step"]))
+    rows.append(("the same node across the ranks at one step", f"{seconds:.3f} s",
+                 f"{len(ranks_answer['ranks'])} ranks"))
     body = {"target": {"dump_id": target, "step": 0, "rank": "0"}, "bench": {"dump_id": bench, "step": 0, "rank": "0"},
             "limit": 100_000}
     seconds, answer = timed(lambda: client.post(f"{API}/compare", json=body).get_json())

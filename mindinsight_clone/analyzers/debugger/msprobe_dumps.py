@@ -194,7 +194,7 @@ class MsprobeDumps:
         for place in places:
             if place.rank != wanted:
                 continue
-            found = next((n for n in self.dump_file(place).nodes if n.name == name), None)
+            found = self._node_at(place, name)
             if found is None:
                 continue
             steps.append({"step": msprobe_dump.step_of(place.step),
@@ -216,13 +216,23 @@ class MsprobeDumps:
         for place in sorted(places, key=lambda p: _rank_number(p.rank)):
             if msprobe_dump.step_of(place.step) != want:
                 continue
-            found = next((n for n in self.dump_file(place).nodes if n.name == name), None)
+            found = self._node_at(place, name)
             if found is not None:
                 ranks.append({"rank": place.rank, "slots": [{"io": s.io, "index": s.index, **tensor_json(s)}
                                                             for s in found.slots if s.is_tensor]})
         if not ranks:
             raise DebuggerDumpNotExistError(f"no node {name} in {dump_id} at step {want}")
         return {"dump_id": dump_id, "name": name, "step": want, "ranks": ranks}
+
+    def _node_at(self, place: StepRank, name: str) -> Node | None:
+        """One node of a step/rank, read alone (ingest.msprobe_dump.read_entry: a byte search and one entry
+        decoded), so the charts across steps or ranks never parse whole files; None where it is absent."""
+        location = place.location / msprobe_dump.DUMP_JSON
+        try:
+            return self.cache.get(f"msprobe-entry:{name}", location, lambda loc: msprobe_dump.read_entry(loc, name),
+                                  weight=4096)
+        except OSError:
+            return None  # not written yet (msprobe writes dump.json at stop()), or unreadable: that step is left out
 
     # ------------------------------------------------------------------ tensor values
     def tensor(self, dump_id: str, step: int | None, rank: str | None, name: str, io: str, index: str,
