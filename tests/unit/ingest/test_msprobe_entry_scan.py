@@ -61,3 +61,31 @@ def test_cut_and_clean_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     assert msprobe_dump.may_hold_non_finite(location)  # "NaN" cut by a 16-byte block boundary or not
     node = msprobe_dump.read_entry(location, "Functional.relu.0.forward")
     assert node is not None and math.isnan(node.slots[-1].stats()["mean"] or 0.0)
+
+
+def test_a_node_across_steps_and_ranks_parses_no_whole_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.integration.test_debugger_api import make_client
+
+    names = [f"Functional.relu.{i}.forward" for i in range(5)] + ["Functional.bad.0.forward"]
+    for step in range(3):
+        for rank in range(2):
+            folder = tmp_path / "logs" / "dump" / f"step{step}" / f"rank{rank}"
+            folder.mkdir(parents=True)
+            write_dump(folder / "dump.json", names if step else names[:3])  # step 0 lacks the last nodes
+
+    def refuse(_location: object) -> None:
+        raise AssertionError("a whole dump.json was parsed")
+
+    monkeypatch.setattr(msprobe_dump, "read_dump_json", refuse)
+    client = make_client(tmp_path / "logs", tmp_path / "ws")
+    api = "/v1/mindinsight/msprobe/node"
+    steps = client.get(api, query_string={"dump_id": "./dump", "name": "Functional.bad.0.forward", "rank": "1"})
+    assert steps.status_code == 200, steps.get_data(as_text=True)
+    assert [s["step"] for s in steps.get_json()["steps"]] == [1, 2]
+    outputs = [slot for slot in steps.get_json()["steps"][0]["slots"] if slot["io"] == "output"]
+    assert outputs and outputs[0]["mean"] == "NAN"
+    ranks = client.get(api, query_string={"dump_id": "./dump", "name": "Functional.relu.2.forward",
+                                          "across": "ranks", "step": 0}).get_json()
+    assert [r["rank"] for r in ranks["ranks"]] == ["rank0", "rank1"]
+    missing = client.get(api, query_string={"dump_id": "./dump", "name": "Functional.nope.0.forward"})
+    assert missing.status_code == 400 and "Functional.nope.0.forward" in missing.get_json()["error_msg"]
