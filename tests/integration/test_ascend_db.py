@@ -121,6 +121,8 @@ def expected_kernels(job: str, rank: str) -> list[dict[str, Any]]:
                      "wait_time_us": None if wait is None else wait / 1000, "step_id": step,
                      **dict(zip(("input_shapes", "input_data_types", "input_formats", "output_shapes",
                                  "output_data_types", "output_formats"), texts, strict=True))})
+        for shapes in ("input_shapes", "output_shapes"):  # torch_npu writes them quoted; shown without the quotes
+            rows[-1][shapes] = (rows[-1][shapes] or "").strip('"')
     return sorted(rows, key=lambda r: r["start_ns"])
 
 

@@ -67,7 +67,7 @@ class KernelTable:
 class _KernelsCodec:
     """KernelTable <-> Parquet (table_store.py): the columns, and the problems of the parse."""
 
-    version = "kernels-2"
+    version = "kernels-3"
 
     def encode(self, value: KernelTable) -> tuple[Any, dict[str, Any]]:
         return arrow_columns.column_table_to_arrow(value.table), {"problems": list(value.problems)}
@@ -97,7 +97,23 @@ def load_kernels(path: Location, rank: str = "?", engine: csv_columns.Engine = "
         report.skip("no numeric start time or duration", int((~good).sum()))
         table = table.take(good)
     report.log()
-    return KernelTable(table, tuple(report.problems()))
+    return KernelTable(plain_shapes(table), tuple(report.problems()))
+
+
+SHAPE_COLUMNS = ("input_shapes", "output_shapes")
+
+
+def plain_shapes(table: ColumnTable) -> ColumnTable:
+    """Shapes without the literal quotes torch_npu writes around them (`"32,1024;1024,1024"` in both exports: the
+    csv field is `\"\"\"32,1024;1024,1024\"\"\"`), as MindStudio Insight shows them."""
+    for column in SHAPE_COLUMNS:
+        if column in table.strings:
+            table.strings[column] = tuple(unquote(s) for s in table.strings[column])
+    return table
+
+
+def unquote(text: str) -> str:
+    return text[1:-1] if len(text) >= 2 and text[0] == text[-1] == '"' else text
 
 
 def type_row(op_type: str, core: str, count: int, total: float, min_us: float | None, avg: float | None,

@@ -214,7 +214,7 @@ def _db_kernels(device: DeviceFiles, cache: Cache) -> kernel_table.KernelTable:
 
     def parse(_path: Location) -> kernel_table.KernelTable:
         table, problems = ascend_db_kernels.load_kernels(ref, cache)
-        return kernel_table.KernelTable(table, problems)
+        return kernel_table.KernelTable(kernel_table.plain_shapes(table), problems)
 
     return cached(cache, "ascend_db_kernels", ref.path, parse, codec=kernel_table.KERNELS_CODEC)
 
