@@ -41,7 +41,7 @@ EPS = 1e-6  # µs: intervals touching within this are not nested (the UI's rule 
 
 def _strings(lang: str) -> dict[str, str]:
     text = (I18N / f"{lang}.ts").read_text(encoding="utf-8")
-    return {k: v.replace("\\u2019", "’") for k, v in re.findall(r"^\s+'([^']+)': '((?:[^'\\]|\\.)*)',$", text, re.M)}
+    return {k: v.replace("\\u2019", "’") for k, v in re.findall(r"^\s+'([^']+)':\s*'((?:[^'\\]|\\.)*)',$", text, re.M)}
 
 
 def _rows(path: Path) -> list[dict[str, str]]:
@@ -66,6 +66,11 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]
     write_ascend_job(base / "prof_gone", ranks=1, steps=1, kernels_per_step=16)
     write_ascend_job(base / "prof_partial", ranks=2, steps=1, kernels_per_step=16)
     (_output("prof_partial", 1, base) / "kernel_details.csv").unlink()  # rank 1 lost its kernel table
+    session = write_ascend_job(base / "prof_torch_notrace", ranks=1, steps=1, kernels_per_step=16)[0]
+    (session / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").unlink()  # a torch_npu rank without a timeline
+    info = session / "profiler_info_0.json"
+    info.write_text(json.dumps({"rank_id": 0, **json.loads(info.read_text())["config"]}))  # torch_npu's shape
+    session.rename(session.with_name(session.name.replace("_ascend_ms", "_ascend_pt")))
     port, ws = free_port(), tmp_path_factory.mktemp("audit-prof-ws")
     started = run_cli("start", "--port", str(port), "--summary-base-dir", str(base), "--workspace", str(ws),
                       "--reload-interval", "1")
@@ -189,6 +194,23 @@ def test_a_missing_file_is_one_calm_state_without_console_errors(ascend_ui_serve
     _open(page, ascend_ui_server, f"train_id={LEVEL0}&tab=communication")
     assert "communication.json" in page.wait_for_selector('[data-testid="ascend-missing"]').inner_text()
     assert page.locator('[data-testid="state-error"]').count() == 0
+
+
+@pytest.mark.parametrize(("lang", "job", "key"), [("en-us", "./prof_torch_notrace", "profiler.timelineNoneTorch"),
+                                                  ("zh-cn", "./prof_torch_notrace", "profiler.timelineNoneTorch"),
+                                                  ("en-us", "./prof_gone", "profiler.timelineNone")])
+def test_a_missing_timeline_gives_the_hint_of_the_framework_that_wrote_it(demo: tuple[str, Path], page: Any,
+                                                                          lang: str, job: str, key: str) -> None:
+    base, data = demo
+    if job == "./prof_gone":
+        if not (data / "prof_gone").exists():
+            pytest.skip("prof_gone was deleted by the deletion test")
+        (_output("prof_gone", 0, data) / "trace_view.json").unlink(missing_ok=True)
+    strings = _strings(lang.split("-")[0])
+    _open(page, base, f"train_id={job}&tab=timeline", lang=lang)
+    hint = page.wait_for_selector('[data-testid="timeline-not-recorded"]').inner_text()
+    assert strings[key] in hint
+    assert ("torch_npu" in hint) == (key == "profiler.timelineNoneTorch")
 
 
 # --- a run deleted while its page is open --------------------------------------------------------------------------

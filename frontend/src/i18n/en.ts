@@ -406,6 +406,8 @@ export const en = {
   'profiler.downloadWindow': 'Download the loaded events (Chrome trace JSON)',
   'profiler.timelineDirNote': 'The server’s timeline reads the job’s last profiler directory by name ({dir}), whichever is selected.',
   'profiler.timelineNone': 'No timeline was recorded for this rank. MindSpore ≥ 2.4 writes ASCEND_PROFILER_OUTPUT/trace_view.json; MindSpore ≤ 2.3 on CPU writes none.',
+  'profiler.timelineNoneTorch':
+    'No timeline was recorded for this rank. torch_npu writes ASCEND_PROFILER_OUTPUT/trace_view.json when its profiler parses with export_type text (the default; with export_type db the timeline is in ascend_pytorch_profiler_<rank>.db). A job stopped before parsing can be parsed afterwards with torch_npu.profiler.profiler.analyse(<profile dir>).',
   'profiler.timelineHelp': 'Scroll to zoom, drag to pan, or use the slider. Each zoom loads the longest events of the visible window.',
   'profiler.timelineCapped': 'Showing the {n} longest events of this window: zoom in for more.',
   'profiler.timelineShown': '{events} of {total} events shown, in {lanes} lanes',

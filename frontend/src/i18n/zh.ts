@@ -407,6 +407,8 @@ export const zh: Partial<Record<MessageKey, string>> = {
   'profiler.downloadWindow': '下载已加载的事件（Chrome trace JSON）',
   'profiler.timelineDirNote': '无论选择哪个目录，服务端的时间线都读取该训练按名称排序的最后一个性能数据目录（{dir}）。',
   'profiler.timelineNone': '该 rank 没有时间线数据。MindSpore ≥ 2.4 写入 ASCEND_PROFILER_OUTPUT/trace_view.json；MindSpore ≤ 2.3 的 CPU 数据不含时间线。',
+  'profiler.timelineNoneTorch':
+    '该 rank 没有时间线数据。torch_npu 的性能分析以 export_type text（默认）解析时写入 ASCEND_PROFILER_OUTPUT/trace_view.json；export_type db 时时间线在 ascend_pytorch_profiler_<rank>.db 中。解析前中止的任务可事后用 torch_npu.profiler.profiler.analyse(<性能数据目录>) 解析。',
   'profiler.timelineHelp': '滚轮缩放、拖动平移或使用滑块。每次缩放都会加载可见窗口内耗时最长的事件。',
   'profiler.timelineCapped': '当前窗口仅显示耗时最长的 {n} 个事件：放大以查看更多。',
   'profiler.timelineShown': '已显示 {lanes} 条泳道共 {total} 个事件中的 {events} 个',
