@@ -4,7 +4,10 @@ Tables (README "msprobe graph_visualize"): `tb_config` (graph_type build|compare
 and accuracy level, rank_list, step_list, overflow_check), `tb_nodes` (one row per node per graph `<NPU|Bench>_<step>_
 <rank>`: node_name, node_type 0 module / 1 api / 9 api collection, up_node, node_order, precision_index null / 0..1,
 overflow_level, matched_node_link, stack_id, input_data / output_data JSON), `tb_stack` (stack_info JSON frames).
-Opened read-only; a remote file is copied to a temporary file first (bounded). The older JSON `.vis` is not read.
+Opened read-only; a remote file is copied to a temporary file first (bounded).
+
+The older JSON `.vis` (msprobe 1.2 to 8.2.0) is read by `msprobe_vis_json`; `open_graph` is the one place that picks
+the reader by file type, and both answer through `VisGraphs` (config / graphs / nodes / node).
 """
 
 from __future__ import annotations
@@ -13,12 +16,14 @@ import json
 import os
 import sqlite3
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
-from mindinsight_clone.ingest import storage
+from mindinsight_clone.ingest import msprobe_vis_json, storage
 from mindinsight_clone.ingest.storage import Location
+
+T = TypeVar("T")
 
 MAX_REMOTE_BYTES = 1 << 30
 NODE_COLUMNS = ("node_name", "node_type", "up_node", "node_order", "precision_index", "overflow_level",
@@ -26,12 +31,57 @@ NODE_COLUMNS = ("node_name", "node_type", "up_node", "node_order", "precision_in
 NODES_SQL = f"SELECT {', '.join(NODE_COLUMNS)} FROM tb_nodes WHERE graph_id = ? ORDER BY node_order"  # noqa: S608 (constant columns)
 
 
+class VisGraphs(Protocol):
+    """A graph_visualize file, whichever its format: what `read_config`, `read_graphs`, `read_nodes`, `read_node`
+    answer for a `.vis.db`."""
+
+    def config(self) -> dict[str, Any]: ...
+
+    def graphs(self) -> list[dict[str, Any]]: ...
+
+    def nodes(self, graph: str) -> list[dict[str, Any]]: ...
+
+    def node(self, graph: str, name: str) -> dict[str, Any] | None: ...
+
+
+class ParsedCache(Protocol):
+    """A cache of parsed files by file version (analyzers/profiler/cache.ParsedFileCache is one)."""
+
+    def get(self, kind: str, path: Location, parse: Callable[[Location], T]) -> T: ...
+
+
+@contextmanager
+def open_graph(location: Location, cache: ParsedCache | None = None) -> Iterator[VisGraphs]:
+    """The graph_visualize file at `location`, `.vis.db` (SQLite) or `.vis` (JSON, parsed once per file version
+    when a `cache` is given). ValueError when it is not msprobe's; OSError when unreadable or too big."""
+    if msprobe_vis_json.is_vis_json(location.name):
+        yield (cache.get("msprobe-vis-json", location, msprobe_vis_json.read) if cache is not None
+               else msprobe_vis_json.read(location))
+        return
+    with open_db(location) as conn:
+        yield _Db(conn)
+
+
+class _Db:
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def config(self) -> dict[str, Any]:
+        return read_config(self.conn)
+
+    def graphs(self) -> list[dict[str, Any]]:
+        return read_graphs(self.conn)
+
+    def nodes(self, graph: str) -> list[dict[str, Any]]:
+        return read_nodes(self.conn, graph)
+
+    def node(self, graph: str, name: str) -> dict[str, Any] | None:
+        return read_node(self.conn, graph, name)
+
+
 @contextmanager
 def open_db(location: Location) -> Iterator[sqlite3.Connection]:
     """A read-only connection to an msprobe `.vis.db` (ValueError when it is not one; OSError when unreadable)."""
-    if location.name.lower().endswith(".vis"):
-        raise ValueError("The JSON .vis format of older msprobe versions is not read; graph_visualize >= 8 "
-                         "writes .vis.db.")
     with open_sqlite(location, {"tb_config", "tb_nodes"}, "graph_visualize") as conn:
         yield conn
 
@@ -70,12 +120,8 @@ def read_config(conn: sqlite3.Connection) -> dict[str, Any]:
                        "LIMIT 1").fetchone()
     if row is None:
         return {"graph_type": None, "task": None, "overflow_check": False, "colors": [], "ranks": [], "steps": []}
-    colors = []
-    for color, facts in (_json(row[3]) or {}).items():
-        if isinstance(facts, dict):
-            colors.append({"color": color, "range": facts.get("value") or [], "level": facts.get("accuracy_level"),
-                           "description": facts.get("description")})
-    return {"graph_type": row[0], "task": row[1], "overflow_check": bool(row[2]), "colors": colors,
+    return {"graph_type": row[0], "task": row[1], "overflow_check": bool(row[2]),
+            "colors": msprobe_vis_json.color_legend(_json(row[3])),
             "ranks": _json(row[4]) or [], "steps": _json(row[5]) or []}
 
 

@@ -1,9 +1,11 @@
-"""msprobe (issue 35) under /v1/mindinsight/msprobe: graph_visualize `.vis.db` graphs and data2db `.trend.db` trends.
-Thin: parse the request, read through ingest/msprobe_vis.py and msprobe_trend.py (docs/msprobe.md)."""
+"""msprobe (issue 35) under /v1/mindinsight/msprobe: graph_visualize graphs (`.vis.db`, and the older JSON `.vis`) and
+data2db `.trend.db` trends. Thin: parse the request, read through ingest/msprobe_vis.py (`open_graph` picks the
+reader by file type) and msprobe_trend.py (docs/msprobe.md)."""
 
 from __future__ import annotations
 
 import sqlite3
+from contextlib import AbstractContextManager
 from typing import Any
 
 from flask import Blueprint
@@ -21,6 +23,10 @@ def _vis_files() -> list[MsprobeFile]:
     return [f for f in _dumps().registry.debug_files().msprobe_files if f.kind == "vis"]
 
 
+def _open(f: MsprobeFile) -> AbstractContextManager[msprobe_vis.VisGraphs]:
+    return msprobe_vis.open_graph(f.location, cache=_dumps().cache)  # a .vis is parsed once per file version
+
+
 def _file(graph_id: str) -> MsprobeFile:
     found = next((f for f in _vis_files() if f.file_id == graph_id), None)
     if found is None:
@@ -36,9 +42,9 @@ def graphs() -> Any:
     for f in sorted(_vis_files(), key=lambda f: f.file_id):
         item: dict[str, Any] = {"graph_id": f.file_id, "kind": None, "graphs": [], "error": None}
         try:
-            with msprobe_vis.open_db(f.location) as conn:
-                item["kind"] = msprobe_vis.read_config(conn)["graph_type"]
-                item["graphs"] = msprobe_vis.read_graphs(conn)
+            with _open(f) as vis:
+                item["kind"] = vis.config()["graph_type"]
+                item["graphs"] = vis.graphs()
         except (OSError, ValueError, sqlite3.Error) as exc:
             item["error"] = str(exc)
         out.append(item)
@@ -55,16 +61,16 @@ def graph() -> Any:
         raise ParamValueError("'side' should be NPU (the target) or Bench.")
     step, rank = params.to_int("step", params.arg("step")), params.to_int("rank", params.arg("rank"))
     try:
-        with msprobe_vis.open_db(f.location) as conn:
-            config = msprobe_vis.read_config(conn)
-            candidates = [g for g in msprobe_vis.read_graphs(conn) if g["side"] == side
+        with _open(f) as vis:
+            config = vis.config()
+            candidates = [g for g in vis.graphs() if g["side"] == side
                           and (step is None or g["step"] == step) and (rank is None or g["rank"] == rank)]
             if not candidates:
                 raise DebuggerDumpNotExistError(f"{f.file_id} has no {side} graph" +
                                                 (f" at step {step}" if step is not None else "") +
                                                 (f" rank {rank}" if rank is not None else ""))
             chosen = candidates[0]
-            nodes = msprobe_vis.read_nodes(conn, chosen["graph"])
+            nodes = vis.nodes(chosen["graph"])
     except (OSError, ValueError, sqlite3.Error) as exc:
         raise ParamValueError(str(exc)) from exc
     return {"graph_id": f.file_id, "kind": config["graph_type"], "side": side, "step": chosen["step"],
@@ -80,8 +86,8 @@ def graph_node() -> Any:
     side = params.arg("side") or "NPU"
     step, rank = params.to_int("step", params.arg("step"), 0), params.to_int("rank", params.arg("rank"), 0)
     try:
-        with msprobe_vis.open_db(f.location) as conn:
-            found = msprobe_vis.read_node(conn, f"{side}_{step}_{rank}", name)
+        with _open(f) as vis:
+            found = vis.node(f"{side}_{step}_{rank}", name)
     except (OSError, ValueError, sqlite3.Error) as exc:
         raise ParamValueError(str(exc)) from exc
     if found is None:

@@ -1,7 +1,7 @@
 // msprobe page, graphs tab (issue 35). English.
 export const msprobeGraphsEn = {
   'msprobe.noGraphs': 'No graph_visualize file found',
-  'msprobe.noGraphsHint': 'The .vis.db files msprobe graph_visualize writes, within --max-depth levels of the summary base dir, are listed here.',
+  'msprobe.noGraphsHint': 'The .vis.db (and older .vis) files msprobe graph_visualize writes, within --max-depth levels of the summary base dir, are listed here.',
   'msprobe.graphFile': 'Graph file',
   'msprobe.unreadable': 'unreadable',
   'msprobe.graphFilter': 'Show',

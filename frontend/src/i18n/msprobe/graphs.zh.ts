@@ -1,7 +1,7 @@
 // msprobe page, graphs tab (issue 35). 简体中文.
 export const msprobeGraphsZh: Record<string, string> = {
   'msprobe.noGraphs': '未找到分级可视化文件',
-  'msprobe.noGraphsHint': '训练日志根目录下 --max-depth 层以内由 msprobe graph_visualize 写出的 .vis.db 文件会列在这里。',
+  'msprobe.noGraphsHint': '训练日志根目录下 --max-depth 层以内由 msprobe graph_visualize 写出的 .vis.db（及旧版 .vis）文件会列在这里。',
   'msprobe.graphFile': '图文件',
   'msprobe.unreadable': '无法读取',
   'msprobe.graphFilter': '显示',
