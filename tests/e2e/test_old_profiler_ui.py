@@ -155,3 +155,25 @@ def test_compare_and_advice_tabs_of_the_old_layout(old_ui_server: str, page: Any
     _open(page, old_ui_server, "train_id=./cluster4&tab=advice")
     page.wait_for_selector('[data-testid="advice-count"]')
     assert page.get_by_test_id("ascend-advice").is_visible()
+
+
+@pytest.mark.parametrize("lang", ["en-us", "zh-cn"])
+def test_data_pipeline_table_is_labelled_and_fits_at_1024(old_ui_server: str, page: Any, lang: str) -> None:
+    """The operator-queue table of minddata_pipeline_raw_<id>.csv: labelled in the UI's language (the raw field in
+    the header's tooltip), and inside its card at 1024 px (it was 5 px wider than the card, raw names as headers)."""
+    raw = _rows(CORPUS / "run1" / "profiler" / "minddata_pipeline_raw_1.csv")
+    page.set_viewport_size({"width": 1024, "height": 900})
+    page.add_init_script(f"localStorage.setItem('milang', '{lang}')")
+    _open(page, old_ui_server, "train_id=./run1&tab=pipeline")
+    table = page.wait_for_selector('[data-testid="pipeline-table"]')
+    assert page.locator('[data-testid="pipeline-row"]').count() == len(raw)
+    heads = page.eval_on_selector_all('[data-testid="pipeline-table"] th',
+                                      "ths => ths.map(th => [th.dataset.column, th.innerText.trim()])")
+    assert {c for c, _ in heads} <= set(raw[0]) and len(heads) >= 6
+    for column, text in heads:
+        assert text and text != column and not re.search(r"\b[a-z]+(?:_[a-z]+)+\b", text), (column, text)
+    if lang == "zh-cn":
+        assert all(re.search(r"[\u4e00-\u9fff]", text) or text.isupper() for _, text in heads), heads
+    fits = table.evaluate("t => { const card = t.closest('.panel'); return [t.getBoundingClientRect().right,"
+                          " card.getBoundingClientRect().right, document.documentElement.scrollWidth, innerWidth] }")
+    assert fits[0] <= fits[1] and fits[2] <= fits[3], fits

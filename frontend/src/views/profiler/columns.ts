@@ -123,6 +123,17 @@ const LABELS: Record<string, MessageKey> = {
   min_us: 'ascend.apiMin',
   max_us: 'ascend.apiMax',
   variance: 'ascend.apiVariance',
+  // the data pipeline's operator queues (minddata_pipeline_raw_<id>.csv)
+  kernel_type: 'col.kernel_type',
+  op_id: 'col.op_id',
+  num_workers: 'col.num_workers',
+  output_queue_size: 'col.queue_sizes',
+  output_queue_average_size: 'col.queue_average',
+  output_queue_length: 'col.queue_capacity',
+  output_queue_usage_rate: 'col.queue_usage',
+  sample_interval: 'col.sample_interval',
+  parent_id: 'col.parent_id',
+  children_id: 'col.children_id',
 }
 
 /** Where one name means another thing: MindSpore's CPU type table counts executions in `type_occurrences` and the

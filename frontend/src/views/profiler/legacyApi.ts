@@ -1,7 +1,7 @@
 // Typed helpers over MindInsight's own endpoints for the old Ascend/GPU layout (MindSpore <= 2.2; docs/profiler.md
 // "MindInsight's old Ascend/GPU layout"): the answers are MindInsight 2.3.1's shapes.
-import { api, type RequestOptions } from '@/api/client'
-import type { OpsSearchBody, OpsTable, ProfTarget } from './profilerApi'
+import type { RequestOptions } from '@/api/client'
+import { pget, ppost, type OpsSearchBody, type OpsTable, type ProfTarget } from './profilerApi'
 import type { Problem } from './ascendApi'
 
 /** One point of the training trace graph; `{}` when MindInsight found it invalid (negative start/duration). */
@@ -124,47 +124,47 @@ function a(t: ProfTarget) {
 
 export const legacy = {
   ops: (t: ProfTarget, body: OpsSearchBody, o?: RequestOptions) =>
-    api.profilerPost<OldOpsTable>('ops/search', a(t), body, o),
+    ppost<OldOpsTable>('ops/search', a(t), body, o),
 
   traceGraph: (t: ProfTarget, step: number, o?: RequestOptions) =>
-    api.profilerGet<TraceGraph>('training-trace/graph', { dir: t.trainId, device_id: t.deviceId, type: step }, o),
+    pget<TraceGraph>('training-trace/graph', { dir: t.trainId, device_id: t.deviceId, type: step }, o),
 
   targetTime: (t: ProfTarget, proc: string, o?: RequestOptions) =>
-    api.profilerGet<TargetTime>('training-trace/target-time-info', { dir: t.trainId, device_id: t.deviceId, type: proc }, o),
+    pget<TargetTime>('training-trace/target-time-info', { dir: t.trainId, device_id: t.deviceId, type: proc }, o),
 
   propose: (t: ProfTarget, o?: RequestOptions) =>
-    api.profilerGet<Proposals>('summary/propose', { ...a(t), device_id: t.deviceId }, o),
+    pget<Proposals>('summary/propose', { ...a(t), device_id: t.deviceId }, o),
 
   processSummary: (t: ProfTarget, o?: RequestOptions) =>
-    api.profilerGet<ProcessSummary>('process_summary', { ...a(t), device_id: t.deviceId }, o),
+    pget<ProcessSummary>('process_summary', { ...a(t), device_id: t.deviceId }, o),
 
   queueInfo: (t: ProfTarget, kind: 'get_next' | 'device_queue', o?: RequestOptions) =>
-    api.profilerGet<QueueInfo>('queue_info', { ...a(t), device_id: t.deviceId, type: kind }, o),
+    pget<QueueInfo>('queue_info', { ...a(t), device_id: t.deviceId, type: kind }, o),
 
   cpuUtilization: (t: ProfTarget, o?: RequestOptions) =>
-    api.profilerPost<CpuUtilization>('minddata-cpu-utilization-summary', a(t), { device_id: t.deviceId }, o),
+    ppost<CpuUtilization>('minddata-cpu-utilization-summary', a(t), { device_id: t.deviceId }, o),
 
   flopsSummary: (t: ProfTarget, o?: RequestOptions) =>
-    api.profilerGet<FlopsSummary>('flops-summary', { train_id: t.trainId, device_id: t.deviceId }, o),
+    pget<FlopsSummary>('flops-summary', { train_id: t.trainId, device_id: t.deviceId }, o),
 
   flopsScope: (t: ProfTarget, o?: RequestOptions) =>
-    api.profilerGet<FlopsScope>('flops-scope', { train_id: t.trainId, device_id: t.deviceId }, o),
+    pget<FlopsScope>('flops-scope', { train_id: t.trainId, device_id: t.deviceId }, o),
 
   clusterStepTrace: (t: ProfTarget, step: number, stage: number, o?: RequestOptions) =>
-    api.profilerPost<ClusterStepTrace>('cluster-step-trace-summary', { train_id: t.trainId },
+    ppost<ClusterStepTrace>('cluster-step-trace-summary', { train_id: t.trainId },
       { filter_condition: { step_id: step, stage_id: stage } }, o),
 
   clusterFlops: (t: ProfTarget, o?: RequestOptions) =>
-    api.profilerGet<ClusterFlops[]>('cluster-flops', { train_id: t.trainId }, o),
+    pget<ClusterFlops[]>('cluster-flops', { train_id: t.trainId }, o),
 
   clusterCommunication: (t: ProfTarget, step: number, o?: RequestOptions) =>
-    api.profilerPost<ClusterCommunication>('search-cluster-communication', { train_id: t.trainId },
+    ppost<ClusterCommunication>('search-cluster-communication', { train_id: t.trainId },
       { filter_condition: { step_id: step } }, o),
 
   clusterLinks: (t: ProfTarget, step: number, o?: RequestOptions) =>
-    api.profilerPost<ClusterLinks>('search-cluster-link', { train_id: t.trainId },
+    ppost<ClusterLinks>('search-cluster-link', { train_id: t.trainId },
       { filter_condition: { step_id: step } }, o),
 
   clusterPropose: (t: ProfTarget, o?: RequestOptions) =>
-    api.profilerGet<Proposals>('summary/cluster-propose', { train_id: t.trainId }, o),
+    pget<Proposals>('summary/cluster-propose', { train_id: t.trainId }, o),
 }
