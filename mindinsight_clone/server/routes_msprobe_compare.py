@@ -1,9 +1,10 @@
 """msprobe (issue 35) under /v1/mindinsight/msprobe: target-vs-bench comparison and compare_result files.
-Thin: parse the request, call analyzers/debugger/msprobe_compare.py (docs/msprobe.md)."""
+Thin: parse the request, call analyzers/debugger/msprobe_compare.py (and msprobe_mapping.py for a cross-framework
+`mapping`; docs/msprobe.md)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint
 
@@ -11,14 +12,23 @@ from mindinsight_clone.analyzers.debugger import msprobe_compare
 from mindinsight_clone.errors import DebuggerDumpNotExistError, ParamValueError
 from mindinsight_clone.ingest import msprobe_compare_result
 from mindinsight_clone.server import params
+from mindinsight_clone.server.deferred import deferred
 from mindinsight_clone.server.routes_msprobe import _dumps
 from mindinsight_clone.server.services import services
+
+if TYPE_CHECKING:
+    from mindinsight_clone.analyzers.debugger import msprobe_mapping
+    from mindinsight_clone.analyzers.debugger.msprobe_dumps import MsprobeDumps, StepRank
+    from mindinsight_clone.analyzers.debugger.msprobe_mapping import MappingSpec
+else:  # imports YAML: by the first mapped comparison (server/deferred.py)
+    (msprobe_mapping,) = deferred("mindinsight_clone.analyzers.debugger", "msprobe_mapping")
 
 bp = Blueprint("msprobe_compare", __name__, url_prefix="/v1/mindinsight/msprobe")
 
 RESULTS = ("pass", "warning", "error")
 MAX_LIMIT = 100_000
 COMPARISONS_KEY = "msprobe_comparisons"
+MAPPINGS = ("api", "cell", "layer", "data")  # msprobe_mapping.KINDS, without importing it at start
 
 
 def _side(body: dict[str, Any], key: str) -> tuple[str, int | None, str | None]:
@@ -30,6 +40,28 @@ def _side(body: dict[str, Any], key: str) -> tuple[str, int | None, str | None]:
         raise ParamValueError(f"'{key}.step' should be a step number.")
     rank = side.get("rank")
     return side["dump_id"], step, None if rank is None else str(rank)
+
+
+def _mapping(body: dict[str, Any]) -> MappingSpec | None:
+    """The body's `mapping` (msprobe's -am / -cm / -lm / -dm), its file read and checked; None: rows by name."""
+    given = body.get("mapping")
+    if given is None:
+        return None
+    if not isinstance(given, dict) or len(given) != 1 or not set(given) <= set(MAPPINGS):
+        raise ParamValueError("'mapping' should name one of api, cell, layer, data: {\"api\": true | \"<yaml path>\"} "
+                              "or {\"cell\" | \"layer\" | \"data\": \"<yaml path>\"}.")
+    ((kind, value),) = given.items()
+    if kind == "api" and value is True:
+        return msprobe_mapping.MappingSpec("api")
+    if not isinstance(value, str) or not value:
+        raise ParamValueError(f"'mapping.{kind}' should be {'true or ' if kind == 'api' else ''}the path of a yaml "
+                              "file relative to the summary base dir.")
+    return msprobe_mapping.read_spec(services().data_manager.bases, kind, value)
+
+
+def _layer_parents(dumps: MsprobeDumps, place: StepRank) -> dict[str, str | None]:
+    """construct.json, for layer mapping: msprobe builds no layer tree for a side without stack.json."""
+    return dumps.parents(place) if dumps.stacks(place) else {}
 
 
 @bp.post("/compare")
@@ -46,6 +78,7 @@ def compare() -> Any:
     offset, limit = body.get("offset", 0), body.get("limit", 1000)
     if not isinstance(offset, int) or not isinstance(limit, int) or offset < 0 or not 0 < limit <= MAX_LIMIT:
         raise ParamValueError(f"'offset' should be >= 0 and 'limit' between 1 and {MAX_LIMIT}.")
+    spec = _mapping(body)
     dumps = _dumps()
     files, places = [], []
     for key in ("target", "bench"):
@@ -59,12 +92,20 @@ def compare() -> Any:
         files.append(dump)
         places.append(place)
     loaders = (dumps.tensor_loader(places[0]), dumps.tensor_loader(places[1])) if mode == "tensor" else None
-    comparison = _comparisons().get(files[0], files[1], mode,
-                                    lambda: msprobe_compare.compare(files[0], files[1], loaders))
+
+    def make() -> msprobe_compare.Comparison:
+        if spec is None:
+            return msprobe_compare.compare(files[0], files[1], loaders)
+        parents = (_layer_parents(dumps, places[0]), _layer_parents(dumps, places[1])) if spec.kind == "layer" else None
+        pairs = msprobe_mapping.pair_rows(files[0], files[1], spec, parents)
+        return msprobe_compare.compare(files[0], files[1], loaders, pairs)
+
+    comparison = _comparisons().get(files[0], files[1], mode, make, spec.ident if spec else "")
     rows = comparison.select(wanted)
     return {"rows": comparison.rows_json(rows[offset:offset + limit].tolist()),
             "counts": comparison.counts(), "unmatched": comparison.unmatched(),
-            "first_divergence": comparison.first_divergence(), "total": int(rows.size), "mode": mode}
+            "first_divergence": comparison.first_divergence(), "total": int(rows.size), "mode": mode,
+            "mapping": spec.kind if spec else None}
 
 
 def _comparisons() -> msprobe_compare.ComparisonCache:

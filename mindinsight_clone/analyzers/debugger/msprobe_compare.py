@@ -2,7 +2,8 @@
 
 One row per tensor or argument slot of the target (`<node>.input.<i>`, `<node>.input.<kwarg>[.<i>]`,
 `<node>.output.<i>`, `<node>.parameters.<name>`, `<cell>.parameters_grad.<k>.<name>`), matched by name in the bench
-(same framework: the names are the same; cross-framework mapping is not done here). Per row: the target and bench
+(same framework: the names are the same), or through `pairs` (target row -> bench row: msprobe's cross-framework
+api / cell / layer mapping, analyzers/debugger/msprobe_mapping.py). Per row: the target and bench
 statistics, their differences (target − bench) and relative errors |diff / bench| (None where bench is 0 or not a
 number), and msprobe's verdict (README "msprobe compare", msprobe 26.2's indicator analysis):
 
@@ -20,7 +21,7 @@ import gc
 import math
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -65,6 +66,7 @@ class Comparison:
     results: np.ndarray  # int8: PASS, WARNING, ERROR
     messages: dict[int, list[str]] = field(default_factory=dict)
     tensor: dict[int, dict[str, float | None]] = field(default_factory=dict)  # tensor mode's metrics
+    bench_names: list[str | None] | None = None  # mapped comparisons: each row's bench row (None: by name)
 
     @property
     def size(self) -> int:
@@ -107,8 +109,9 @@ class Comparison:
             mine_type, mine_shape = _type_and_shape(self.target_slots[i])
             theirs_type, theirs_shape = _type_and_shape(other) if other is not None else (None, None)
             target, bench, diff, rel = (cells[name][n] for name in ("target", "bench", "diff", "rel"))
+            bench_name = self.names[i] if self.bench_names is None else self.bench_names[i]
             out.append({"node": self.nodes[i], "target_name": self.names[i],
-                        "bench_name": self.names[i] if other is not None else None, "io": IO_CODES[self.io[i]],
+                        "bench_name": bench_name if other is not None else None, "io": IO_CODES[self.io[i]],
                         "result": RESULT_NAMES[self.results[i]], "err_message": list(self.messages.get(i, ())),
                         "target_dtype": mine_type, "bench_dtype": theirs_type,
                         "target_shape": mine_shape, "bench_shape": theirs_shape,
@@ -153,15 +156,19 @@ TensorLoader = Callable[[str], np.ndarray]  # data_name -> the array (OSError / 
 
 class ComparisonCache:
     """The last few comparisons, by the two parsed dumps (the parse cache hands out the same DumpFile while a file is
-    unchanged, so a changed dump.json is compared again) and the mode: the pages of one comparison cost a page."""
+    unchanged, so a changed dump.json is compared again), the mode and the mapping: the pages of one comparison cost
+    a page."""
 
     def __init__(self, keep: int = 2) -> None:
         self._keep = keep
-        self._items: OrderedDict[tuple[int, int, str], tuple[DumpFile, DumpFile, Comparison]] = OrderedDict()
+        self._items: OrderedDict[tuple[int, int, str, str], tuple[DumpFile, DumpFile, Comparison]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, target: DumpFile, bench: DumpFile, mode: str, make: Callable[[], Comparison]) -> Comparison:
-        key = (id(target), id(bench), mode)
+    def get(self, target: DumpFile, bench: DumpFile, mode: str, make: Callable[[], Comparison],
+            mapping: str = "") -> Comparison:
+        """The kept comparison of the two dumps in `mode` with `mapping` (the mapping's identity: its kind and its
+        file's content hash, "" when rows are matched by name), or `make()`'s."""
+        key = (id(target), id(bench), mode, mapping)
         with self._lock:
             found = self._items.get(key)
             if found is not None and found[0] is target and found[1] is bench:  # not an id reused by another dump
@@ -175,23 +182,31 @@ class ComparisonCache:
         return made
 
 
-def compare(target: DumpFile, bench: DumpFile,
-            tensors: tuple[TensorLoader, TensorLoader] | None = None) -> Comparison:
-    """The comparison of every slot of `target` with the slot of the same name in `bench` (module docstring).
-    With `tensors` (tensor mode) every matched tensor row also gets the metrics of its two `.npy` arrays."""
-    bench_slots = {name: slot for node in bench.nodes for name, slot in _named(node)}
+def compare(target: DumpFile, bench: DumpFile, tensors: tuple[TensorLoader, TensorLoader] | None = None,
+            pairs: Mapping[str, str] | None = None) -> Comparison:
+    """The comparison of every slot of `target` with the slot of the same name in `bench` (module docstring), or
+    with the bench row `pairs` names for it (a row it does not name is unmatched). With `tensors` (tensor mode)
+    every matched tensor row also gets the metrics of its two `.npy` arrays."""
+    bench_slots = {name: slot for node in bench.nodes for name, slot in named_slots(node)}
     nodes: list[str] = []
     names: list[str] = []
     slots: list[Slot] = []
     others: list[Slot | None] = []
+    bench_names: list[str | None] = []
     starts: list[int] = []  # the first row of each node
     for node in target.nodes:
         starts.append(len(names))
-        for name, slot in _named(node):
+        for name, slot in named_slots(node):
             nodes.append(node.name)
             names.append(name)
             slots.append(slot)
-            others.append(bench_slots.get(name))
+            if pairs is None:
+                others.append(bench_slots.get(name))
+                continue
+            paired = pairs.get(name)
+            other = None if paired is None else bench_slots.get(paired)
+            others.append(other)
+            bench_names.append(paired if other is not None else None)
     n = len(names)
     io = np.array([_io_code(s.io) for s in slots], dtype=np.int8)
     mine = [s.is_tensor for s in slots]
@@ -206,7 +221,7 @@ def compare(target: DumpFile, bench: DumpFile,
         rel = np.where(usable, np.abs(diffs / np.where(usable, ben, 1.0)), 0.0)
     rel_has = usable | (both & (diffs == 0))
     out = Comparison(nodes, names, io, slots, others, tgt, tgt_has, ben, ben_has, diffs, both.copy(), rel, rel_has,
-                     np.zeros(n, dtype=np.int8))
+                     np.zeros(n, dtype=np.int8), bench_names=None if pairs is None else bench_names)
     _judge_rows(out, mine, theirs, tensor_pair)
     if tensors is not None:
         for i in np.flatnonzero(tensor_pair).tolist():
@@ -296,7 +311,8 @@ def _judge_outputs(out: Comparison, starts: list[int], mine: list[bool], theirs:
             _flag(out, outputs[0], WARNING, "The norm relative error of output is 10 times that of input.")
 
 
-def _named(node: Node) -> list[tuple[str, Slot]]:
+def named_slots(node: Node) -> list[tuple[str, Slot]]:
+    """A node's rows as (msprobe's row name, slot)."""
     grad = ".parameters_grad." in node.name
     return [(f"{node.name}.{s.index}" if grad else f"{node.name}.{s.io}.{s.index}", s) for s in node.slots]
 
