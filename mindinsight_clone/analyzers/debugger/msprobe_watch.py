@@ -317,8 +317,8 @@ def watch(dumps: MsprobeDumps, dump_id: str, condition_id: Any, given: Mapping[s
             kept.append(place)
     chosen = [p for p in kept if step is None or msprobe_dump.step_of(p.step) == step]
     if not chosen:
-        raise DebuggerDumpNotExistError(f"{dump_id} has no" + (f" step {step}" if step is not None else " step")
-                                        + (f" rank {rank}" if rank else ""))
+        wanted = [f"step {step}"] * (step is not None) + [f"rank {rank}"] * bool(rank)
+        raise DebuggerDumpNotExistError(f"{dump_id} has no {' '.join(wanted) or 'step folder yet'}")
     needs_previous = condition.id in _PREVIOUS
     previous_of: dict[str, StepRank] = {}  # rank -> its dumped step before the one being looked at
     if needs_previous and step is not None:
