@@ -14,8 +14,10 @@ workspace.
 
 Printed: time to list the dumps, to open one step/rank (first page of nodes: parses that dump.json), to find the
 first NaN per rank (`msprobe/anomalies`; then again, warm), to chart one node across every step and across the ranks
-(`msprobe/node`, cold: only that node's entry is decoded from each file), to compare target vs bench at one step (statistics mode, every row), and
-the peak RSS of the process.
+(`msprobe/node`, cold: only that node's entry is decoded from each file), to evaluate watchpoint conditions on the
+statistics (`msprobe/watch`: one step/rank, two steps of a rank, again with another condition, NaN/Inf at the planted
+step on every rank), to compare target vs bench at one step (statistics mode, every row), and the peak RSS of the
+process.
 
 `--peer` also runs msprobe's own `msprobe compare` (mindstudio-probe 26.2, in its venv
 ~/.cache/mindinsight-clone-bench/msprobe-26.2, never in the project's) beside ours on the same two dumps, made the
@@ -145,6 +147,7 @@ def run(base: Path, workspace: Path, planted: dict[str, Any], nodes: int) -> lis
                                               step=planted["step"]))
     rows.append(("the same node across the ranks at one step", f"{seconds:.3f} s",
                  f"{len(ranks_answer['ranks'])} ranks"))
+    rows += watch_rows(get, target, planted, nodes)
     body = {"target": {"dump_id": target, "step": 0, "rank": "0"}, "bench": {"dump_id": bench, "step": 0, "rank": "0"},
             "limit": 100_000}
     seconds, answer = timed(lambda: client.post(f"{API}/compare", json=body).get_json())
@@ -156,6 +159,27 @@ def run(base: Path, workspace: Path, planted: dict[str, Any], nodes: int) -> lis
     rows.append(("another page of it (errors only, 1,000 rows)", f"{seconds:.3f} s", "the comparison is kept"))
     rows.append(("peak RSS of this process", f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MB",
                  "app + parsed dumps (the parsed-file cache is bounded at 512 MB)"))
+    return rows
+
+
+def watch_rows(get: Any, target: str, planted: dict[str, Any], nodes: int) -> list[tuple[str, str, str]]:
+    """Watchpoint conditions on the statistics (`msprobe/watch`): one step/rank, two steps, a warm re-check, the
+    planted NaN across the ranks of its step."""
+    rows: list[tuple[str, str, str]] = []
+    seconds, answer = timed(lambda: get("/watch", dump_id=target, condition="too_large", max_gt=1, step=0, rank="0"))
+    rows.append((f"watch too_large (max_gt=1), one step/rank of {nodes:,} nodes", f"{seconds:.3f} s",
+                 f"{answer['total']:,} hits; its entries were parsed by the page above: statistics table only"))
+    seconds, answer = timed(lambda: get("/watch", dump_id=target, condition="change_too_large", step=1, rank="0"))
+    rows.append(("watch change_too_large, step 1 vs step 0 of a rank", f"{seconds:.3f} s",
+                 f"{answer['total']:,} hits; parses step 1"))
+    seconds, answer = timed(lambda: get("/watch", dump_id=target, condition="not_changed", step=1, rank="0",
+                                        offset=1000, limit=100))
+    rows.append(("the same two steps, not_changed (tables kept), a page", f"{seconds:.3f} s",
+                 f"{answer['total']:,} hits"))
+    seconds, answer = timed(lambda: get("/watch", dump_id=target, condition="nan_or_inf", step=planted["step"]))
+    assert any(h["node"] == planted["node"] and h["rank"] == planted["rank"] for h in answer["hits"]), answer
+    rows.append(("watch nan_or_inf at the planted step, every rank", f"{seconds:.3f} s",
+                 f"{answer['total']:,} hits (found); the clean ranks' files are pre-filtered, not parsed"))
     return rows
 
 

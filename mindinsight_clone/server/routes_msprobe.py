@@ -1,11 +1,12 @@
-"""msprobe (issue 35) under /v1/mindinsight/msprobe: dumps, nodes, the Cell tree, a node across steps, anomalies.
-Thin: parse the request, call analyzers/debugger/msprobe_dumps.py (docs/msprobe.md)."""
+"""msprobe (issue 35) under /v1/mindinsight/msprobe: dumps, nodes, the Cell tree, a node across steps, anomalies,
+watchpoint conditions on the statistics. Thin: parse the request, call analyzers/debugger/msprobe_dumps.py and
+msprobe_watch.py (docs/msprobe.md)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from flask import Blueprint
+from flask import Blueprint, request
 
 from mindinsight_clone.errors import ParamValueError
 from mindinsight_clone.server import params
@@ -78,3 +79,28 @@ def tensor() -> Any:
 @bp.get("/anomalies")
 def anomalies() -> Any:
     return _dumps().anomalies(params.required("dump_id"))
+
+
+WATCH_ARGS = frozenset({"dump_id", "condition", "step", "rank", "offset", "limit"})
+
+
+@bp.get("/watch")
+def watch() -> Any:
+    """A watchpoint condition over the statistics of every step x rank (or `step` / `rank`); any other query key is
+    a parameter of the condition (`max_gt=10`)."""
+    from mindinsight_clone.analyzers.debugger import msprobe_watch
+
+    offset = params.to_int("offset", params.arg("offset"), 0)
+    limit = params.to_int("limit", params.arg("limit"), 100)
+    assert offset is not None and limit is not None
+    given = {key: request.args[key] for key in request.args if key not in WATCH_ARGS}
+    return msprobe_watch.watch(_dumps(), params.required("dump_id"), params.required("condition"), given, _step(),
+                               params.arg("rank"), offset, limit)
+
+
+@bp.get("/watch/conditions")
+def watch_conditions() -> Any:
+    """The conditions msprobe's statistics can answer, with their parameters (the UI's form), and what they cannot."""
+    from mindinsight_clone.analyzers.debugger import msprobe_watch
+
+    return msprobe_watch.describe()

@@ -76,6 +76,30 @@ def test_a_tensor_dump_shows_the_nan_values_of_a_slot(server: str, page: Any) ->
     values.wait_for(state="detached")
 
 
+def test_watchpoints_on_the_statistics_open_their_node(server: str, page: Any) -> None:
+    """The Watchpoints panel: NaN/Inf over every step lists the first NaN first and opens it; change_too_large (on
+    the norm, against the previous dumped step) says what it compared with; too_large names what the statistics
+    cannot compute and waits for a threshold."""
+    page.goto(f"{server}/#/msprobe?tab=dumps&dump_id=./lenet_statistics")
+    page.get_by_test_id("msprobe-watchpoints").locator("summary").click()
+    page.get_by_test_id("msprobe-watch-run").click()
+    result = page.locator("[data-testid=msprobe-watch-result][data-condition=nan_or_inf]")
+    result.wait_for()
+    assert result.get_attribute("data-total") == "16"  # steps 2 and 3 (EXPECTED.json entries_with_nan)
+    first = page.get_by_test_id("msprobe-watch-hit").first
+    assert first.get_attribute("data-node") == "Mint.div.0.forward" and first.get_attribute("data-step") == "2"
+    first.get_by_test_id("msprobe-watch-hit-open").click()
+    page.locator('[data-testid=msprobe-node-detail][data-name="Mint.div.0.forward"][data-step="2"]').wait_for()
+    page.get_by_test_id("msprobe-watch-condition").select_option("change_too_large")
+    page.get_by_test_id("msprobe-watch-param-abs_mean_update_ratio_gt").fill("0.5")
+    page.get_by_test_id("msprobe-watch-run").click()
+    page.locator("[data-testid=msprobe-watch-result][data-condition=change_too_large]").wait_for()
+    assert "step 1: norm" in page.get_by_test_id("msprobe-watch-hit").first.inner_text()
+    page.get_by_test_id("msprobe-watch-condition").select_option("too_large")
+    assert page.get_by_test_id("msprobe-watch-run").is_disabled()  # no threshold yet
+    assert "abs" in page.get_by_test_id("msprobe-watch-unsupported").get_attribute("title")
+
+
 def test_compare_lands_on_the_first_diverging_node(server: str, page: Any) -> None:
     page.goto(f"{server}/#/msprobe?tab=compare")
     target = page.get_by_test_id("compare-target").get_by_test_id("compare-dump")

@@ -1,7 +1,8 @@
-// msprobe dumps (issue 35): GET /v1/mindinsight/msprobe/{dumps,nodes,tree,node,anomalies} (docs/msprobe.md).
+// msprobe dumps (issue 35): GET /v1/mindinsight/msprobe/{dumps,nodes,tree,node,anomalies,watch} (docs/msprobe.md).
 // Statistics are numbers, null where msprobe wrote null, and "NAN" / "INF" / "-INF" for non-finite values.
 import { getJson, type RequestOptions } from './client'
 import type { Bucket, TensorData } from './types'
+import type { ConditionParam } from './debuggerTypes'
 
 export type Stat = number | 'NAN' | 'INF' | '-INF' | null
 
@@ -76,6 +77,54 @@ export interface MsprobeNodeRanks {
   ranks: { rank: string; slots: (MsprobeSlot & { io: string })[] }[]
 }
 
+/** A watchpoint condition as msprobe's statistics can answer it (GET msprobe/watch/conditions): MindInsight's id,
+ * the parameters that are computable (with MindInsight's defaults and ranges), the definition on the statistics. */
+export interface MsprobeWatchCondition {
+  id: string
+  mindinsight: string
+  /** compared with the same rank's previous dumped step */
+  previous: boolean
+  definition: string
+  params: ConditionParam[]
+}
+
+/** A parameter the statistics cannot answer (`only`: the one value they can). */
+export interface MsprobeUnsupported {
+  condition: string
+  param: string
+  reason: string
+  only?: number
+}
+
+export interface MsprobeWatchHit {
+  rank: string
+  step: number
+  node: string
+  io: string
+  index: string
+  /** the triggered parameters' actual values (nan_or_inf: the non-finite statistics) */
+  actual: Record<string, Stat>
+  max: Stat
+  min: Stat
+  mean: Stat
+  norm: Stat
+  previous_step?: number
+  previous?: { max: Stat; min: Stat; mean: Stat; norm: Stat }
+}
+
+export interface MsprobeWatchAnswer {
+  condition: string
+  params: Record<string, number>
+  definition: string
+  total: number
+  offset: number
+  hits: MsprobeWatchHit[]
+  unsupported: MsprobeUnsupported[]
+  skipped: { step: string; rank: string; reason: string }[]
+  incomplete: string[]
+  steps_looked_at: number
+}
+
 const P = 'msprobe/'
 
 export const msprobeDumpsApi = {
@@ -89,6 +138,11 @@ export const msprobeDumpsApi = {
     getJson<MsprobeNodeRanks>(P + 'node', { ...q, across: 'ranks' }, o),
   tensor: (q: { dump_id: string; step: number; rank: string; name: string; io: string; index: string; shape?: string; detail?: 'data' | 'histogram' }, o?: RequestOptions) =>
     getJson<MsprobeTensor>(P + 'tensor', { ...q }, o),
+  watchConditions: (o?: RequestOptions) =>
+    getJson<{ conditions: MsprobeWatchCondition[]; unsupported: MsprobeUnsupported[] }>(P + 'watch/conditions', {}, o),
+  /** `params`: the condition's parameters by name (the query keys beside dump_id, condition, step, rank, offset, limit) */
+  watch: (q: { dump_id: string; condition: string; step?: number; rank?: string; offset?: number; limit?: number }, params: Record<string, number>, o?: RequestOptions) =>
+    getJson<MsprobeWatchAnswer>(P + 'watch', { ...params, ...q }, o),
   anomalies: (dumpId: string, o?: RequestOptions) =>
     getJson<{ first: MsprobeAnomaly[]; first_rank: string | null }>(P + 'anomalies', { dump_id: dumpId }, o),
 }

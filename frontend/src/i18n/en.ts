@@ -1,6 +1,7 @@
 import { msprobeCompareEn } from './msprobe/compare.en'
 import { msprobeDumpsEn } from './msprobe/dumps.en'
 import { msprobeGraphsEn } from './msprobe/graphs.en'
+import { msprobeWatchEn } from './msprobe/watch.en'
 
 // English strings. Keys are grouped by page; `{name}` placeholders are filled by t().
 export const en = {
@@ -1268,6 +1269,7 @@ export const en = {
   ...msprobeDumpsEn,
   ...msprobeCompareEn,
   ...msprobeGraphsEn,
+  ...msprobeWatchEn,
 }
 
 export type MessageKey = keyof typeof en

@@ -2,6 +2,7 @@ import type { MessageKey } from './en'
 import { msprobeCompareZh } from './msprobe/compare.zh'
 import { msprobeDumpsZh } from './msprobe/dumps.zh'
 import { msprobeGraphsZh } from './msprobe/graphs.zh'
+import { msprobeWatchZh } from './msprobe/watch.zh'
 
 // 简体中文. A missing key falls back to English.
 export const zh: Partial<Record<MessageKey, string>> = {
@@ -1266,4 +1267,5 @@ export const zh: Partial<Record<MessageKey, string>> = {
   ...msprobeDumpsZh,
   ...msprobeCompareZh,
   ...msprobeGraphsZh,
+  ...msprobeWatchZh,
 }

@@ -99,9 +99,14 @@ _TOLERANCES = {"rtol", "atol", "epsilon"}
 def describe() -> list[dict[str, Any]]:
     """The conditions, their parameters and defaults (for the UI's condition picker)."""
     return [{"id": c.id, "mindinsight": c.mindinsight, "needs": c.needs,
-             "mindinsight_targets": c.mindinsight_targets,
-             "params": [{"name": p.name, "default": p.default, "range": _RANGES[p.check], "support": p.support,
-                         "visible": p.visible} for p in c.params]} for c in CONDITIONS.values()]
+             "mindinsight_targets": c.mindinsight_targets, "params": [param_json(p) for p in c.params]}
+            for c in CONDITIONS.values()]
+
+
+def param_json(param: Param) -> dict[str, Any]:
+    """A parameter as the condition pickers show it: name, default, accepted range, whether it is a range bound."""
+    return {"name": param.name, "default": param.default, "range": _RANGES[param.check], "support": param.support,
+            "visible": param.visible}
 
 
 def checked_params(condition_id: Any, given: Any) -> tuple[Condition, dict[str, float]]:

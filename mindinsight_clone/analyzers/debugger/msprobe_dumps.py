@@ -127,7 +127,7 @@ class MsprobeDumps:
             raise DebuggerDumpNotExistError(f"{dump_id} has no step folder yet")
         steps = sorted({msprobe_dump.step_of(p.step) or 0 for p in places})
         want_step = steps[0] if step is None else step
-        wanted_rank = _rank_name(rank)
+        wanted_rank = rank_name(rank)
         for p in places:
             if msprobe_dump.step_of(p.step) == want_step and (wanted_rank is None or p.rank == wanted_rank):
                 return p
@@ -188,7 +188,7 @@ class MsprobeDumps:
         """One node across the steps of a rank: its slots' statistics per step (charts), and its stack."""
         root = self.root(dump_id)
         places = self.layout(root)
-        wanted = _rank_name(rank) or (places[0].rank if places else None)
+        wanted = rank_name(rank) or (places[0].rank if places else None)
         steps = []
         stack: list[str] = []
         for place in places:
@@ -336,7 +336,7 @@ def _rank_number(rank: str) -> tuple[int, str]:
     return (int(digits) if digits else -1, rank)
 
 
-def _rank_name(rank: str | None) -> str | None:
+def rank_name(rank: str | None) -> str | None:
     if rank is None or rank == "":
         return None
     return f"rank{rank}" if rank.isdigit() else rank

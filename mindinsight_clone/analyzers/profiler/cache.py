@@ -95,6 +95,16 @@ class ParsedFileCache:
                     self._bytes -= dropped
         return value
 
+    def peek(self, kind: str, path: Location) -> Any | None:
+        """The parsed value of `path` when it is cached for the file as it is now, else None (nothing parsed)."""
+        try:
+            stat = storage.stat(path)
+        except OSError:
+            return None
+        with self._lock:
+            item = self._items.get((kind, str(path), stat.mtime, stat.size, stat.identity))
+            return None if item is None else item[0]
+
     @property
     def nbytes(self) -> int:
         with self._lock:

@@ -7,7 +7,7 @@ import type { ConditionParam, Dump, WatchCondition, WatchHit, WatchpointCheckRes
 export type ParamValues = Record<string, string>
 
 /** The inputs of a condition, filled with MindInsight's defaults (empty where it has none). */
-export function defaultValues(cond: WatchCondition): ParamValues {
+export function defaultValues(cond: Pick<WatchCondition, 'params'>): ParamValues {
   const out: ParamValues = {}
   for (const p of cond.params) out[p.name] = p.default === null || p.default === undefined ? '' : String(p.default)
   return out
@@ -47,7 +47,7 @@ export function paramProblem(text: string, param: Pick<ConditionParam, 'range'>)
  * Conditions whose parameters have no default (too_large, too_small, range) need at least one of their
  * own set: the bounds of `range` (MindInsight's "support" parameters) never trigger alone.
  */
-export function needsOne(cond: WatchCondition): boolean {
+export function needsOne(cond: Pick<WatchCondition, 'params'>): boolean {
   return cond.params.length > 0 && cond.params.every((p) => p.default === null || p.default === undefined)
 }
 
@@ -58,7 +58,7 @@ export interface ConditionProblem {
   missing: boolean
 }
 
-export function conditionProblem(cond: WatchCondition, values: ParamValues): ConditionProblem | null {
+export function conditionProblem(cond: Pick<WatchCondition, 'params'>, values: ParamValues): ConditionProblem | null {
   const params: Record<string, Exclude<ParamProblem, null>> = {}
   for (const p of cond.params) {
     const problem = paramProblem(values[p.name] ?? '', p)

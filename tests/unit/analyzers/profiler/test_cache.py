@@ -122,3 +122,14 @@ def test_big_files_are_parsed_one_at_a_time(tmp_path: Path, monkeypatch: pytest.
         for thread in threads:
             thread.join(timeout=10)
     assert most == {"big": 1, "sma": 2}
+
+
+def test_peek_answers_only_what_is_cached_for_the_file_as_it_is(tmp_path: Path) -> None:
+    cache = ParsedFileCache()
+    (path,) = _files(tmp_path, 1)
+    assert cache.peek("k", path) is None  # nothing parsed by a peek
+    value = cache.get("k", path, lambda p: Parsed(p.name, 1))
+    assert cache.peek("k", path) is value and cache.peek("other", path) is None
+    path.write_text("rewritten, longer")
+    assert cache.peek("k", path) is None
+    assert cache.peek("k", tmp_path / "absent") is None
