@@ -77,8 +77,11 @@ def _scan_bases(bases: Bases, max_runs: int, max_depth: int, run_filter: str) ->
         merged.listings += part.listings
         merged.debug.dumps += part.debug.dumps
         merged.debug.models += part.debug.models
+        merged.debug.msprobe_dumps += part.debug.msprobe_dumps
+        merged.debug.msprobe_files += part.debug.msprobe_files
         merged.debug.dumps_truncated = merged.debug.dumps_truncated or part.debug.dumps_truncated
         merged.debug.models_truncated = merged.debug.models_truncated or part.debug.models_truncated
+        merged.debug.msprobe_truncated = merged.debug.msprobe_truncated or part.debug.msprobe_truncated
     runs = merged.runs
     if run_filter:
         pattern = re.compile(run_filter)
@@ -91,12 +94,15 @@ def _scan_bases(bases: Bases, max_runs: int, max_depth: int, run_filter: str) ->
 
 
 def _prefix(result: ScanResult, base: Base) -> None:
-    """Rewrite a base's ids (runs, failed listings, dump roots, model files) to `./<name>/...`."""
+    """Rewrite a base's ids (runs, failed listings, dump roots, model files, msprobe dumps and result files) to
+    `./<name>/...`."""
     for run in result.runs:
         run.train_id = base.train_id(run.train_id)
     result.failed = {base.train_id(tid): why for tid, why in result.failed.items()}
     result.debug.dumps = [replace(d, dump_id=base.train_id(d.dump_id)) for d in result.debug.dumps]
     result.debug.models = [replace(m, model_id=base.train_id(m.model_id)) for m in result.debug.models]
+    result.debug.msprobe_dumps = [replace(d, dump_id=base.train_id(d.dump_id)) for d in result.debug.msprobe_dumps]
+    result.debug.msprobe_files = [replace(f, file_id=base.train_id(f.file_id)) for f in result.debug.msprobe_files]
 
 
 # remote runs: (path, profiler dirs, update time) -> (profiler type, graph mode), so an unchanged run costs no
