@@ -92,11 +92,9 @@ def test_mapped_pairs_results_and_counts_are_msprobes(client: FlaskClient, folde
     assert answer["counts"] == {k: sum(r["Result"] == k for r in theirs) for k in ("pass", "warning", "error")}
 
 
-@pytest.mark.xfail(strict=True, reason="msprobe 26.2 (RelativeWarnChecker) warns, when a node's inputs' largest norm "
-                   "relative error is 0, only for an output's above 0.1; msprobe_compare._judge_outputs warns for any "
-                   "output error then. Left as is: the by-name compare must not change here. The Result is the same "
-                   "on this row (error: the dtype names differ), and on every other row the messages agree")
 def test_the_zero_input_warning_rule_is_msprobes(client: FlaskClient) -> None:
+    """msprobe 26.2 (RelativeWarnChecker): when a node's inputs' largest norm relative error is 0, an output warns only
+    above 0.1 (not on any rounding difference)."""
     ours = {r["target_name"]: r for r in mapped(client, "statistics", {"cell": "configs/cell_mapping.yaml"})["rows"]}
     row = next(r for r in csv_rows("cross_framework_cell_mapping")
                if r["NPU Name"] == "Cell._backbone.relu.ReLU.forward.1.output.0")

@@ -9,7 +9,8 @@ number), and msprobe's verdict (README "msprobe compare", msprobe 26.2's indicat
 
 * error: dtype, shape or plain-argument mismatch; NaN/Inf in the target's Max/Min that the bench does not have;
   an output whose norm relative error is above 0.5 while every input's relative errors are below 0.1;
-* warning: a node whose largest output norm relative error is 10× its inputs' largest (said on its first output);
+* warning: a node whose largest output norm relative error is 10× its inputs' largest, or above 0.1 when the inputs'
+  largest is 0 (said on its first output);
 * pass otherwise. Unmatched rows have no bench and pass.
 
 The first divergence is the first row, in execution order, that is not `pass`.
@@ -17,22 +18,23 @@ The first divergence is the first row, in execution order, that is not `pass`.
 
 from __future__ import annotations
 
-import gc
 import math
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from mindinsight_clone.ingest.gc_pause import gc_paused
 from mindinsight_clone.ingest.msprobe_dump import STAT_KEYS, DumpFile, Node, Slot, stat_number
 
 OUTPUT_ERROR = 0.5  # an output's norm relative error above this ...
 INPUT_CLEAN = 0.1  # ... while every input's relative errors are below this: error
 WARN_FACTOR = 10.0  # an output's norm relative error this many times its inputs' largest: warning
+ZERO_INPUT_WARN = 0.1  # ... or, when the inputs' largest is 0, an output's above this (msprobe's RelativeWarnChecker)
 STATS = ("max", "min", "mean", "norm")
 
 
@@ -95,7 +97,7 @@ class Comparison:
 
     def rows_json(self, rows: list[int]) -> list[dict[str, Any]]:
         """The JSON of `rows` (msprobe's columns; NaN/±Inf as "NAN"/"INF"/"-INF", an absent figure null)."""
-        with _collector_paused(len(rows) > PAUSE_GC_ROWS):
+        with gc_paused() if len(rows) > PAUSE_GC_ROWS else nullcontext():  # millions of acyclic objects
             return self._rows_json(rows)
 
     def _rows_json(self, rows: list[int]) -> list[dict[str, Any]]:
@@ -123,20 +125,6 @@ class Comparison:
                         "max_relative_err": rel[0], "cosine": None,
                         **{k: stat_json(v) for k, v in self.tensor.get(i, {}).items()}})
         return out
-
-
-@contextmanager
-def _collector_paused(pause: bool) -> Iterator[None]:
-    """Python's cyclic collector held off while a big page is built: it makes millions of acyclic objects, and each
-    full collection walks the parsed dumps' millions (a 100,000-row page: 6 s with it, 2 s without)."""
-    was_on = pause and gc.isenabled()
-    if was_on:
-        gc.disable()
-    try:
-        yield
-    finally:
-        if was_on:
-            gc.enable()
 
 
 def _cells(values: np.ndarray, has: np.ndarray) -> list[list[Any]]:
@@ -307,8 +295,11 @@ def _judge_outputs(out: Comparison, starts: list[int], mine: list[bool], theirs:
                     _flag(out, i, ERROR, "The NormRelativeErr of output is greater than 0.5.")
         # the node's largest output error against its largest input error, said on its first output row (as
         # msprobe 26.2 does: a two-output backward's warning lands on output.0 whichever output grew)
-        if out_norms and in_norm and max(out_norms) > WARN_FACTOR * max(in_norm):
-            _flag(out, outputs[0], WARNING, "The norm relative error of output is 10 times that of input.")
+        if out_norms and in_norm:
+            top_in, top_out = max(in_norm), max(out_norms)
+            # inputs without error: msprobe warns only above ZERO_INPUT_WARN (not on any rounding of the output)
+            if top_out > ZERO_INPUT_WARN if top_in == 0 else top_out > WARN_FACTOR * top_in:
+                _flag(out, outputs[0], WARNING, "The norm relative error of output is 10 times that of input.")
 
 
 def named_slots(node: Node) -> list[tuple[str, Slot]]:
