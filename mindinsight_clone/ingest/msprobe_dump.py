@@ -250,15 +250,13 @@ def _slots(entry: Any) -> list[Slot]:
     known = {"input_args", "input", "input_kwargs", "output", "parameters"}
     for name, value in entry.items():  # parameters_grad: {weight: [tensor], bias: [tensor]}
         if name not in known and isinstance(value, list):
-            _add(slots, "output", str(name), value)
+            for leaf in value:  # msprobe names a gradient by its parameter alone (no list index)
+                _add(slots, "output", str(name), leaf)
     return slots
 
 
 def _add(slots: list[Slot], io: str, index: str, leaf: Any) -> None:
-    if isinstance(leaf, list):  # nested arguments (a tuple of tensors, a list kwarg)
-        if len(leaf) == 1:
-            _add(slots, io, index, leaf[0])
-            return
+    if isinstance(leaf, list):  # nested arguments (a tuple of tensors, a list kwarg): `.<i>` each, as msprobe names
         for i, item in enumerate(leaf):
             _add(slots, io, f"{index}.{i}", item)
         return
