@@ -21,6 +21,6 @@ def test_rows_are_named_as_msprobe_names_them() -> None:
         "Functional.cat.0.forward.input.1.1", "Functional.cat.0.forward.input.2",
         "Functional.cat.0.forward.input.dims.0", "Functional.cat.0.forward.input.axis",
         "Functional.cat.0.forward.output.0"]
-    grad = Node("Cell.fc.Dense.parameters_grad", _slots({"weight": [T], "bias": [T]}))
-    assert [name for name, _ in named_slots(grad)] == ["Cell.fc.Dense.parameters_grad.weight",
-                                                       "Cell.fc.Dense.parameters_grad.bias"]
+    grad = Node("Cell.fc.Dense.parameters_grad.0", _slots({"weight": [T], "bias": [T]}))
+    assert [name for name, _ in named_slots(grad)] == ["Cell.fc.Dense.parameters_grad.0.weight",
+                                                       "Cell.fc.Dense.parameters_grad.0.bias"]
