@@ -5,6 +5,7 @@ Cell tree collapsing."""
 
 from __future__ import annotations
 
+import csv
 from collections.abc import Iterator
 from typing import Any
 
@@ -137,6 +138,33 @@ def test_compare_lands_on_the_first_diverging_node(server: str, page: Any) -> No
     page.get_by_test_id("compare-file-pager-size").select_option("100")
     page.get_by_test_id("compare-file-pager-next").click()
     assert page.get_by_test_id("compare-file-row").count() == 67
+
+
+def test_cross_framework_compare_with_a_cell_mapping(server: str, page: Any) -> None:
+    """A MindSpore target against a PyTorch bench: the page says names differ, and msprobe's -cm cell mapping
+    (configs/cell_mapping.yaml, a path under the base dir) matches as many rows as msprobe's own result."""
+    theirs = list(csv.DictReader((next((MSPROBE / "compare" / "cross_framework_cell_mapping")
+                                       .glob("compare_result_*.csv"))).open(newline="")))
+    unmatched = sum(r["Bench Name"] in ("N/A", "") for r in theirs)
+    page.goto(f"{server}/#/msprobe?tab=compare")
+    page.wait_for_function("() => (document.querySelector('[data-testid=compare-target] [data-testid=compare-dump]')"
+                           "?.value ?? '') !== ''")
+    page.get_by_test_id("compare-target").get_by_test_id("compare-dump").select_option("./pair_bench_ms_statistics")
+    page.get_by_test_id("compare-bench").get_by_test_id("compare-dump").select_option("./pair_bench_torch_statistics")
+    assert page.get_by_test_id("compare-cross-hint").is_visible()
+    page.get_by_test_id("compare-mapping").select_option("cell")
+    assert page.get_by_test_id("compare-run").is_disabled()  # a yaml kind needs its path
+    page.get_by_test_id("compare-mapping-path").fill("configs/cell_mapping.yaml")
+    page.get_by_test_id("compare-run").click()
+    answer = page.get_by_test_id("compare-answer")
+    assert answer.get_attribute("data-total") == str(len(theirs))
+    assert "cell" in page.get_by_test_id("compare-mapping-used").inner_text()
+    assert str(unmatched) in answer.inner_text()
+    page.get_by_test_id("compare-mapping-path").fill("../../etc/passwd")
+    page.get_by_test_id("compare-run").click()
+    assert page.get_by_test_id("state-error").is_visible()  # a path outside the base dir: refused, said
+    assert sum("400" in e for e in page.console_errors) == 1  # that refusal, and nothing else
+    page.console_errors[:] = [e for e in page.console_errors if "400" not in e]
 
 
 def test_vis_db_side_by_side_expands_together(server: str, page: Any) -> None:

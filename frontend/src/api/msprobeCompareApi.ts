@@ -31,6 +31,18 @@ export interface CompareAnswer {
   counts: Record<CompareResult, number>
   unmatched: number
   first_divergence: CompareRow | null
+  /** the matching used (null: by name) */
+  mapping?: MappingKind | null
+}
+
+/** The UI's matching choice as the request's `mapping` (undefined: by name; a yaml kind without a path: not sent). */
+export function mappingBody(choice: '' | 'api-builtin' | MappingKind, path: string): CompareMapping | undefined {
+  const file = path.trim()
+  if (choice === '') return undefined
+  if (choice === 'api-builtin') return { api: true }
+  if (!file) return undefined
+  if (choice === 'api') return { api: file }
+  return choice === 'cell' ? { cell: file } : choice === 'layer' ? { layer: file } : { data: file }
 }
 
 export interface MsprobeFile {
@@ -39,8 +51,16 @@ export interface MsprobeFile {
   size: number
 }
 
+/** msprobe's cross-framework node matching, one kind (-am / -cm / -lm / -dm): `api: true` is its built-in table; a
+ * string is a yaml path relative to the summary base dir. */
+export type CompareMapping = { api: true | string } | { cell: string } | { layer: string } | { data: string }
+export type MappingKind = 'api' | 'cell' | 'layer' | 'data'
+
 export const msprobeCompareApi = {
-  compare: (body: { target: CompareSide; bench: CompareSide; result?: CompareResult; limit?: number }, o?: RequestOptions) =>
+  compare: (
+    body: { target: CompareSide; bench: CompareSide; result?: CompareResult; limit?: number; mapping?: CompareMapping },
+    o?: RequestOptions,
+  ) =>
     postJson<CompareAnswer>('msprobe/compare', { mode: 'statistics', ...body }, {}, o),
   files: (o?: RequestOptions) => getJson<{ files: MsprobeFile[] }>('msprobe/files', {}, o),
   compareResult: (fileId: string, o?: RequestOptions) =>
