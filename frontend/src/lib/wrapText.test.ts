@@ -16,6 +16,11 @@ describe('wrapText', () => {
     expect(lines.every((l) => chars(l) <= 70)).toBe(true)
     expect(lines.join('')).toBe('[U]a_very_long_user_defined_name')
   })
+  it('cuts an identifier after its separators rather than mid-word', () => {
+    expect(wrapText('[U]batch_size', 70, chars)).toEqual(['[U]batch_', 'size'])
+    expect(wrapText('train/loss/scalar', 84, chars)).toEqual(['train/loss/', 'scalar'])
+    expect(wrapText('abcdefghijklmn', 70, chars)).toEqual(['abcdefghij', 'klmn']) // none: between characters
+  })
   it('returns one empty line for an empty text', () => {
     expect(wrapText('', 50, chars)).toEqual([''])
   })

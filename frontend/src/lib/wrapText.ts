@@ -1,8 +1,12 @@
 // Text wrapped to a pixel width with explicit line breaks, for chart labels that must be shown whole (the lineage
 // parallel axes: names like "Training dataset count" and values like "Momentum" above and beside narrow axes).
-// Words are kept together; a word wider than the line is cut between characters. Pure: the width measure is given.
+// Words are kept together; a word wider than the line is cut after a `_` `/` `.` `-` where it can be, else between
+// characters. Pure: the width measure is given.
 
 export type Measure = (text: string) => number
+
+/** Characters after which a too-long identifier is cut first (`batch_size`, `train/loss`, `lr.decay`, `fp-16`). */
+const SEPARATORS = '_/.-'
 
 export function wrapText(text: string, width: number, measure: Measure): string[] {
   const lines: string[] = []
@@ -20,6 +24,9 @@ export function wrapText(text: string, width: number, measure: Measure): string[
     while (measure(rest) > width && rest.length > 1) {
       let n = rest.length - 1
       while (n > 1 && measure(rest.slice(0, n)) > width) n--
+      // prefer to cut after a separator of an identifier (batch_|size, train/|loss) over mid-word
+      const cut = Math.max(...[...SEPARATORS].map((s) => rest.lastIndexOf(s, n - 1)))
+      if (cut > 0) n = cut + 1
       lines.push(rest.slice(0, n))
       rest = rest.slice(n)
     }
