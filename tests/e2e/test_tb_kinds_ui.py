@@ -12,6 +12,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
 import pytest
 
 from tests.conftest import REPO, SHARED, free_port, run_cli
@@ -120,6 +121,17 @@ def test_projector_draws_and_colours_the_points(page: Any, tb_server: str, expec
     panel = page.get_by_test_id("projector-point")
     panel.locator(".proj-label").filter(has_text=first[0]).wait_for()
     assert page.get_by_test_id("projector-neighbours").locator("li").count() == 8
+    # the neighbours are ringed on the chart too, and PCA says how much of the variance each axis holds (numpy's
+    # PCA of tensors.tsv: eigenvalues of the covariance over its trace)
+    page.wait_for_function("() => window.__charts.projector.extra.neighbours === 8")
+    ringed = page.evaluate("() => window.__charts.projector.instance().getOption().series"
+                           ".find(s => s.id === 'neighbours').data.length")
+    assert ringed == 8
+    values = np.loadtxt(TB / info["tensors_tsv"], delimiter="\t", dtype=np.float64)
+    eig = np.sort(np.linalg.eigvalsh(np.cov(values, rowvar=False)))[::-1]
+    shares = page.evaluate("() => window.__charts.projector.extra.explained")
+    assert shares == pytest.approx((eig[:2] / eig.sum()).tolist(), abs=2e-3)
+    assert page.get_by_test_id("projector-explained").is_visible()
     screenshot(page, "tb_projector_pca")
 
     # colour by the other column: its categories, counted from metadata.tsv itself

@@ -1035,6 +1035,8 @@ export const en = {
   'projector.tooManyCategories': 'This column has {n} different values, too many to tell apart by colour: pick another column.',
   'projector.failed': 'The projection failed: {reason}',
   'projector.hint': 'Scroll to zoom, drag to pan; hover a point for its label, click it for its metadata and nearest neighbours. t-SNE and UMAP run in the background on a sample.',
+  'projector.explained': 'PC1 {a} · PC2 {b} of the variance ({all})',
+  'projector.explainedHint': 'The share of the sample’s total variance on each drawn axis (the principal components’ eigenvalues over the sum of the columns’ variances).',
   'projector.neighbours': 'Nearest neighbours (cosine, original space)',
   'projector.pickPoint': 'Click a point to see its metadata and nearest neighbours.',
   'scalar.samples': 'Samples',

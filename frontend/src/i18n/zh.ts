@@ -1035,6 +1035,8 @@ export const zh: Partial<Record<MessageKey, string>> = {
   'projector.tooManyCategories': '此列有 {n} 个不同的值，无法用颜色区分：请选择其他列。',
   'projector.failed': '投影计算失败：{reason}',
   'projector.hint': '滚轮缩放，拖动平移；悬停查看标签，点击查看元数据和最近邻。t-SNE 和 UMAP 在后台对样本计算。',
+  'projector.explained': 'PC1 {a} · PC2 {b} 的方差（共 {all}）',
+  'projector.explainedHint': '每个绘制坐标轴所占样本总方差的比例（主成分的特征值除以各列方差之和）。',
   'projector.neighbours': '最近邻（余弦距离，原始空间）',
   'projector.pickPoint': '点击一个点查看其元数据和最近邻。',
   'scalar.samples': '样本数',

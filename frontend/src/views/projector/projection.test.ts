@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { colorBy, flatten, MAX_CATEGORIES, sampleIndices, seeded, spriteCell } from './projection'
+import { colorBy, explainedVariance, flatten, MAX_CATEGORIES, sampleIndices, seeded, spriteCell, totalVariance } from './projection'
 import { project } from './projectionCore'
 
 describe('sampleIndices', () => {
@@ -102,5 +102,30 @@ describe('project', () => {
       expect(neighbourAgreement(coords, label), method).toBe(1)
       expect(steps.length, method).toBeGreaterThan(0)
     }
+  })
+})
+
+describe('explainedVariance', () => {
+  it('gives PCA axes the share of the variance they hold', () => {
+    // points on a slanted line plus a little noise across it: PC1 holds almost everything
+    const n = 200
+    const rows: number[][] = []
+    const rnd = seeded(3)
+    for (let i = 0; i < n; i++) {
+      const t = i / n - 0.5
+      const e = (rnd() - 0.5) * 0.01
+      rows.push([3 * t + e, 2 * t - e, t])
+    }
+    const data = flatten(rows, rows.map((_, i) => i), 3)
+    const total = totalVariance(data, n, 3)
+    const coords = project({ method: 'pca', data: new Float64Array(data), n, d: 3, dims: 2, seed: 1 })
+    const [pc1, pc2] = explainedVariance(coords, n, 2, total)
+    expect(pc1).toBeGreaterThan(0.99)
+    expect(pc1 + pc2).toBeLessThanOrEqual(1 + 1e-9)
+    expect(pc2).toBeLessThan(0.01)
+  })
+  it('is empty without variance', () => {
+    expect(explainedVariance(new Float64Array([1, 1, 1, 1]), 2, 2, 0)).toEqual([])
+    expect(totalVariance(new Float64Array([5, 5, 5]), 3, 1)).toBe(0)
   })
 })

@@ -102,3 +102,34 @@ export function spriteCell(i: number, perRow: number, w: number, h: number): { x
   const row = Math.floor(i / Math.max(1, perRow))
   return { x: (i % Math.max(1, perRow)) * w, y: row * h }
 }
+
+/** Total variance of n × d row-major data: the sum of its columns' variances (PCA's denominator). */
+export function totalVariance(data: Float64Array, n: number, d: number): number {
+  if (n < 2) return 0
+  let total = 0
+  for (let j = 0; j < d; j++) {
+    let mean = 0
+    for (let i = 0; i < n; i++) mean += data[i * d + j]
+    mean /= n
+    let sq = 0
+    for (let i = 0; i < n; i++) sq += (data[i * d + j] - mean) ** 2
+    total += sq / (n - 1)
+  }
+  return total
+}
+
+/** The share of the total variance each projected axis holds (n × dims row-major coordinates of an orthonormal
+ * projection such as PCA): var(axis) / total. Empty when there is no variance to share. */
+export function explainedVariance(coords: Float64Array, n: number, dims: number, total: number): number[] {
+  if (!(total > 0) || n < 2) return []
+  const out: number[] = []
+  for (let j = 0; j < dims; j++) {
+    let mean = 0
+    for (let i = 0; i < n; i++) mean += coords[i * dims + j]
+    mean /= n
+    let sq = 0
+    for (let i = 0; i < n; i++) sq += (coords[i * dims + j] - mean) ** 2
+    out.push(sq / (n - 1) / total)
+  }
+  return out
+}

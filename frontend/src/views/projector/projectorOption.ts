@@ -14,8 +14,10 @@ export interface ScatterInput {
   coloring: Coloring
   matches: Set<number>
   selected: number | null
+  /** the selected point's nearest neighbours in the original space, ringed on the chart */
+  neighbours?: Set<number>
   tooltip: (point: number) => string
-  labels: { points: string; matches: string }
+  labels: { points: string; matches: string; neighbours?: string }
 }
 
 export interface SeriesInfo {
@@ -65,6 +67,17 @@ export function buildProjectorOption(inp: ScatterInput): { option: EChartsOption
     data: matchData,
     symbolSize: 11,
     itemStyle: { color: 'transparent', borderColor: pal.text, borderWidth: 1.5 },
+    animation: false,
+    z: 5,
+  })
+  const near = [...(inp.neighbours ?? [])].flatMap((p) => (byPoint.has(p) ? [datum(byPoint.get(p)!)] : []))
+  series.push({
+    id: 'neighbours',
+    name: inp.labels.neighbours ?? 'neighbours',
+    type: 'scatter',
+    data: near,
+    symbolSize: 13,
+    itemStyle: { color: 'transparent', borderColor: '#e8443a', borderWidth: 2 },
     animation: false,
     z: 5,
   })
