@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { passesBrush, sortRows, toCsv, type Axis, type Row } from './lineageTable'
+import { displayValue, passesBrush, sortRows, toCsv, type Axis, type Row } from './lineageTable'
 import { defaultColumnKeys, modelColumns, modelRows } from './modelColumns'
 import { dataLineage, flattenPipeline, paramText } from '../data-lineage/datasetOps'
 
@@ -79,5 +79,21 @@ describe('data lineage', () => {
     expect(d.rows[1].values['op:Shuffle#1']).toBeNull()
     expect(d.rows[1].values['op:Map#1']).toBe('Map')
     expect(d.rows[1].values.pipeline).toBe('GeneratorDataset → Map → Batch')
+  })
+})
+
+describe('displayValue', () => {
+  it('writes a float32 metric with the fewest digits that read back to it', () => {
+    expect(displayValue(Math.fround(0.874))).toBe('0.874')
+    expect(displayValue(Math.fround(0.812))).toBe('0.812')
+    expect(displayValue(Math.fround(0.903))).toBe('0.903')
+    expect(displayValue(Math.fround(1e-7))).toBe('1e-7')
+  })
+  it('keeps up to 8 significant digits of a double, and integers and text as they are', () => {
+    expect(displayValue(0.1 + 0.2)).toBe('0.3')
+    expect(displayValue(1 / 3)).toBe('0.33333333')
+    expect(displayValue(128)).toBe('128')
+    expect(displayValue('adam')).toBe('adam')
+    expect(displayValue(null)).toBe('')
   })
 })

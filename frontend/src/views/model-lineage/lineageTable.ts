@@ -39,9 +39,22 @@ export function kindOf(values: unknown[]): ColumnKind {
   return present.length > 0 && present.every((v) => typeof v === 'number' && Number.isFinite(v)) ? 'number' : 'string'
 }
 
+/** A number as written: a float32 value (TensorBoard hparams and MindSpore metrics are float32) with the fewest
+ * digits that read back to it (0.874, not 0.87400001), any other with up to 8 significant digits. */
+function shortNumber(v: number): string {
+  if (Number.isInteger(v) || !Number.isFinite(v)) return String(v)
+  if (Math.fround(v) === v) {
+    for (let p = 1; p <= 9; p++) {
+      const short = Number(v.toPrecision(p))
+      if (Math.fround(short) === v) return String(short)
+    }
+  }
+  return String(Number(v.toPrecision(8)))
+}
+
 export function displayValue(v: unknown): string {
   if (isMissing(v)) return ''
-  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(8)))
+  if (typeof v === 'number') return shortNumber(v)
   if (typeof v === 'string') return v
   return JSON.stringify(v)
 }
