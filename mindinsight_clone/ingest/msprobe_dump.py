@@ -8,7 +8,8 @@ msprobe (PyPI `mindstudio-probe`) writes, per dumped step and process,
                                          /dump_tensor_data/<data_name>   task "tensor": .npy (MindSpore), .pt (PyTorch)
 
 `dump.json` is `{"task", "level", "framework", "dump_data_dir", "data": {node: entry}}` with Python json's bare
-`NaN` / `Infinity` tokens (the stdlib parser reads them; orjson does not). It is complete only after msprobe's
+`NaN` / `Infinity` tokens where a statistic is not finite: orjson parses the (usual) files without them, the
+standard parser the others. It is complete only after msprobe's
 `stop()`: a file cut while being written (or by a crash) is read up to its last complete entry and marked
 incomplete, not refused. Facts from ../shared/fixtures/msprobe/README.md and msprobe's dump writer.
 """
@@ -20,6 +21,8 @@ import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
+
+import orjson
 
 from mindinsight_clone.ingest import storage
 from mindinsight_clone.ingest.gc_pause import gc_paused
@@ -111,13 +114,16 @@ class DumpFile:
 def read_dump_json(location: Location) -> DumpFile:
     """Parse one dump.json (OSError when unreadable; ValueError when it is not msprobe's)."""
     raw = storage.read_bytes(location, max_size=MAX_JSON_BYTES)
-    text = raw.decode("utf-8", errors="replace")
     with gc_paused():  # millions of acyclic objects: the collector's passes over them were half the time
         try:
-            doc = json.loads(text)
-        except ValueError:
-            header, entries = _salvage(text)
-            return _dump_file(header, entries, complete=False, size=len(raw))
+            doc = orjson.loads(raw)  # 3-6x the standard parser; it refuses the bare NaN / Infinity tokens ...
+        except orjson.JSONDecodeError:
+            text = raw.decode("utf-8", errors="replace")
+            try:
+                doc = json.loads(text)  # ... which the standard one reads (a file holding a NaN), or a cut file
+            except ValueError:
+                header, entries = _salvage(text)
+                return _dump_file(header, entries, complete=False, size=len(raw))
         if not isinstance(doc, dict) or not isinstance(doc.get("data"), dict):
             raise ValueError(f"{location.name} is not an msprobe dump.json (no 'data' object)")
         return _dump_file(doc, list(doc["data"].items()), complete=True, size=len(raw))
