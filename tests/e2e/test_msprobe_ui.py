@@ -162,7 +162,7 @@ def test_cross_framework_compare_with_a_cell_mapping(server: str, page: Any) -> 
     assert str(unmatched) in answer.inner_text()
     page.get_by_test_id("compare-mapping-path").fill("../../etc/passwd")
     page.get_by_test_id("compare-run").click()
-    assert page.get_by_test_id("state-error").is_visible()  # a path outside the base dir: refused, said
+    page.get_by_test_id("state-error").wait_for()  # a path outside the base dir: refused, said
     assert sum("400" in e for e in page.console_errors) == 1  # that refusal, and nothing else
     page.console_errors[:] = [e for e in page.console_errors if "400" not in e]
 

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from mindinsight_clone.analyzers.debugger import conditions as cond
+from mindinsight_clone.analyzers.debugger import msprobe_index
 from mindinsight_clone.analyzers.debugger.msprobe_compare import stat_json
 from mindinsight_clone.analyzers.debugger.msprobe_dumps import (
     MAX_ANOMALY_STEPS,
@@ -40,6 +41,7 @@ from mindinsight_clone.analyzers.debugger.msprobe_dumps import (
     StepRank,
     rank_name,
 )
+from mindinsight_clone.analyzers.debugger.msprobe_index import StatsTable, stats_table
 from mindinsight_clone.errors import DebuggerDumpNotExistError, DebuggerParamValueError, ParamValueError
 from mindinsight_clone.ingest import msprobe_dump
 from mindinsight_clone.ingest.msprobe_dump import DumpFile
@@ -88,66 +90,6 @@ _PREVIOUS = {"not_changed", "change_too_large", "change_too_small"}
 
 
 # ---------------------------------------------------------------------------------------------- the table
-@dataclass(frozen=True, slots=True)
-class StatsTable:
-    """The tensor slots of one dump.json in execution order: their node, (io, index) and four statistics."""
-
-    names: list[str]  # node names, execution order
-    node: np.ndarray  # int32 [n]: the slot's node (position in names)
-    code: np.ndarray  # int32 [n]: the slot's (io, index), position in keys
-    keys: list[tuple[str, str]]  # (io, index) of each code
-    values: np.ndarray  # float64 [n, 4]: max, min, mean, norm (NaN where not written, see present)
-    present: np.ndarray  # bool [n, 4]: msprobe wrote a number (null, absent or not numeric: False)
-    complete: bool  # False: a cut dump.json (its complete entries are here)
-
-    @property
-    def nbytes(self) -> int:  # the cache's weight: the arrays, and the node names (~100 bytes each with the list)
-        return int(self.node.nbytes + self.code.nbytes + self.values.nbytes + self.present.nbytes) + \
-            100 * len(self.names) + 100 * len(self.keys) + 1024
-
-    def __len__(self) -> int:
-        return len(self.node)
-
-
-def stats_table(dump: DumpFile) -> StatsTable:
-    """One pass over the parsed entries (the only Python loop per file); the rest is numpy."""
-    names: list[str] = []
-    nodes: list[int] = []
-    codes: list[int] = []
-    keys: dict[tuple[str, str], int] = {}
-    raw: list[Any] = []
-    for i, node in enumerate(dump.nodes):
-        names.append(node.name)
-        for slot in node.slots:
-            leaf = slot.leaf
-            if leaf is None or "dtype" not in leaf or "shape" not in leaf:  # Slot.is_tensor
-                continue
-            key = (slot.io, slot.index)
-            code = keys.get(key)
-            if code is None:
-                code = keys[key] = len(keys)
-            nodes.append(i)
-            codes.append(code)
-            raw += (leaf.get("Max"), leaf.get("Min"), leaf.get("Mean"), leaf.get("Norm"))
-    values, present = _numbers(raw)
-    return StatsTable(names, np.array(nodes, np.int32), np.array(codes, np.int32), list(keys),
-                      values.reshape(-1, 4), present.reshape(-1, 4), dump.complete)
-
-
-def _numbers(raw: list[Any]) -> tuple[np.ndarray, np.ndarray]:
-    """Statistics as msprobe_dump.stat_number reads them (numbers; "inf"/"nan" text; anything else, booleans
-    included, not a number), vectorised for the usual case of floats, ints and nulls."""
-    kinds = set(map(type, raw))
-    if kinds <= {float, int, type(None)}:
-        values = np.array(raw, dtype=np.float64)  # None -> NaN
-        present = np.not_equal(np.array(raw, dtype=object), np.array(None, dtype=object)) \
-            if type(None) in kinds else np.ones(len(raw), dtype=bool)
-        return values, np.asarray(present, dtype=bool)
-    numbers = [msprobe_dump.stat_number(v) for v in raw]
-    return (np.array([np.nan if v is None else v for v in numbers], dtype=np.float64),
-            np.array([v is not None for v in numbers], dtype=bool))
-
-
 def align(previous: StatsTable, current: StatsTable) -> np.ndarray:
     """For each slot of `current`, its row in `previous` (same node name, io and index), -1 where none."""
     if (len(previous) == len(current) and previous.names == current.names and previous.keys == current.keys
@@ -283,16 +225,18 @@ def _thresholds(params: Mapping[str, float], figures: Mapping[str, np.ndarray]) 
 
 # ---------------------------------------------------------------------------------------------- over a dump
 def table_of(dumps: MsprobeDumps, place: StepRank) -> StatsTable:
-    """The table of a step/rank's dump.json, cached by path, mtime and size. Built from the parsed entries when the
-    node browser has them cached, else from a parse that is not kept (a table weighs ~1/10 of the entries: a
-    check over many steps keeps tables, not entries). A step folder without dump.json yet: an empty table."""
+    """The table of a step/rank's dump.json, cached by path, mtime and size, in memory and as Parquet in the
+    workspace (msprobe_index: a restart or another replica reads it instead of the dump.json). Built from the parsed
+    entries when the node browser has them cached, else from a parse that is not kept (a table weighs ~1/10 of the
+    entries: a check over many steps keeps tables, not entries). A step folder without dump.json yet: an empty
+    table."""
     location = place.location / msprobe_dump.DUMP_JSON
 
     def build(at: Location) -> StatsTable:
         parsed = dumps.cache.peek("msprobe-dump", at)
         return stats_table(parsed if isinstance(parsed, DumpFile) else msprobe_dump.read_dump_json(at))
     try:
-        return dumps.cache.get("msprobe-stats-table", location, build)
+        return dumps.cache.get("msprobe-stats-table", location, build, codec=msprobe_index.STATS_CODEC)
     except FileNotFoundError:
         return stats_table(DumpFile(None, None, None, None, [], complete=False, size=0))
 
