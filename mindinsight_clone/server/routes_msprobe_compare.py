@@ -4,6 +4,7 @@ Thin: parse the request, call analyzers/debugger/msprobe_compare.py (and msprobe
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from mindinsight_clone.analyzers.debugger import msprobe_mapping
     from mindinsight_clone.analyzers.debugger.msprobe_dumps import MsprobeDumps, StepRank
     from mindinsight_clone.analyzers.debugger.msprobe_mapping import MappingSpec
+    from mindinsight_clone.ingest.msprobe_dump import DumpFile
 else:  # imports YAML: by the first mapped comparison (server/deferred.py)
     (msprobe_mapping,) = deferred("mindinsight_clone.analyzers.debugger", "msprobe_mapping")
 
@@ -64,20 +66,23 @@ def _layer_parents(dumps: MsprobeDumps, place: StepRank) -> dict[str, str | None
     return dumps.parents(place) if dumps.stacks(place) else {}
 
 
-@bp.post("/compare")
-def compare() -> Any:
-    body = params.json_body(default={})
+@dataclass(frozen=True)
+class Request:
+    """A compare body, checked: the mode, the mapping (None: rows by name), each side's dump.json and place."""
+
+    mode: str
+    spec: MappingSpec | None
+    files: tuple[DumpFile, DumpFile]
+    places: tuple[StepRank, StepRank]
+
+
+def prepare(body: Any) -> Request:
+    """Check a compare body (`target`, `bench`, `mode`, `mapping`) and open both sides' dump.json (400 / 404)."""
     if not isinstance(body, dict):
         raise ParamValueError("The body should be a JSON object.")
     mode = body.get("mode", "statistics")
     if mode not in ("statistics", "tensor"):
         raise ParamValueError("'mode' should be statistics or tensor.")
-    wanted = body.get("result")
-    if wanted is not None and wanted not in RESULTS:
-        raise ParamValueError(f"'result' should be one of {', '.join(RESULTS)}.")
-    offset, limit = body.get("offset", 0), body.get("limit", 1000)
-    if not isinstance(offset, int) or not isinstance(limit, int) or offset < 0 or not 0 < limit <= MAX_LIMIT:
-        raise ParamValueError(f"'offset' should be >= 0 and 'limit' between 1 and {MAX_LIMIT}.")
     spec = _mapping(body)
     dumps = _dumps()
     files, places = [], []
@@ -91,7 +96,14 @@ def compare() -> Any:
                                   "two dumps of task tensor.")
         files.append(dump)
         places.append(place)
-    loaders = (dumps.tensor_loader(places[0]), dumps.tensor_loader(places[1])) if mode == "tensor" else None
+    return Request(mode, spec, (files[0], files[1]), (places[0], places[1]))
+
+
+def comparison_of(req: Request) -> msprobe_compare.Comparison:
+    """The comparison a checked body asks for (kept: the last two pairs of dumps)."""
+    dumps = _dumps()
+    files, places, spec = req.files, req.places, req.spec
+    loaders = (dumps.tensor_loader(places[0]), dumps.tensor_loader(places[1])) if req.mode == "tensor" else None
 
     def make() -> msprobe_compare.Comparison:
         if spec is None:
@@ -100,12 +112,27 @@ def compare() -> Any:
         pairs = msprobe_mapping.pair_rows(files[0], files[1], spec, parents)
         return msprobe_compare.compare(files[0], files[1], loaders, pairs)
 
-    comparison = _comparisons().get(files[0], files[1], mode, make, spec.ident if spec else "")
+    return _comparisons().get(files[0], files[1], req.mode, make, spec.ident if spec else "")
+
+
+@bp.post("/compare")
+def compare() -> Any:
+    body = params.json_body(default={})
+    if not isinstance(body, dict):
+        raise ParamValueError("The body should be a JSON object.")
+    wanted = body.get("result")
+    if wanted is not None and wanted not in RESULTS:
+        raise ParamValueError(f"'result' should be one of {', '.join(RESULTS)}.")
+    offset, limit = body.get("offset", 0), body.get("limit", 1000)
+    if not isinstance(offset, int) or not isinstance(limit, int) or offset < 0 or not 0 < limit <= MAX_LIMIT:
+        raise ParamValueError(f"'offset' should be >= 0 and 'limit' between 1 and {MAX_LIMIT}.")
+    req = prepare(body)
+    comparison = comparison_of(req)
     rows = comparison.select(wanted)
     return {"rows": comparison.rows_json(rows[offset:offset + limit].tolist()),
             "counts": comparison.counts(), "unmatched": comparison.unmatched(),
-            "first_divergence": comparison.first_divergence(), "total": int(rows.size), "mode": mode,
-            "mapping": spec.kind if spec else None}
+            "first_divergence": comparison.first_divergence(), "total": int(rows.size), "mode": req.mode,
+            "mapping": req.spec.kind if req.spec else None}
 
 
 def _comparisons() -> msprobe_compare.ComparisonCache:

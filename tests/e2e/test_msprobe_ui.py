@@ -193,6 +193,30 @@ def test_vis_db_side_by_side_expands_together(server: str, page: Any) -> None:
     assert "NormRelativeErr" in page.get_by_test_id("graph-node-detail").inner_text()
 
 
+def test_compare_opens_as_a_graph_built_from_the_two_dumps(server: str, page: Any) -> None:
+    """No graph_visualize run: the compared pair is built into the side-by-side graph and drawn as a .vis.db is."""
+    page.goto(f"{server}/#/msprobe?tab=compare")
+    page.wait_for_function("() => (document.querySelector('[data-testid=compare-target] [data-testid=compare-dump]')"
+                           "?.value ?? '') !== ''")
+    page.get_by_test_id("compare-run").click()
+    page.get_by_test_id("compare-answer").wait_for()
+    page.get_by_test_id("compare-open-graph").click()
+    npu, bench = page.get_by_test_id("graph-side-NPU"), page.get_by_test_id("graph-side-Bench")
+    child = '[data-testid=graph-node][data-name="Mint.sum.0.forward"]'
+    npu.locator(child).wait_for()
+    bench.locator(child).wait_for()
+    assert "graph_id=built" in page.url
+    assert page.get_by_test_id("graph-file").input_value().startswith("built:")
+    assert page.get_by_test_id("graph-legend-item").count() == 4
+    assert npu.locator('[data-testid=graph-node][data-name="Cell._backbone.fc2.Dense.forward.0"]').get_attribute(
+        "data-precision") == "1"  # the float16 fc2, as msprobe's own graph colours it
+    assert npu.locator("[data-testid=graph-node]").count() == bench.locator("[data-testid=graph-node]").count()
+    npu.locator('[data-testid=graph-node][data-name="Cell._backbone.fc2.Dense.forward.0"] .name').click()
+    assert "NormRelativeErr" in page.get_by_test_id("graph-node-detail").inner_text()
+    page.reload()  # the link holds what to build: it opens again
+    page.get_by_test_id("graph-side-Bench").locator(child).wait_for()
+
+
 def test_trend_heatmap_marks_the_nan_and_a_cell_opens_its_line(server: str, page: Any) -> None:
     page.goto(f"{server}/#/msprobe?tab=trends")
     page.wait_for_function("() => window.__charts?.['msprobe:trend']?.extra?.targets > 0")

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { precisionColor, type VisColor, type VisNode } from './msprobeGraphsApi'
+import { isBuilt, precisionColor, type VisColor, type VisNode } from './msprobeGraphsApi'
 
 // the compare .vis.db's own legend (tb_config.node_colors)
 const colors: VisColor[] = [
@@ -19,5 +19,12 @@ describe('precisionColor', () => {
   })
   it('greys an unmatched node', () => {
     expect(precisionColor(colors, node(1, false))).toBe('#C7C7C7')
+  })
+})
+
+describe('isBuilt', () => {
+  it('tells a graph built from two dumps from a graph_visualize file', () => {
+    expect(isBuilt('built:eyJ0YXJnZXQiOnt9fQ')).toBe(true)
+    expect(isBuilt('./graph_vis/compare_statistics/compare_1.vis.db')).toBe(false)
   })
 })

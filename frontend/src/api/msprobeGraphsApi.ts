@@ -1,5 +1,7 @@
-// msprobe graph_visualize (issue 35): GET /v1/mindinsight/msprobe/{graphs,graph,graph/node}.
-import { getJson, type RequestOptions } from './client'
+// msprobe graph_visualize (issue 35): GET /v1/mindinsight/msprobe/{graphs,graph,graph/node}; POST graph/build builds
+// the same compare graph from two dumps (its id, `built:...`, is answered by the same GETs).
+import { getJson, postJson, type RequestOptions } from './client'
+import type { CompareSide } from './msprobeCompareApi'
 
 export interface VisGraphFile {
   graph_id: string
@@ -7,6 +9,8 @@ export interface VisGraphFile {
   graphs: { graph: string; side: 'NPU' | 'Bench'; step: number; rank: number; nodes: number }[]
   error: string | null
 }
+
+export const isBuilt = (graphId: string): boolean => graphId.startsWith('built:')
 
 export interface VisNode {
   name: string
@@ -36,7 +40,10 @@ export interface VisGraph {
 }
 
 export const msprobeGraphsApi = {
-  graphs: (o?: RequestOptions) => getJson<{ graphs: VisGraphFile[] }>('msprobe/graphs', {}, o),
+  /** `graph_id`: a built graph's id, listed too (built again when the server no longer keeps it). */
+  graphs: (q: { graph_id?: string } = {}, o?: RequestOptions) => getJson<{ graphs: VisGraphFile[] }>('msprobe/graphs', { ...q }, o),
+  build: (body: { target: CompareSide; bench: CompareSide; mode?: string; mapping?: Record<string, unknown> }, o?: RequestOptions) =>
+    postJson<VisGraphFile>('msprobe/graph/build', body, {}, o),
   graph: (q: { graph_id: string; side: string; step?: number; rank?: number }, o?: RequestOptions) => getJson<VisGraph>('msprobe/graph', { ...q }, o),
   node: (q: { graph_id: string; name: string; side: string; step?: number; rank?: number }, o?: RequestOptions) =>
     getJson<{ inputs: Record<string, Record<string, string>>; outputs: Record<string, Record<string, string>>; stack: string[] }>('msprobe/graph/node', { ...q }, o),

@@ -3,6 +3,8 @@ export const msprobeCompareEn = {
   'msprobe.target': 'Target',
   'msprobe.bench': 'Bench',
   'msprobe.compareRun': 'Compare',
+  'msprobe.openAsGraph': 'Open as graph',
+  'msprobe.openAsGraphHint': 'Build the target and bench graphs of this pair as msprobe graph_visualize would, and open them side by side on the Graphs tab',
   'msprobe.compareFile': 'Open a compare_result file…',
   'msprobe.open': 'Open',
   'msprobe.unmatched': '{n} rows with no bench of the same name (pass, as msprobe counts them)',

@@ -2,6 +2,8 @@
 export const msprobeCompareZh: Record<string, string> = {
   'msprobe.target': '待比对',
   'msprobe.bench': '标杆',
+  'msprobe.openAsGraph': '以图打开',
+  'msprobe.openAsGraphHint': '像 msprobe graph_visualize 一样构建这对数据的待比对图和标杆图，并在“图”页签中并排打开',
   'msprobe.compareRun': '比对',
   'msprobe.compareFile': '打开 compare_result 文件…',
   'msprobe.open': '打开',

@@ -3,6 +3,7 @@ export const msprobeGraphsEn = {
   'msprobe.noGraphs': 'No graph_visualize file found',
   'msprobe.noGraphsHint': 'The .vis.db (and older .vis) files msprobe graph_visualize writes, within --max-depth levels of the summary base dir, are listed here.',
   'msprobe.graphFile': 'Graph file',
+  'msprobe.builtGraph': 'Built from two dumps',
   'msprobe.unreadable': 'unreadable',
   'msprobe.graphFilter': 'Show',
   'msprobe.filterAll': 'All nodes',

@@ -2,6 +2,7 @@
 export const msprobeGraphsZh: Record<string, string> = {
   'msprobe.noGraphs': '未找到分级可视化文件',
   'msprobe.noGraphsHint': '训练日志根目录下 --max-depth 层以内由 msprobe graph_visualize 写出的 .vis.db（及旧版 .vis）文件会列在这里。',
+  'msprobe.builtGraph': '由两份数据构建',
   'msprobe.graphFile': '图文件',
   'msprobe.unreadable': '无法读取',
   'msprobe.graphFilter': '显示',
