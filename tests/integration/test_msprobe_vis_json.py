@@ -22,16 +22,10 @@ from flask.testing import FlaskClient
 from mindinsight_clone.ingest import msprobe_vis_json
 from tests.conftest import SHARED, require_shared
 from tests.integration.test_debugger_api import make_client
+from tests.integration.test_msprobe_dumps_api import get
 
 API = "/v1/mindinsight/msprobe"
 GRAPH_VIS = SHARED / "fixtures" / "msprobe" / "graph_vis"
-
-
-def get(client: FlaskClient, path: str, status: int = 200, **query: Any) -> dict[str, Any]:
-    response = client.get(f"{API}{path}", query_string=query)
-    assert response.status_code == status, (path, query, response.get_data(as_text=True)[:300])
-    body: dict[str, Any] = response.get_json()
-    return body
 
 
 def _loads(text: Any, default: Any) -> Any:
