@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from mindinsight_clone.ingest import dump_layout, msprobe_dump, storage
+from mindinsight_clone.ingest import dump_layout, msprobe_dump, msprobe_monitor, storage
 from mindinsight_clone.ingest.storage import Entry, Location
 
 logger = logging.getLogger(__name__)
@@ -75,7 +75,9 @@ class MsprobeDump:
 
 @dataclass(frozen=True, slots=True)
 class MsprobeFile:
-    """An msprobe result file: `compare` (compare_result_*.csv|xlsx), `vis` (*.vis.db, *.vis), `trend` (*.trend.db)."""
+    """An msprobe result file: `compare` (compare_result_*.csv|xlsx), `vis` (*.vis.db, *.vis), `trend` (*.trend.db),
+    or `monitor`: a folder of the training-state monitor's CSV output (`<time>-rank<R>-<id>/` folders holding
+    `<metric>_<start>-<end>.csv`; `ingest/msprobe_monitor.py`), its size -1."""
 
     file_id: str
     location: Location
@@ -104,6 +106,7 @@ class DebugFinds:
     msprobe_dumps: list[MsprobeDump] = field(default_factory=list)
     msprobe_files: list[MsprobeFile] = field(default_factory=list)
     msprobe_truncated: bool = False
+    _monitors: set[str] = field(default_factory=set)
 
     def note(self, path: Location, rel_id: str, entries: list[Entry],
              list_dir: Callable[[Location], list[Entry]]) -> set[str]:
@@ -124,6 +127,7 @@ class DebugFinds:
                 break
             self.models.append(ModelFile(prefix + entry.name, entry.location, kind, entry.size, entry.mtime))
         self._note_msprobe_files(prefix, entries)
+        self._note_monitor(path, rel_id, entries)
         steps = self._note_msprobe_dump(path, rel_id, entries, list_dir)
         if steps:
             return steps
@@ -150,6 +154,24 @@ class DebugFinds:
                 self._msprobe_full()
                 return
             self.msprobe_files.append(MsprobeFile(prefix + entry.name, entry.location, kind, entry.size, entry.mtime))
+
+    def _note_monitor(self, path: Location, rel_id: str, entries: list[Entry]) -> None:
+        """A monitor rank folder (`Nov29_15-29-52-rank0-3174cfb3/` holding a `<metric>_<start>-<end>.csv`) makes its
+        parent folder a `monitor` entry, once. Seen when the walk lists the rank folder (no extra listing; a rank
+        folder with no CSV yet, or one of TensorBoard event files, adds nothing)."""
+        if rel_id in ("", "./") or msprobe_monitor.rank_of_dir(path.name) is None:
+            return
+        if not any(e.is_file and msprobe_monitor.metric_of_file(e.name) is not None for e in entries):
+            return
+        parent = rel_id.rstrip("/").rsplit("/", 1)[0]
+        parent = "./" if parent in (".", "") else parent
+        if parent in self._monitors:
+            return
+        if len(self.msprobe_files) >= MAX_MODEL_FILES:
+            self._msprobe_full()
+            return
+        self._monitors.add(parent)
+        self.msprobe_files.append(MsprobeFile(parent, path.parent, "monitor", -1, 0.0))
 
     def _note_msprobe_dump(self, path: Location, rel_id: str, entries: list[Entry],
                            list_dir: Callable[[Location], list[Entry]]) -> set[str]:
