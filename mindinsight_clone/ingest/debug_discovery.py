@@ -28,6 +28,7 @@ logger = logging.getLogger(__name__)
 
 MAX_DUMP_ROOTS = 1_000
 MAX_MODEL_FILES = 10_000
+MONITOR_PROBES = 4  # rank folders of a monitor output listed to find its first CSV
 MODEL_KINDS = {".mindir": "mindir", ".ckpt": "checkpoint", ".safetensors": "safetensors", ".ir": "ir", ".dot": "dot",
                ".pb": "pb", ".onnx": "onnx", ".ms": "ms"}
 SAFETENSORS_INDEX = ".safetensors.index.json"
@@ -77,7 +78,7 @@ class MsprobeDump:
 class MsprobeFile:
     """An msprobe result file: `compare` (compare_result_*.csv|xlsx), `vis` (*.vis.db, *.vis), `trend` (*.trend.db),
     or `monitor`: a folder of the training-state monitor's CSV output (`<time>-rank<R>-<id>/` folders holding
-    `<metric>_<start>-<end>.csv`; `ingest/msprobe_monitor.py`), its size -1."""
+    `<metric>_<start>-<end>.csv`; `ingest/msprobe_monitor.py`): the folder holding the rank folders, its size -1."""
 
     file_id: str
     location: Location
@@ -106,7 +107,6 @@ class DebugFinds:
     msprobe_dumps: list[MsprobeDump] = field(default_factory=list)
     msprobe_files: list[MsprobeFile] = field(default_factory=list)
     msprobe_truncated: bool = False
-    _monitors: set[str] = field(default_factory=set)
 
     def note(self, path: Location, rel_id: str, entries: list[Entry],
              list_dir: Callable[[Location], list[Entry]]) -> set[str]:
@@ -127,10 +127,10 @@ class DebugFinds:
                 break
             self.models.append(ModelFile(prefix + entry.name, entry.location, kind, entry.size, entry.mtime))
         self._note_msprobe_files(prefix, entries)
-        self._note_monitor(path, rel_id, entries)
+        monitor = self._note_monitor(path, rel_id, entries, list_dir)
         steps = self._note_msprobe_dump(path, rel_id, entries, list_dir)
-        if steps:
-            return steps
+        if steps or monitor:
+            return steps | monitor
         ranks = dump_layout.rank_dirs(entries)
         if not ranks or not dump_layout.is_dump_rank(ranks[0].location, list_dir):
             return set()
@@ -155,23 +155,31 @@ class DebugFinds:
                 return
             self.msprobe_files.append(MsprobeFile(prefix + entry.name, entry.location, kind, entry.size, entry.mtime))
 
-    def _note_monitor(self, path: Location, rel_id: str, entries: list[Entry]) -> None:
-        """A monitor rank folder (`Nov29_15-29-52-rank0-3174cfb3/` holding a `<metric>_<start>-<end>.csv`) makes its
-        parent folder a `monitor` entry, once. Seen when the walk lists the rank folder (no extra listing; a rank
-        folder with no CSV yet, or one of TensorBoard event files, adds nothing)."""
-        if rel_id in ("", "./") or msprobe_monitor.rank_of_dir(path.name) is None:
-            return
-        if not any(e.is_file and msprobe_monitor.metric_of_file(e.name) is not None for e in entries):
-            return
-        parent = rel_id.rstrip("/").rsplit("/", 1)[0]
-        parent = "./" if parent in (".", "") else parent
-        if parent in self._monitors:
-            return
+    def _note_monitor(self, path: Location, rel_id: str, entries: list[Entry],
+                      list_dir: Callable[[Location], list[Entry]]) -> set[str]:
+        """A folder with monitor rank folders (`Nov29_15-29-52-rank0-3174cfb3/`) one of which holds a
+        `<metric>_<start>-<end>.csv` is a `monitor` entry; its rank folders are not walked (a CSV per metric and
+        step each). At most MONITOR_PROBES of them are listed to tell (by name, last first); rank folders of
+        TensorBoard event files (`"format": "tensorboard"`) or with no CSV yet make nothing (walked as usual)."""
+        ranks = sorted((e for e in entries if e.is_dir and not e.is_symlink
+                        and msprobe_monitor.rank_of_dir(e.name) is not None), key=lambda e: e.name, reverse=True)
+        if not ranks:
+            return set()
+        for folder in ranks[:MONITOR_PROBES]:
+            try:
+                inside = list_dir(folder.location)
+            except OSError:
+                continue
+            if any(e.is_file and msprobe_monitor.metric_of_file(e.name) is not None for e in inside):
+                break
+        else:
+            return set()
         if len(self.msprobe_files) >= MAX_MODEL_FILES:
             self._msprobe_full()
-            return
-        self._monitors.add(parent)
-        self.msprobe_files.append(MsprobeFile(parent, path.parent, "monitor", -1, 0.0))
+        else:
+            file_id = rel_id.rstrip("/") if rel_id != "./" else "./"
+            self.msprobe_files.append(MsprobeFile(file_id, path, "monitor", -1, 0.0))
+        return {e.name for e in ranks}
 
     def _note_msprobe_dump(self, path: Location, rel_id: str, entries: list[Entry],
                            list_dir: Callable[[Location], list[Entry]]) -> set[str]:

@@ -182,3 +182,14 @@ def test_a_tensorboard_format_monitor_folder_stays_a_run(tmp_path: Path) -> None
     (folder / "events.out.tfevents.1764401414.host.1.0").write_bytes(b"")
     client = make_client(tmp_path / "base", tmp_path / "ws")
     assert get(client, "/files")["files"] == []
+
+
+def test_found_at_mindinsights_depth_and_as_the_base_dir_itself(tmp_path: Path) -> None:
+    """--max-depth 1 lists the base dir and its subfolders: `./monitor_output` is found from its listing (a rank
+    folder probed), and a base dir that is the monitor output itself is `./`."""
+    out = tmp_path / "base" / "monitor_output"
+    write_rank(out / "Nov29_15-30-14-rank0-e896a532", 0, range(2), ["actv"])
+    client = make_client(tmp_path / "base", tmp_path / "ws", max_depth=1)
+    assert [(f["file_id"], f["kind"]) for f in get(client, "/files")["files"]] == [("./monitor_output", "monitor")]
+    client = make_client(out, tmp_path / "ws2", max_depth=1)
+    assert get(client, "/trend", file_id="./")["steps"] == [0, 1]
