@@ -21,13 +21,14 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from mindinsight_clone.ingest import dump_layout, msprobe_dump, storage
+from mindinsight_clone.ingest import dump_layout, msprobe_dump, msprobe_monitor, storage
 from mindinsight_clone.ingest.storage import Entry, Location
 
 logger = logging.getLogger(__name__)
 
 MAX_DUMP_ROOTS = 1_000
 MAX_MODEL_FILES = 10_000
+MONITOR_PROBES = 4  # rank folders of a monitor output listed to find its first CSV
 MODEL_KINDS = {".mindir": "mindir", ".ckpt": "checkpoint", ".safetensors": "safetensors", ".ir": "ir", ".dot": "dot",
                ".pb": "pb", ".onnx": "onnx", ".ms": "ms"}
 SAFETENSORS_INDEX = ".safetensors.index.json"
@@ -75,7 +76,9 @@ class MsprobeDump:
 
 @dataclass(frozen=True, slots=True)
 class MsprobeFile:
-    """An msprobe result file: `compare` (compare_result_*.csv|xlsx), `vis` (*.vis.db, *.vis), `trend` (*.trend.db)."""
+    """An msprobe result file: `compare` (compare_result_*.csv|xlsx), `vis` (*.vis.db, *.vis), `trend` (*.trend.db),
+    or `monitor`: a folder of the training-state monitor's CSV output (`<time>-rank<R>-<id>/` folders holding
+    `<metric>_<start>-<end>.csv`; `ingest/msprobe_monitor.py`): the folder holding the rank folders, its size -1."""
 
     file_id: str
     location: Location
@@ -124,9 +127,10 @@ class DebugFinds:
                 break
             self.models.append(ModelFile(prefix + entry.name, entry.location, kind, entry.size, entry.mtime))
         self._note_msprobe_files(prefix, entries)
+        monitor = self._note_monitor(path, rel_id, entries, list_dir)
         steps = self._note_msprobe_dump(path, rel_id, entries, list_dir)
-        if steps:
-            return steps
+        if steps or monitor:
+            return steps | monitor
         ranks = dump_layout.rank_dirs(entries)
         if not ranks or not dump_layout.is_dump_rank(ranks[0].location, list_dir):
             return set()
@@ -150,6 +154,32 @@ class DebugFinds:
                 self._msprobe_full()
                 return
             self.msprobe_files.append(MsprobeFile(prefix + entry.name, entry.location, kind, entry.size, entry.mtime))
+
+    def _note_monitor(self, path: Location, rel_id: str, entries: list[Entry],
+                      list_dir: Callable[[Location], list[Entry]]) -> set[str]:
+        """A folder with monitor rank folders (`Nov29_15-29-52-rank0-3174cfb3/`) one of which holds a
+        `<metric>_<start>-<end>.csv` is a `monitor` entry; its rank folders are not walked (a CSV per metric and
+        step each). At most MONITOR_PROBES of them are listed to tell (by name, last first); rank folders of
+        TensorBoard event files (`"format": "tensorboard"`) or with no CSV yet make nothing (walked as usual)."""
+        ranks = sorted((e for e in entries if e.is_dir and not e.is_symlink
+                        and msprobe_monitor.rank_of_dir(e.name) is not None), key=lambda e: e.name, reverse=True)
+        if not ranks:
+            return set()
+        for folder in ranks[:MONITOR_PROBES]:
+            try:
+                inside = list_dir(folder.location)
+            except OSError:
+                continue
+            if any(e.is_file and msprobe_monitor.metric_of_file(e.name) is not None for e in inside):
+                break
+        else:
+            return set()
+        if len(self.msprobe_files) >= MAX_MODEL_FILES:
+            self._msprobe_full()
+        else:
+            file_id = rel_id.rstrip("/") if rel_id != "./" else "./"
+            self.msprobe_files.append(MsprobeFile(file_id, path, "monitor", -1, 0.0))
+        return {e.name for e in ranks}
 
     def _note_msprobe_dump(self, path: Location, rel_id: str, entries: list[Entry],
                            list_dir: Callable[[Location], list[Entry]]) -> set[str]:

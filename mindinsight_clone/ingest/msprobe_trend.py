@@ -7,15 +7,20 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-STATS = ("norm", "max", "min", "mean")
+STATS = ("norm", "max", "min", "mean", "zeros", "nans")  # the last two only in a monitor's db (their columns)
 TABLES = {"trend_data", "monitoring_targets", "monitoring_metrics"}
 
 
 def read_trend(conn: sqlite3.Connection, metric: str | None, stat: str, rank: int | None) -> dict[str, Any]:
-    """`{"metrics", "ranks", "metric", "rank", "stat", "targets", "steps", "values"}`; `values[i][j]` is target i at
-    step j (None: not recorded, or NaN as msprobe stores it)."""
+    """`{"metrics", "ranks", "metric", "rank", "stat", "stats", "targets", "steps", "values"}`; `values[i][j]` is target
+    i at step j (None: not recorded, or NaN as msprobe stores it); `stats`: the statistics the file has (data2db of a
+    dump: norm, max, min, mean; of monitor CSVs also zeros and nans, as configured)."""
     if stat not in STATS:
         raise ValueError(f"'stat' should be one of {', '.join(STATS)}")
+    columns = {r[1] for r in conn.execute("PRAGMA table_info(trend_data)")}
+    stats = [s for s in STATS if s in columns]
+    if stat not in stats:
+        raise ValueError(f"no statistic {stat!r} in this file (it has {', '.join(stats)})")
     metrics = [r[0] for r in conn.execute("SELECT metric_name FROM monitoring_metrics m WHERE EXISTS "
                                           "(SELECT 1 FROM trend_data t WHERE t.metric_id = m.metric_id) "
                                           "ORDER BY metric_id")]
@@ -24,7 +29,7 @@ def read_trend(conn: sqlite3.Connection, metric: str | None, stat: str, rank: in
     rank = ranks[0] if rank is None and ranks else rank
     if metric is not None and metric not in metrics:
         raise ValueError(f"no metric {metric!r} in this file (it has {', '.join(metrics) or 'none'})")
-    column = {"norm": "t.norm", "max": "t.max", "min": "t.min", "mean": "t.mean"}[stat]
+    column = {s: f"t.{s}" for s in STATS}[stat]
     rows = conn.execute(
         f"SELECT t.target_id, g.target_name, t.step, {column} FROM trend_data t "  # noqa: S608 (a fixed map)
         "JOIN monitoring_targets g ON g.target_id = t.target_id "
@@ -46,5 +51,5 @@ def read_trend(conn: sqlite3.Connection, metric: str | None, stat: str, rank: in
     values: list[list[float | None]] = [[None] * len(steps) for _ in ids]
     for target_id, _name, step, value in rows:
         values[index[target_id]][where[step]] = value
-    return {"metrics": metrics, "ranks": ranks, "metric": metric, "rank": rank, "stat": stat,
+    return {"metrics": metrics, "ranks": ranks, "metric": metric, "rank": rank, "stat": stat, "stats": stats,
             "targets": targets, "steps": steps, "values": values}

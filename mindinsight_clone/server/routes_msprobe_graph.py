@@ -1,7 +1,7 @@
 """msprobe (issue 35) under /v1/mindinsight/msprobe: graph_visualize graphs (`.vis.db`, and the older JSON `.vis`),
-compare graphs built here from two dumps, and data2db `.trend.db` trends. Thin: parse the request, read through
-ingest/msprobe_vis.py (`open_graph` picks the reader by file type), analyzers/debugger/msprobe_graph_build.py and
-msprobe_trend.py (docs/msprobe.md).
+compare graphs built here from two dumps, and trends (data2db `.trend.db`, or the training-state monitor's CSV
+output). Thin: parse the request, read through ingest/msprobe_vis.py (`open_graph` picks the reader by file type),
+analyzers/debugger/msprobe_graph_build.py, msprobe_trend.py and msprobe_monitor.py (docs/msprobe.md).
 
 A built graph's id is `built:<the compare body, as base64url JSON>`: it says what to build, so it never goes stale
 (a link survives a restart and a changed dump is built again); the graphs built are kept in a small cache by id and
@@ -22,7 +22,7 @@ from flask import Blueprint
 
 from mindinsight_clone.analyzers.debugger import msprobe_graph_build
 from mindinsight_clone.errors import DebuggerDumpNotExistError, ParamValueError
-from mindinsight_clone.ingest import msprobe_dump, msprobe_trend, msprobe_vis
+from mindinsight_clone.ingest import msprobe_dump, msprobe_monitor, msprobe_trend, msprobe_vis
 from mindinsight_clone.ingest.debug_discovery import MsprobeFile
 from mindinsight_clone.server import params
 from mindinsight_clone.server.routes_msprobe import _dumps
@@ -225,16 +225,21 @@ def graph_node() -> Any:
 
 @bp.get("/trend")
 def trend() -> Any:
-    """A `.trend.db` (msprobe data2db) as a target × step matrix of one statistic of one metric and rank."""
+    """A `.trend.db` (msprobe data2db), or a monitor CSV output folder, as a target × step matrix of one statistic of
+    one metric and rank: the same answer for both (the folder's adds what it skipped)."""
     file_id = params.required("file_id")
     found = next((f for f in _dumps().registry.debug_files().msprobe_files
-                  if f.file_id == file_id and f.kind == "trend"), None)
+                  if f.file_id == file_id and f.kind in ("trend", "monitor")), None)
     if found is None:
-        raise DebuggerDumpNotExistError(f"no data2db trend file {file_id}")
+        raise DebuggerDumpNotExistError(f"no data2db trend file or monitor output {file_id}")
+    metric, stat = params.arg("metric") or None, params.arg("stat") or "norm"
+    rank = params.to_int("rank", params.arg("rank"))
     try:
-        with msprobe_vis.open_sqlite(found.location, msprobe_trend.TABLES, "data2db") as conn:
-            answer = msprobe_trend.read_trend(conn, params.arg("metric") or None, params.arg("stat") or "norm",
-                                              params.to_int("rank", params.arg("rank")))
+        if found.kind == "monitor":
+            answer = msprobe_monitor.read_monitor_trend(found.location, metric, stat, rank, cache=_dumps().cache)
+        else:
+            with msprobe_vis.open_sqlite(found.location, msprobe_trend.TABLES, "data2db") as conn:
+                answer = msprobe_trend.read_trend(conn, metric, stat, rank)
     except (OSError, ValueError, sqlite3.Error) as exc:
         raise ParamValueError(str(exc)) from exc
-    return {"file_id": file_id, **answer}
+    return {"file_id": file_id, "kind": found.kind, **answer}

@@ -250,3 +250,28 @@ def test_a_node_across_the_ranks_shows_which_rank_has_the_nan(demo_server: str, 
     page.get_by_test_id("msprobe-across-ranks").uncheck()  # back to the steps of the rank
     page.get_by_test_id("msprobe-steps-chart").wait_for()
     assert page.get_by_test_id("msprobe-ranks-chart").count() == 0
+
+
+@pytest.fixture(scope="module")
+def monitor_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A 2-rank monitor CSV output written as msprobe's TrainerMon writes it; rank 1 goes NaN at step 2."""
+    from tests.monitor_csv_writer import write_rank
+
+    base = tmp_path_factory.mktemp("monitor")
+    out = base / "monitor_output"
+    write_rank(out / "Nov29_15-30-14-rank0-e896a532", 0, range(4), ["actv", "grad_reduced"])
+    write_rank(out / "Nov29_15-30-13-rank1-a92afa50", 1, range(4), ["actv", "grad_reduced"],
+               nan_at=(2, "layers.1.weight"))
+    yield from serve(base, tmp_path_factory.mktemp("monitor-ws"))
+
+
+def test_monitor_csvs_draw_as_trends_per_rank(monitor_server: str, page: Any) -> None:
+    page.goto(f"{monitor_server}/#/msprobe?tab=trends")
+    page.wait_for_function("() => window.__charts?.['msprobe:trend']?.extra?.targets > 0")
+    assert "monitor" in page.get_by_test_id("trend-file").inner_text()
+    assert page.evaluate("() => window.__charts['msprobe:trend'].extra") == {"targets": 6, "steps": 4, "empty": 0}
+    page.get_by_test_id("trend-metric").select_option("grad_reduced")
+    page.get_by_test_id("trend-rank").select_option("1")
+    page.wait_for_function("() => window.__charts['msprobe:trend'].extra.empty === 2")  # steps 2, 3 of layers.1.weight
+    page.get_by_test_id("trend-stat").select_option("zeros")
+    page.wait_for_function("() => window.__charts['msprobe:trend'].series?.[0]?.name === 'zeros'")

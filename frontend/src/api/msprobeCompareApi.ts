@@ -47,7 +47,8 @@ export function mappingBody(choice: '' | 'api-builtin' | MappingKind, path: stri
 
 export interface MsprobeFile {
   file_id: string
-  kind: 'compare' | 'vis' | 'trend'
+  /** monitor: a folder of msprobe's training-state monitor CSVs, read as a trend file (size -1) */
+  kind: 'compare' | 'vis' | 'trend' | 'monitor'
   size: number
 }
 

@@ -70,6 +70,14 @@ export interface TrendMatrix {
   steps: number[]
   /** values[i][j]: target i at step j; null = not recorded, or NaN (data2db stores NaN as NULL) */
   values: (number | null)[][]
+  /** trend: a data2db .trend.db; monitor: a folder of monitor CSVs */
+  kind?: 'trend' | 'monitor'
+  /** the statistics the file holds (zeros and nans: a monitor's) */
+  stats?: string[]
+  /** monitor only: CSV rows and files not read, and whether a bound cut the output */
+  skipped_rows?: number
+  skipped_files?: { file: string; error: string }[]
+  truncated?: boolean
 }
 
 export const msprobeTrendApi = {
