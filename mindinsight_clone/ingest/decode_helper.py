@@ -145,6 +145,8 @@ class DecodeHelper:
                 _write(proc.stdin, (key, fn, args))
             except (OSError, ValueError, pickle.PicklingError) as exc:
                 del self._pending[key]
+                if not isinstance(exc, pickle.PicklingError):
+                    self._gone = True  # a broken or closed pipe: the helper is gone (its reader may not know yet)
                 self._note_failure(f"cannot send a call: {exc}")
                 raise HelperUnavailable(str(exc)) from exc
             waited = CALL_TIMEOUT_S if self._answered else START_TIMEOUT_S

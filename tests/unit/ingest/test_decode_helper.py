@@ -85,6 +85,9 @@ def test_a_helper_that_died_leaves_the_worker_to_decode(tmp_path: Path, helper: 
     psutil.Process(pid).wait(timeout=10)
     loaded = _load(run, tmp_path, helper)
     assert [s.step for s in loaded.cache.samples("scalar", "loss/scalar")] == list(range(300))
+    deadline = time.monotonic() + 10  # its answer reader notices the end of the pipe on its own thread
+    while helper.running and time.monotonic() < deadline:
+        time.sleep(0.01)
     assert not helper.running and helper.calls == 0
     with pytest.raises(HelperUnavailable):
         helper.call(len, b"abc")
