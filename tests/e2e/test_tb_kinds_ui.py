@@ -8,16 +8,19 @@ console error (the `page` fixture fails on any). One server for the module.
 from __future__ import annotations
 
 import csv
+import io
 import json
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import pytest
+from PIL import Image
 
 from tests.conftest import REPO, SHARED, free_port, run_cli
 from tests.e2e.test_core_pages import chart, goto, option, q, wait_chart
 from tests.e2e.test_ui_access import _non_ascii_icon_buttons, _unnamed_controls
+from tests.e2e.test_ui_gaps import _gl_canvas
 
 TB = SHARED / "fixtures" / "tensorboard"
 RUN_A, RUN_B = "./mindspeed_llama2_7b_run_a", "./mindspeed_llama2_7b_run_b"
@@ -249,6 +252,49 @@ def test_text_page_tree_table_and_safe_markdown(page: Any, tb_server: str, expec
     assert "<angle brackets>" in plain.inner_text() and plain.locator("angle").count() == 0
 
 
+# ------------------------------------------------------------------------------ mesh faces
+def _filled_share(png: bytes) -> tuple[float, float]:
+    """(share of the whole image, share of its central 41x41 patch) whose pixels differ from the corner pixel
+    (the background behind the transparent GL canvas) by more than 24 in some channel."""
+    img = Image.open(io.BytesIO(png)).convert("RGB")
+    px = np.asarray(img).astype(int)
+    diff = (np.abs(px - px[2, 2]).max(axis=2) > 24)
+    h, w = diff.shape
+    return float(diff.mean()), float(diff[h // 2 - 20:h // 2 + 21, w // 2 - 20:w // 2 + 21].mean())
+
+
+def test_mesh_draws_its_faces_as_filled_triangles(page: Any, tb_server: str, expected: dict[str, Any],
+                                                   screenshot: Any) -> None:
+    mesh = expected["runs"]["kind_mesh"]["mesh"]
+    faces, vertices = mesh["cube_2"]["shape"][1], mesh["cube_1"]["shape"][1]
+    goto(page, tb_server, q("/mesh", train_id="./kind_mesh"))
+    page.wait_for_selector("[data-testid=mesh-chart][data-rendered=true], [data-testid=mesh-no-gl]")
+    if page.get_by_test_id("mesh-no-gl").count():
+        pytest.skip("this Chromium has no WebGL")
+    summary = wait_chart(page, "mesh:cube")
+    # every face drawn: one `surface` whose grid holds each face as a quad (2 rows x 3 columns a face)
+    assert [(x["name"], x["points"]) for x in summary["series"]] == [("faces", faces)]
+    assert summary["extra"]["facesDrawn"] == summary["extra"]["faces"] == faces
+    assert option(page, "mesh:cube", "o.series.map(s => [s.type, s.data.length, s.dataShape])") == [
+        ["surface", 6 * faces, [2, 3 * faces]]]
+    # ... and filled: the cube (centred in the box) covers the middle of the canvas and a good part of it
+    canvas = _gl_canvas(page, "[data-testid=mesh-chart]")
+    whole, middle = 0.0, 0.0
+    for _ in range(40):
+        whole, middle = _filled_share(canvas.screenshot())
+        if middle > 0.98 and whole > 0.12:
+            break
+        page.wait_for_timeout(250)
+    assert middle > 0.98 and whole > 0.12, (whole, middle)
+    screenshot(page, "tb_mesh_faces")
+    # the vertices on request, as points over the faces
+    page.get_by_test_id("mesh-points-toggle").check()
+    page.wait_for_function("() => window.__charts['mesh:cube'].series.length === 2")
+    assert [(x["name"], x["points"]) for x in chart(page, "mesh:cube")["series"]] == [
+        ("faces", faces), ("vertices", vertices)]
+    assert option(page, "mesh:cube", "o.series.map(s => s.type)") == ["surface", "scatter3D"]
+
+
 # ------------------------------------------------------------------------------ the other kinds, navigation
 def test_dashboard_cards_open_every_kind(page: Any, tb_server: str, expected: dict[str, Any],
                                          screenshot: Any) -> None:
@@ -271,7 +317,11 @@ def test_dashboard_cards_open_every_kind(page: Any, tb_server: str, expected: di
             shape = runs[run]["mesh"]["cube_1"]["shape"]
             page.wait_for_selector("[data-testid=mesh-chart][data-rendered=true], [data-testid=mesh-no-gl]")
             if page.get_by_test_id("mesh-no-gl").count() == 0:
-                assert chart(page, "mesh:cube")["series"][0]["points"] == shape[1]
+                faces = runs[run]["mesh"]["cube_2"]["shape"][1]
+                assert [(x["name"], x["points"]) for x in chart(page, "mesh:cube")["series"]] == [("faces", faces)]
+                page.get_by_test_id("mesh-points-toggle").check()
+                page.wait_for_function("() => window.__charts['mesh:cube'].series.length === 2")
+                assert chart(page, "mesh:cube")["series"][1]["points"] == shape[1]
         else:
             layout = runs[run]["custom_scalars"]["custom_scalars__config__"]["categories"]
             charts = page.locator("[data-testid=custom-chart]")

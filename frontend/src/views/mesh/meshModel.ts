@@ -26,7 +26,71 @@ export function cloudPoints(step: MeshStep): CloudPoint[] {
   return v.map((p, i) => {
     const point: CloudPoint = { value: [p[0], p[1], p[2]] }
     const rgb = c?.[i]
-    if (rgb && rgb.length >= 3) point.itemStyle = { color: `rgb(${rgb.map((x) => Math.round(Math.max(0, Math.min(255, x)))).slice(0, 3).join(',')})` }
+    if (rgb && rgb.length >= 3) point.itemStyle = { color: rgbString(rgb) }
     return point
   })
+}
+
+export type FaceCell = { value: [number, number, number]; itemStyle?: { color: string } } | [number, number, number]
+
+export interface FaceGrid {
+  /** echarts-gl `surface` data, row-major over `dataShape` */
+  data: FaceCell[]
+  /** [rows, columns] of the surface grid: 2 rows, 3 columns a face */
+  dataShape: [number, number]
+  /** faces drawn (those whose three indices name vertices) */
+  faces: number
+}
+
+const GAP: [number, number, number] = [NaN, NaN, NaN]
+
+/**
+ * The faces of a step as one echarts-gl `surface` (it draws a grid of quads, each quad two triangles, and hides a
+ * quad with a NaN corner). Face (a, b, c) is the quad with top row a, b and bottom row c, c, whose triangles are
+ * (b, c, a) and the degenerate (a, c, c); a NaN column after it hides the quads that would join it to the next
+ * face. So row 0 is `a0 b0 NaN a1 b1 NaN ...`, row 1 is `c0 c0 NaN c1 c1 NaN ...`; each corner is its vertex in
+ * its colour (the surface interpolates vertex colours across the face). Faces naming a missing vertex are left out.
+ */
+export function faceGrid(step: MeshStep): FaceGrid {
+  const v = step.vertices ?? []
+  const c = step.colors
+  const cell = (i: number): FaceCell => {
+    const p = v[i]
+    const rgb = c?.[i]
+    if (rgb && rgb.length >= 3) return { value: [p[0], p[1], p[2]], itemStyle: { color: rgbString(rgb) } }
+    return [p[0], p[1], p[2]]
+  }
+  const top: FaceCell[] = []
+  const bottom: FaceCell[] = []
+  let faces = 0
+  for (const f of step.faces ?? []) {
+    const idx = f.slice(0, 3).map((x) => Math.round(x))
+    if (idx.length < 3 || idx.some((i) => !(i >= 0 && i < v.length) || !v[i] || v[i].length < 3)) continue
+    const [a, b, cc] = idx
+    top.push(cell(a), cell(b), GAP)
+    bottom.push(cell(cc), cell(cc), GAP)
+    faces++
+  }
+  return { data: [...top, ...bottom], dataShape: [2, top.length], faces }
+}
+
+function rgbString(rgb: number[]): string {
+  return `rgb(${rgb.map((x) => Math.round(Math.max(0, Math.min(255, x)))).slice(0, 3).join(',')})`
+}
+
+/** The smallest cube around the vertices ([min, max] per axis, one common side) so the mesh keeps its proportions. */
+export function cubeBounds(step: MeshStep): { min: number[]; max: number[] } | null {
+  const lo = [Infinity, Infinity, Infinity]
+  const hi = [-Infinity, -Infinity, -Infinity]
+  for (const p of step.vertices ?? []) {
+    if (p.length < 3 || !p.slice(0, 3).every(Number.isFinite)) continue
+    for (let k = 0; k < 3; k++) {
+      lo[k] = Math.min(lo[k], p[k])
+      hi[k] = Math.max(hi[k], p[k])
+    }
+  }
+  if (!Number.isFinite(lo[0])) return null
+  const half = Math.max(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2], 1e-9) / 2
+  const mid = hi.map((h, k) => (h + lo[k]) / 2)
+  return { min: mid.map((m) => m - half), max: mid.map((m) => m + half) }
 }
