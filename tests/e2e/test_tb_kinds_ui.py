@@ -20,7 +20,7 @@ from PIL import Image
 from tests.conftest import REPO, SHARED, free_port, run_cli
 from tests.e2e.test_core_pages import chart, goto, option, q, wait_chart
 from tests.e2e.test_ui_access import _non_ascii_icon_buttons, _unnamed_controls
-from tests.e2e.test_ui_gaps import _gl_canvas
+from tests.e2e.test_ui_gaps import _drawn_fraction, _gl_canvas
 
 TB = SHARED / "fixtures" / "tensorboard"
 RUN_A, RUN_B = "./mindspeed_llama2_7b_run_a", "./mindspeed_llama2_7b_run_b"
@@ -150,6 +150,61 @@ def test_projector_draws_and_colours_the_points(page: Any, tb_server: str, expec
     page.wait_for_function("() => { const e = window.__charts.projector.extra; return e.method === 'tsne' && e.done }",
                            timeout=90_000)
     assert chart(page, "projector")["extra"]["points"] == n
+
+
+def test_projector_in_3d(page: Any, tb_server: str, expected: dict[str, Any], screenshot: Any) -> None:
+    info = expected["runs"]["kind_embedding"]["embeddings"]["token_embedding"]
+    n, first = info["shape"][0], info["metadata_first_row"]
+    goto(page, tb_server, q("/projector", train_id="./kind_embedding"))
+    wait_chart(page, "projector", min_series=len(info["label_counts"]))
+    assert chart(page, "projector")["extra"]["dims"] == 2
+    page.get_by_test_id("projector-dims-3").click()
+    page.wait_for_function("() => { const e = window.__charts.projector.extra; return e.dims === 3 && e.done }")
+    assert "d=3" in page.url
+    # every point drawn once with 3 finite coordinates (then its index), still one series (colour) per label
+    summary = chart(page, "projector")
+    assert {s["name"]: s["points"] for s in summary["series"]} == info["label_counts"]
+    drawn = page.evaluate("""() => window.__charts.projector.instance().getOption().series
+        .filter(s => String(s.id).startsWith('cat:')).map(s => [s.type, s.data])""")
+    assert {kind for kind, _ in drawn} == {"scatter3D"}
+    points = [d for _, data in drawn for d in data]
+    assert len(points) == n and sorted(d[3] for d in points) == list(range(n))
+    assert all(len(d) == 4 and all(np.isfinite(d[:3])) for d in points)
+    assert len({tuple(round(x, 6) for x in d[:3]) for d in points}) > n * 0.9  # spread, not collapsed
+    # PCA: three axes, each with its share of the variance
+    values = np.loadtxt(TB / info["tensors_tsv"], delimiter="\t", dtype=np.float64)
+    eig = np.sort(np.linalg.eigvalsh(np.cov(values, rowvar=False)))[::-1]
+    assert summary["extra"]["explained"] == pytest.approx((eig[:3] / eig.sum()).tolist(), abs=2e-3)
+    assert "PC3" in page.get_by_test_id("projector-explained").inner_text()
+    # the tooltip names the point; the search's first match is selected, its neighbours ringed, all in 3-D
+    tip = page.evaluate("""() => { const o = window.__charts.projector.instance().getOption()
+        const d = o.series.flatMap(s => s.data).find(d => d[3] === 0); return o.tooltip[0].formatter({ data: d }) }""")
+    assert first[0] in tip and "#0" in tip
+    page.get_by_test_id("projector-search").fill(first[0])
+    page.get_by_test_id("projector-search").press("Enter")
+    page.wait_for_function("() => window.__charts.projector.extra.neighbours === 8")
+    rings = page.evaluate("""() => Object.fromEntries(window.__charts.projector.instance().getOption().series
+        .filter(s => ['matches', 'neighbours', 'selected'].includes(s.id)).map(s => [s.id, [s.type, s.data]]))""")
+    assert rings["selected"][0] == "scatter3D" and [d[3] for d in rings["selected"][1]] == [0]
+    assert len(rings["neighbours"][1]) == 8 and all(len(d) == 4 for d in rings["neighbours"][1])
+    assert rings["matches"][0] == "scatter3D" and len(rings["matches"][1]) >= 1
+    # drawn: the WebGL canvas shows the points (a sparse cloud: >1 % of its pixels, in many colours)
+    canvas = _gl_canvas(page, "[data-testid=projector-chart]")
+    fraction, ncolors = 0.0, 0
+    for _ in range(40):
+        fraction, ncolors = _drawn_fraction(canvas.screenshot())
+        if fraction > 0.01 and ncolors > 50:
+            break
+        page.wait_for_timeout(250)
+    assert fraction > 0.01 and ncolors > 50, (fraction, ncolors)
+    screenshot(page, "tb_projector_3d")
+    # UMAP in 3-D too
+    page.get_by_test_id("projector-method-umap").click()
+    page.wait_for_function("""() => { const e = window.__charts.projector.extra
+                                      return e.method === 'umap' && e.dims === 3 && e.done }""", timeout=90_000)
+    umap = page.evaluate("""() => window.__charts.projector.instance().getOption().series
+        .filter(s => String(s.id).startsWith('cat:')).flatMap(s => s.data)""")
+    assert len(umap) == n and all(len(d) == 4 and all(np.isfinite(d[:3])) for d in umap)
 
 
 # ------------------------------------------------------------------------------ PR / ROC
