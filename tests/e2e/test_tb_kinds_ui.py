@@ -207,6 +207,26 @@ def test_projector_in_3d(page: Any, tb_server: str, expected: dict[str, Any], sc
     assert len(umap) == n and all(len(d) == 4 and all(np.isfinite(d[:3])) for d in umap)
 
 
+NO_WEBGL = """(() => { const get = HTMLCanvasElement.prototype.getContext
+    HTMLCanvasElement.prototype.getContext = function (kind, ...rest) {
+        return /webgl/.test(String(kind)) ? null : get.call(this, kind, ...rest) } })()"""
+
+
+def test_3d_views_without_webgl(page: Any, tb_server: str, expected: dict[str, Any]) -> None:
+    """No WebGL: the mesh says so calmly; the projector asked for 3-D says so and draws its points in 2-D."""
+    page.add_init_script(NO_WEBGL)
+    goto(page, tb_server, q("/mesh", train_id="./kind_mesh"))
+    page.get_by_test_id("mesh-no-gl").wait_for()
+    assert page.get_by_test_id("mesh-points-toggle").count() == 0
+    info = expected["runs"]["kind_embedding"]["embeddings"]["token_embedding"]
+    goto(page, tb_server, q("/projector", train_id="./kind_embedding", d="3"))
+    summary = wait_chart(page, "projector", min_series=len(info["label_counts"]))
+    page.get_by_test_id("projector-no-gl").wait_for()
+    assert summary["extra"]["dims"] == 2
+    assert {s["name"]: s["points"] for s in summary["series"]} == info["label_counts"]
+    assert option(page, "projector", "o.series.map(s => s.type)")[0] == "scatter"
+
+
 # ------------------------------------------------------------------------------ PR / ROC
 def test_pr_and_roc_curves_render_from_the_counts(page: Any, tb_server: str, expected: dict[str, Any],
                                                   screenshot: Any) -> None:
@@ -327,11 +347,11 @@ def test_mesh_draws_its_faces_as_filled_triangles(page: Any, tb_server: str, exp
     if page.get_by_test_id("mesh-no-gl").count():
         pytest.skip("this Chromium has no WebGL")
     summary = wait_chart(page, "mesh:cube")
-    # every face drawn: one `surface` whose grid holds each face as a quad (2 rows x 3 columns a face)
+    # every face drawn: one `surface` whose grid holds each face as a quad (2 rows x 3 columns a face, 2 the last)
     assert [(x["name"], x["points"]) for x in summary["series"]] == [("faces", faces)]
     assert summary["extra"]["facesDrawn"] == summary["extra"]["faces"] == faces
     assert option(page, "mesh:cube", "o.series.map(s => [s.type, s.data.length, s.dataShape])") == [
-        ["surface", 6 * faces, [2, 3 * faces]]]
+        ["surface", 2 * (3 * faces - 1), [2, 3 * faces - 1]]]
     # ... and filled: the cube (centred in the box) covers the middle of the canvas and a good part of it
     canvas = _gl_canvas(page, "[data-testid=mesh-chart]")
     whole, middle = 0.0, 0.0

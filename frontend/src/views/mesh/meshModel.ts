@@ -36,20 +36,20 @@ export type FaceCell = { value: [number, number, number]; itemStyle?: { color: s
 export interface FaceGrid {
   /** echarts-gl `surface` data, row-major over `dataShape` */
   data: FaceCell[]
-  /** [rows, columns] of the surface grid: 2 rows, 3 columns a face */
+  /** [rows, columns] of the surface grid: 2 rows, 3 columns a face (2 for the last) */
   dataShape: [number, number]
   /** faces drawn (those whose three indices name vertices) */
   faces: number
 }
 
-const GAP: [number, number, number] = [NaN, NaN, NaN]
-
 /**
- * The faces of a step as one echarts-gl `surface` (it draws a grid of quads, each quad two triangles, and hides a
- * quad with a NaN corner). Face (a, b, c) is the quad with top row a, b and bottom row c, c, whose triangles are
- * (b, c, a) and the degenerate (a, c, c); a NaN column after it hides the quads that would join it to the next
- * face. So row 0 is `a0 b0 NaN a1 b1 NaN ...`, row 1 is `c0 c0 NaN c1 c1 NaN ...`; each corner is its vertex in
- * its colour (the surface interpolates vertex colours across the face). Faces naming a missing vertex are left out.
+ * The faces of a step as one echarts-gl `surface`, which draws a grid of quads, each as the triangles
+ * (top[j+1], bottom[j+1], top[j]) and (top[j], bottom[j+1], bottom[j]). Face (a, b, c) is the column pair
+ * (a|c) (b|c) (top|bottom): its quad's first triangle is (b, c, a), the second (a, c, c) has no area. A third
+ * column (c'|b), c' the next face's third corner, makes the quads joining it to the next face's (a'|c') empty
+ * too: (c', b, b), (b, b, c), then (a', c', c'), (c', c', b). So 2 rows x (3F - 1) columns, no NaN (which would
+ * make the surface split every quad into 4 vertices of its own): the vertex count stays 6 a face. Each corner
+ * is its vertex in its colour (interpolated across the face); faces naming a missing vertex are left out.
  */
 export function faceGrid(step: MeshStep): FaceGrid {
   const v = step.vertices ?? []
@@ -60,18 +60,23 @@ export function faceGrid(step: MeshStep): FaceGrid {
     if (rgb && rgb.length >= 3) return { value: [p[0], p[1], p[2]], itemStyle: { color: rgbString(rgb) } }
     return [p[0], p[1], p[2]]
   }
-  const top: FaceCell[] = []
-  const bottom: FaceCell[] = []
-  let faces = 0
+  const ok = (i: number) => i >= 0 && i < v.length && v[i]?.length >= 3 && v[i].slice(0, 3).every(Number.isFinite)
+  const faces: number[][] = []
   for (const f of step.faces ?? []) {
     const idx = f.slice(0, 3).map((x) => Math.round(x))
-    if (idx.length < 3 || idx.some((i) => !(i >= 0 && i < v.length) || !v[i] || v[i].length < 3)) continue
-    const [a, b, cc] = idx
-    top.push(cell(a), cell(b), GAP)
-    bottom.push(cell(cc), cell(cc), GAP)
-    faces++
+    if (idx.length === 3 && idx.every(ok)) faces.push(idx)
   }
-  return { data: [...top, ...bottom], dataShape: [2, top.length], faces }
+  const top: FaceCell[] = []
+  const bottom: FaceCell[] = []
+  faces.forEach(([a, b, cc], k) => {
+    top.push(cell(a), cell(b))
+    bottom.push(cell(cc), cell(cc))
+    if (k + 1 < faces.length) {
+      top.push(cell(faces[k + 1][2]))
+      bottom.push(cell(b))
+    }
+  })
+  return { data: [...top, ...bottom], dataShape: [2, top.length], faces: faces.length }
 }
 
 function rgbString(rgb: number[]): string {
