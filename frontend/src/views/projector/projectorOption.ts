@@ -121,7 +121,7 @@ export function buildProjectorOption(inp: ScatterInput): { option: EChartsOption
           right: c.kind === 'number' ? 70 : 0,
           axisLine: { lineStyle: { color: pal.split } },
           axisPointer: { show: false },
-          viewControl: { alpha: 20, beta: 30, distance: 170 },
+          viewControl: { alpha: 20, beta: 30, distance: 250 },
         },
       }
     : {
