@@ -8,16 +8,19 @@ console error (the `page` fixture fails on any). One server for the module.
 from __future__ import annotations
 
 import csv
+import io
 import json
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import pytest
+from PIL import Image
 
 from tests.conftest import REPO, SHARED, free_port, run_cli
 from tests.e2e.test_core_pages import chart, goto, option, q, wait_chart
 from tests.e2e.test_ui_access import _non_ascii_icon_buttons, _unnamed_controls
+from tests.e2e.test_ui_gaps import _drawn_fraction, _gl_canvas
 
 TB = SHARED / "fixtures" / "tensorboard"
 RUN_A, RUN_B = "./mindspeed_llama2_7b_run_a", "./mindspeed_llama2_7b_run_b"
@@ -149,6 +152,81 @@ def test_projector_draws_and_colours_the_points(page: Any, tb_server: str, expec
     assert chart(page, "projector")["extra"]["points"] == n
 
 
+def test_projector_in_3d(page: Any, tb_server: str, expected: dict[str, Any], screenshot: Any) -> None:
+    info = expected["runs"]["kind_embedding"]["embeddings"]["token_embedding"]
+    n, first = info["shape"][0], info["metadata_first_row"]
+    goto(page, tb_server, q("/projector", train_id="./kind_embedding"))
+    wait_chart(page, "projector", min_series=len(info["label_counts"]))
+    assert chart(page, "projector")["extra"]["dims"] == 2
+    page.get_by_test_id("projector-dims-3").click()
+    page.wait_for_function("() => { const e = window.__charts.projector.extra; return e.dims === 3 && e.done }")
+    assert "d=3" in page.url
+    # every point drawn once with 3 finite coordinates (then its index), still one series (colour) per label
+    summary = chart(page, "projector")
+    assert {s["name"]: s["points"] for s in summary["series"]} == info["label_counts"]
+    drawn = page.evaluate("""() => window.__charts.projector.instance().getOption().series
+        .filter(s => String(s.id).startsWith('cat:')).map(s => [s.type, s.data])""")
+    assert {kind for kind, _ in drawn} == {"scatter3D"}
+    points = [d for _, data in drawn for d in data]
+    assert len(points) == n and sorted(d[3] for d in points) == list(range(n))
+    assert all(len(d) == 4 and all(np.isfinite(d[:3])) for d in points)
+    assert len({tuple(round(x, 6) for x in d[:3]) for d in points}) > n * 0.9  # spread, not collapsed
+    # PCA: three axes, each with its share of the variance
+    values = np.loadtxt(TB / info["tensors_tsv"], delimiter="\t", dtype=np.float64)
+    eig = np.sort(np.linalg.eigvalsh(np.cov(values, rowvar=False)))[::-1]
+    assert summary["extra"]["explained"] == pytest.approx((eig[:3] / eig.sum()).tolist(), abs=2e-3)
+    assert "PC3" in page.get_by_test_id("projector-explained").inner_text()
+    # the tooltip names the point; the search's first match is selected, its neighbours ringed, all in 3-D
+    tip = page.evaluate("""() => { const o = window.__charts.projector.instance().getOption()
+        const d = o.series.flatMap(s => s.data).find(d => d[3] === 0); return o.tooltip[0].formatter({ data: d }) }""")
+    assert first[0] in tip and "#0" in tip
+    page.get_by_test_id("projector-search").fill(first[0])
+    page.get_by_test_id("projector-search").press("Enter")
+    page.wait_for_function("() => window.__charts.projector.extra.neighbours === 8")
+    rings = page.evaluate("""() => Object.fromEntries(window.__charts.projector.instance().getOption().series
+        .filter(s => ['matches', 'neighbours', 'selected'].includes(s.id)).map(s => [s.id, [s.type, s.data]]))""")
+    assert rings["selected"][0] == "scatter3D" and [d[3] for d in rings["selected"][1]] == [0]
+    assert len(rings["neighbours"][1]) == 8 and all(len(d) == 4 for d in rings["neighbours"][1])
+    assert rings["matches"][0] == "scatter3D" and len(rings["matches"][1]) >= 1
+    # drawn: the WebGL canvas shows the points (a sparse cloud: >1 % of its pixels, in many colours)
+    canvas = _gl_canvas(page, "[data-testid=projector-chart]")
+    fraction, ncolors = 0.0, 0
+    for _ in range(40):
+        fraction, ncolors = _drawn_fraction(canvas.screenshot())
+        if fraction > 0.01 and ncolors > 50:
+            break
+        page.wait_for_timeout(250)
+    assert fraction > 0.01 and ncolors > 50, (fraction, ncolors)
+    screenshot(page, "tb_projector_3d")
+    # UMAP in 3-D too
+    page.get_by_test_id("projector-method-umap").click()
+    page.wait_for_function("""() => { const e = window.__charts.projector.extra
+                                      return e.method === 'umap' && e.dims === 3 && e.done }""", timeout=90_000)
+    umap = page.evaluate("""() => window.__charts.projector.instance().getOption().series
+        .filter(s => String(s.id).startsWith('cat:')).flatMap(s => s.data)""")
+    assert len(umap) == n and all(len(d) == 4 and all(np.isfinite(d[:3])) for d in umap)
+
+
+NO_WEBGL = """(() => { const get = HTMLCanvasElement.prototype.getContext
+    HTMLCanvasElement.prototype.getContext = function (kind, ...rest) {
+        return /webgl/.test(String(kind)) ? null : get.call(this, kind, ...rest) } })()"""
+
+
+def test_3d_views_without_webgl(page: Any, tb_server: str, expected: dict[str, Any]) -> None:
+    """No WebGL: the mesh says so calmly; the projector asked for 3-D says so and draws its points in 2-D."""
+    page.add_init_script(NO_WEBGL)
+    goto(page, tb_server, q("/mesh", train_id="./kind_mesh"))
+    page.get_by_test_id("mesh-no-gl").wait_for()
+    assert page.get_by_test_id("mesh-points-toggle").count() == 0
+    info = expected["runs"]["kind_embedding"]["embeddings"]["token_embedding"]
+    goto(page, tb_server, q("/projector", train_id="./kind_embedding", d="3"))
+    summary = wait_chart(page, "projector", min_series=len(info["label_counts"]))
+    page.get_by_test_id("projector-no-gl").wait_for()
+    assert summary["extra"]["dims"] == 2
+    assert {s["name"]: s["points"] for s in summary["series"]} == info["label_counts"]
+    assert option(page, "projector", "o.series.map(s => s.type)")[0] == "scatter"
+
+
 # ------------------------------------------------------------------------------ PR / ROC
 def test_pr_and_roc_curves_render_from_the_counts(page: Any, tb_server: str, expected: dict[str, Any],
                                                   screenshot: Any) -> None:
@@ -249,6 +327,49 @@ def test_text_page_tree_table_and_safe_markdown(page: Any, tb_server: str, expec
     assert "<angle brackets>" in plain.inner_text() and plain.locator("angle").count() == 0
 
 
+# ------------------------------------------------------------------------------ mesh faces
+def _filled_share(png: bytes) -> tuple[float, float]:
+    """(share of the whole image, share of its central 41x41 patch) whose pixels differ from the corner pixel
+    (the background behind the transparent GL canvas) by more than 24 in some channel."""
+    img = Image.open(io.BytesIO(png)).convert("RGB")
+    px = np.asarray(img).astype(int)
+    diff = (np.abs(px - px[2, 2]).max(axis=2) > 24)
+    h, w = diff.shape
+    return float(diff.mean()), float(diff[h // 2 - 20:h // 2 + 21, w // 2 - 20:w // 2 + 21].mean())
+
+
+def test_mesh_draws_its_faces_as_filled_triangles(page: Any, tb_server: str, expected: dict[str, Any],
+                                                   screenshot: Any) -> None:
+    mesh = expected["runs"]["kind_mesh"]["mesh"]
+    faces, vertices = mesh["cube_2"]["shape"][1], mesh["cube_1"]["shape"][1]
+    goto(page, tb_server, q("/mesh", train_id="./kind_mesh"))
+    page.wait_for_selector("[data-testid=mesh-chart][data-rendered=true], [data-testid=mesh-no-gl]")
+    if page.get_by_test_id("mesh-no-gl").count():
+        pytest.skip("this Chromium has no WebGL")
+    summary = wait_chart(page, "mesh:cube")
+    # every face drawn: one `surface` whose grid holds each face as a quad (2 rows x 3 columns a face, 2 the last)
+    assert [(x["name"], x["points"]) for x in summary["series"]] == [("faces", faces)]
+    assert summary["extra"]["facesDrawn"] == summary["extra"]["faces"] == faces
+    assert option(page, "mesh:cube", "o.series.map(s => [s.type, s.data.length, s.dataShape])") == [
+        ["surface", 2 * (3 * faces - 1), [2, 3 * faces - 1]]]
+    # ... and filled: the cube (centred in the box) covers the middle of the canvas and a good part of it
+    canvas = _gl_canvas(page, "[data-testid=mesh-chart]")
+    whole, middle = 0.0, 0.0
+    for _ in range(40):
+        whole, middle = _filled_share(canvas.screenshot())
+        if middle > 0.98 and whole > 0.12:
+            break
+        page.wait_for_timeout(250)
+    assert middle > 0.98 and whole > 0.12, (whole, middle)
+    screenshot(page, "tb_mesh_faces")
+    # the vertices on request, as points over the faces
+    page.get_by_test_id("mesh-points-toggle").check()
+    page.wait_for_function("() => window.__charts['mesh:cube'].series.length === 2")
+    assert [(x["name"], x["points"]) for x in chart(page, "mesh:cube")["series"]] == [
+        ("faces", faces), ("vertices", vertices)]
+    assert option(page, "mesh:cube", "o.series.map(s => s.type)") == ["surface", "scatter3D"]
+
+
 # ------------------------------------------------------------------------------ the other kinds, navigation
 def test_dashboard_cards_open_every_kind(page: Any, tb_server: str, expected: dict[str, Any],
                                          screenshot: Any) -> None:
@@ -271,7 +392,11 @@ def test_dashboard_cards_open_every_kind(page: Any, tb_server: str, expected: di
             shape = runs[run]["mesh"]["cube_1"]["shape"]
             page.wait_for_selector("[data-testid=mesh-chart][data-rendered=true], [data-testid=mesh-no-gl]")
             if page.get_by_test_id("mesh-no-gl").count() == 0:
-                assert chart(page, "mesh:cube")["series"][0]["points"] == shape[1]
+                faces = runs[run]["mesh"]["cube_2"]["shape"][1]
+                assert [(x["name"], x["points"]) for x in chart(page, "mesh:cube")["series"]] == [("faces", faces)]
+                page.get_by_test_id("mesh-points-toggle").check()
+                page.wait_for_function("() => window.__charts['mesh:cube'].series.length === 2")
+                assert chart(page, "mesh:cube")["series"][1]["points"] == shape[1]
         else:
             layout = runs[run]["custom_scalars"]["custom_scalars__config__"]["categories"]
             charts = page.locator("[data-testid=custom-chart]")

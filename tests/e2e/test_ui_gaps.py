@@ -68,6 +68,22 @@ def test_landscape_surface_draws_under_the_csp(page: Any, ui_server: str, screen
     page.wait_for_function("() => window.__charts?.landscape?.extra?.mode === 'surface'")
     _assert_drawn(page, _gl_canvas(page))
     assert page.get_by_test_id("landscape-chart").locator("xpath=..").get_by_text("WebGL").count() == 0
+    # issue 34: the z labels clear of the ticks (nice ticks only, a margin, the name further out), and the Start
+    # and End pins stand above the surface on stems from the path's ends, labelled
+    got = page.evaluate("""() => { const o = window.__charts.landscape.instance().getOption()
+        const z = o.zAxis3D[0], surface = o.series.find(s => s.type === 'surface').data
+        const pins = o.series.find(s => s.id === 'pins'), path = o.series.find(s => s.id === 'path').data
+        return { min: z.min ?? null, max: z.max ?? null, gap: z.nameGap, margin: z.axisLabel.margin,
+                 top: Math.max(...surface.map(d => d[2]).filter(Number.isFinite)),
+                 heads: pins.data.map(d => d.value), labels: pins.data.map((d, i) => pins.label.formatter({ dataIndex: i })),
+                 ends: [path[0], path[path.length - 1]],
+                 stems: ['pin:start', 'pin:end'].map(id => o.series.find(s => s.id === id).data) } }""")
+    assert got["min"] is None and got["max"] is None and got["gap"] >= 40 and got["margin"] >= 12, got
+    assert got["labels"] == ["Start", "End"]
+    for head, end, stem in zip(got["heads"], got["ends"], got["stems"], strict=True):
+        assert head[:2] == pytest.approx(end[:2]) and head[2] > end[2]
+        assert stem == [pytest.approx(end), pytest.approx(head)]
+    assert got["heads"][1][2] > got["ends"][1][2] + 0.05 * (got["top"] - min(e[2] for e in got["ends"]))
     screenshot(page, f"gaps_landscape_surface_{theme}")
 
 

@@ -216,7 +216,7 @@ export function buildLandscape3D(
   const axis3d = {
     type: 'value',
     axisLine: { lineStyle: { color: pal.axis } },
-    axisLabel: { textStyle: { color: pal.subtext }, formatter: (v: number) => formatNumber(v, 3) },
+    axisLabel: { margin: 10, textStyle: { color: pal.subtext }, formatter: (v: number) => formatNumber(v, 3) },
     splitLine: { lineStyle: { color: pal.split } },
   }
   const path = ls.path
@@ -239,16 +239,34 @@ export function buildLandscape3D(
       data: path3D(path, null),
       lineStyle: { width: 4, color: pal.text },
     })
+    // Start and End as pins standing above the surface (a path point lies on or under it, where the surface
+    // hid its marker): a stem from the point up to a labelled head higher than the surface around it.
+    const lift = (hi - lo || 1) * 0.12
+    const last = path.x.length - 1
+    const pins = [
+      { at: 0, text: labels.start, id: 'start' },
+      { at: last, text: labels.end, id: 'end' },
+    ].map((p) => {
+      const [px, py, pz] = [path.x[p.at], path.y[p.at], path.z[p.at]]
+      return { ...p, foot: [px, py, pz], head: [px, py, Math.max(pz, surfaceTopAt(ls.points!, px, py)) + lift] }
+    })
+    for (const p of pins) {
+      series.push({ type: 'line3D', id: `pin:${p.id}`, name: labels.path, data: [p.foot, p.head], lineStyle: { width: 2, color: pal.text }, silent: true })
+    }
     series.push({
       type: 'scatter3D',
+      id: 'pins',
       name: labels.path,
-      symbolSize: 10,
-      itemStyle: { color: pal.text },
-      label: { show: true, formatter: (p: { dataIndex: number }) => (p.dataIndex === 0 ? labels.start : labels.end), textStyle: { color: pal.text } },
-      data: [
-        [path.x[0], path.y[0], path.z[0]],
-        [path.x[path.x.length - 1], path.y[path.y.length - 1], path.z[path.z.length - 1]],
-      ],
+      symbolSize: 12,
+      itemStyle: { color: pal.text, borderColor: pal.background, borderWidth: 1 },
+      label: {
+        show: true,
+        position: 'top',
+        distance: 6,
+        formatter: (p: { dataIndex: number }) => pins[p.dataIndex]?.text ?? '',
+        textStyle: { color: pal.background, backgroundColor: pal.text, padding: [2, 5], borderRadius: 3, fontSize: 12 },
+      },
+      data: pins.map((p) => ({ name: p.text, value: p.head })),
     })
     series.push({ type: 'scatter3D', id: 'head', name: labels.path, data: [], symbolSize: 16,
                   itemStyle: { color: '#ff3b30', borderColor: '#fff', borderWidth: 1 } })
@@ -269,9 +287,17 @@ export function buildLandscape3D(
       textStyle: { color: pal.subtext, fontSize: 10 },
       inRange: { color: COLORMAPS[colormap] ?? COLORMAPS.jet },
     },
-    xAxis3D: { ...axis3d, name: 'x' },
-    yAxis3D: { ...axis3d, name: 'y' },
-    zAxis3D: { ...axis3d, name: 'loss', min: lo, max: hi, axisLabel: { ...axis3d.axisLabel, formatter: (v: number) => formatNumber(v, 5) } },
+    xAxis3D: { ...axis3d, name: 'x', nameGap: 30 },
+    yAxis3D: { ...axis3d, name: 'y', nameGap: 30 },
+    // the z range left to the axis (nice ticks only: a forced min/max adds odd labels over its neighbours)
+    zAxis3D: {
+      ...axis3d,
+      name: 'loss',
+      scale: true,
+      nameGap: 58,
+      splitNumber: 4,
+      axisLabel: { ...axis3d.axisLabel, margin: 28, formatter: (v: number) => formatNumber(v, 5) },
+    },
     grid3D: {
       boxWidth: 100,
       boxDepth: 100,
@@ -319,4 +345,28 @@ export function trackUpdate(path: LandscapePath, t: number | null, mode: Landsca
   const pts = mode === 'surface' ? path3D(path, t) : path2D(path, t)
   const head = t === null ? [] : [mode === 'surface' ? pts[pts.length - 1] : pts[pts.length - 1].slice(0, 2)]
   return { series: [{ id: 'path', data: pts }, { id: 'head', data: head }] }
+}
+
+/**
+ * The highest surface value at (px, py): the largest z of the grid cell holding the point (the nearest edge cell
+ * outside the grid), so a marker above it clears the surface there whatever the interpolation. NaN cells are
+ * skipped; -Infinity when there is no value.
+ */
+export function surfaceTopAt(points: NonNullable<Landscape['points']>, px: number, py: number): number {
+  const { x, y, z } = points
+  const cell = (axis: number[], v: number): [number, number] => {
+    if (axis.length < 2) return [0, 0]
+    const asc = axis[axis.length - 1] >= axis[0]
+    let k = 0
+    while (k < axis.length - 2 && (asc ? axis[k + 1] < v : axis[k + 1] > v)) k++
+    return [k, k + 1]
+  }
+  const [j0, j1] = cell(x, px)
+  const [i0, i1] = cell(y, py)
+  let top = -Infinity
+  for (const i of [i0, i1]) for (const j of [j0, j1]) {
+    const v = z[i]?.[j]
+    if (typeof v === 'number' && Number.isFinite(v)) top = Math.max(top, v)
+  }
+  return top
 }

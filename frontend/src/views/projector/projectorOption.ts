@@ -1,6 +1,8 @@
-// The ECharts option of the projector's 2-D scatter: one series per category (so the legend toggles them),
-// or one series on a continuous colour scale, plus the search matches and the selected point drawn on top.
-// Each datum is [x, y, point index]. Above LARGE points the series use ECharts' large mode (one draw call).
+// The ECharts option of the projector's scatter, 2-D (ECharts scatter) or 3-D (echarts-gl scatter3D in a grid3D,
+// drag to rotate): one series per category (so the legend toggles them), or one series on a continuous colour
+// scale, plus the search matches, the selected point's neighbours and the selected point drawn on top.
+// Each datum is [x, y, point index] in 2-D, [x, y, z, point index] in 3-D (pointIndexOf reads it back).
+// Above LARGE points the 2-D series use ECharts' large mode (one draw call).
 import type { EChartsOption } from '@/charts/echarts'
 import { chartPalette } from '@/lib/palette'
 import type { Coloring } from './projection'
@@ -18,6 +20,13 @@ export interface ScatterInput {
   neighbours?: Set<number>
   tooltip: (point: number) => string
   labels: { points: string; matches: string; neighbours?: string }
+  /** coordinates per point in `coords` (default 2) */
+  dims?: 2 | 3
+}
+
+/** The point index of a datum of a chart drawn with `dims` coordinates. */
+export function pointIndexOf(d: unknown, dims: 2 | 3): number | null {
+  return Array.isArray(d) && d.length > dims && typeof d[dims] === 'number' ? d[dims] : null
 }
 
 export interface SeriesInfo {
@@ -29,17 +38,24 @@ export interface SeriesInfo {
 export function buildProjectorOption(inp: ScatterInput): { option: EChartsOption; series: SeriesInfo[] } {
   const pal = chartPalette()
   const n = inp.points.length
-  const large = n > LARGE
-  const datum = (k: number) => [inp.coords[2 * k], inp.coords[2 * k + 1], inp.points[k]]
-  const base = {
-    type: 'scatter',
-    symbolSize: n > 5000 ? 3 : n > 1000 ? 5 : 8,
-    large,
-    largeThreshold: LARGE,
-    progressive: 0,
-    animation: false,
-    emphasis: { scale: 1.8 },
-  }
+  const dims = inp.dims ?? 2
+  const gl = dims === 3
+  const large = !gl && n > LARGE
+  const type = gl ? 'scatter3D' : 'scatter'
+  const datum = gl
+    ? (k: number) => [inp.coords[3 * k], inp.coords[3 * k + 1], inp.coords[3 * k + 2], inp.points[k]]
+    : (k: number) => [inp.coords[2 * k], inp.coords[2 * k + 1], inp.points[k]]
+  const base = gl
+    ? { type, symbolSize: n > 5000 ? 3 : n > 1000 ? 5 : 8, animation: false }
+    : {
+        type,
+        symbolSize: n > 5000 ? 3 : n > 1000 ? 5 : 8,
+        large,
+        largeThreshold: LARGE,
+        progressive: 0,
+        animation: false,
+        emphasis: { scale: 1.8 },
+      }
   const series: Record<string, unknown>[] = []
   const info: SeriesInfo[] = []
   const c = inp.coloring
@@ -63,7 +79,7 @@ export function buildProjectorOption(inp: ScatterInput): { option: EChartsOption
   series.push({
     id: 'matches',
     name: inp.labels.matches,
-    type: 'scatter',
+    type,
     data: matchData,
     symbolSize: 11,
     itemStyle: { color: 'transparent', borderColor: pal.text, borderWidth: 1.5 },
@@ -74,7 +90,7 @@ export function buildProjectorOption(inp: ScatterInput): { option: EChartsOption
   series.push({
     id: 'neighbours',
     name: inp.labels.neighbours ?? 'neighbours',
-    type: 'scatter',
+    type,
     data: near,
     symbolSize: 13,
     itemStyle: { color: 'transparent', borderColor: '#e8443a', borderWidth: 2 },
@@ -84,7 +100,7 @@ export function buildProjectorOption(inp: ScatterInput): { option: EChartsOption
   const sel = inp.selected !== null && byPoint.has(inp.selected) ? [datum(byPoint.get(inp.selected)!)] : []
   series.push({
     id: 'selected',
-    type: 'scatter',
+    type,
     data: sel,
     symbol: 'diamond',
     symbolSize: 16,
@@ -94,13 +110,34 @@ export function buildProjectorOption(inp: ScatterInput): { option: EChartsOption
   })
 
   const axis = { type: 'value', scale: true, show: false }
+  const axis3D = { type: 'value', scale: true, name: '', axisLabel: { show: false }, axisTick: { show: false }, splitLine: { show: false } }
+  const frame: EChartsOption = gl
+    ? {
+        xAxis3D: axis3D,
+        yAxis3D: axis3D,
+        zAxis3D: axis3D,
+        grid3D: {
+          top: c.kind === 'category' ? 30 : 0,
+          right: c.kind === 'number' ? 70 : 0,
+          axisLine: { lineStyle: { color: pal.split } },
+          axisPointer: { show: false },
+          viewControl: { alpha: 20, beta: 30, distance: 250 },
+        },
+      }
+    : {
+        grid: { left: 8, right: c.kind === 'number' ? 70 : 8, top: c.kind === 'category' ? 34 : 8, bottom: 8 },
+        xAxis: axis,
+        yAxis: axis,
+        dataZoom: [
+          { type: 'inside', xAxisIndex: 0, filterMode: 'none' },
+          { type: 'inside', yAxisIndex: 0, filterMode: 'none' },
+        ],
+      }
   const option: EChartsOption = {
     animation: false,
     backgroundColor: 'transparent',
     textStyle: { fontFamily: 'inherit' },
-    grid: { left: 8, right: c.kind === 'number' ? 70 : 8, top: c.kind === 'category' ? 34 : 8, bottom: 8 },
-    xAxis: axis,
-    yAxis: axis,
+    ...frame,
     legend:
       c.kind === 'category'
         ? { type: 'scroll', top: 0, data: series.filter((s) => String(s.id).startsWith('cat:')).map((s) => s.name as string), textStyle: { color: pal.subtext, fontSize: 11 } }
@@ -111,7 +148,7 @@ export function buildProjectorOption(inp: ScatterInput): { option: EChartsOption
             type: 'continuous',
             min: c.min,
             max: c.max,
-            dimension: 3,
+            dimension: dims + 1,
             seriesIndex: 0,
             right: 4,
             top: 'middle',
@@ -120,10 +157,6 @@ export function buildProjectorOption(inp: ScatterInput): { option: EChartsOption
             textStyle: { color: pal.subtext },
           }
         : undefined,
-    dataZoom: [
-      { type: 'inside', xAxisIndex: 0, filterMode: 'none' },
-      { type: 'inside', yAxisIndex: 0, filterMode: 'none' },
-    ],
     tooltip: {
       trigger: 'item',
       confine: true,
@@ -132,8 +165,8 @@ export function buildProjectorOption(inp: ScatterInput): { option: EChartsOption
       borderColor: pal.tooltipBorder,
       textStyle: { color: pal.text, fontSize: 12 },
       formatter: (raw: unknown) => {
-        const d = (raw as { data?: number[] }).data
-        return d && d.length >= 3 ? inp.tooltip(d[2]) : ''
+        const i = pointIndexOf((raw as { data?: unknown }).data, dims)
+        return i === null ? '' : inp.tooltip(i)
       },
     },
     series,
