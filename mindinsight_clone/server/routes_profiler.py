@@ -441,10 +441,10 @@ def _ascend_device(pdir: ProfilerDir, device_id: str | None = None) -> DeviceFil
 
 
 def _steps_device(pdir: ProfilerDir, device_id: str | None = None) -> DeviceFiles:
-    """A rank whose steps the views read: an Ascend output folder, or an old-layout rank's step trace."""
+    """A rank with steps in whatever format it is written (rank_tables); else the Ascend output folder's error."""
     device_id = _device_id() if device_id is None else device_id
     device = pdir.device(device_id)
-    if device is not None and rank_tables.format_of(device) == "legacy":
+    if device is not None and rank_tables.has("steps", device, _cache()):
         return device
     return _ascend_device(pdir, device_id)
 

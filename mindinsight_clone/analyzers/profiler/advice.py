@@ -35,23 +35,15 @@ from mindinsight_clone.errors import MindInsightError
 
 log = logging.getLogger(__name__)
 MAX_KERNEL_RANKS = 8
-# what a rule without data needs: (the text export's file, the database export's table)
-NEEDS = {
-    "steps": ("step_trace_time.csv", "StepTraceTime"),
-    "ops": ("communication.json", "CommAnalyzerTime"),
-    "matrix": ("communication_matrix.json", "CommAnalyzerMatrix"),
-    "types": ("op_statistic.csv or kernel_details.csv", "COMPUTE_TASK_INFO and TASK"),
-    "kernels": ("kernel_details.csv", "COMPUTE_TASK_INFO and TASK"),
-}
+# the tables a rule without data needs (rank_tables.needs names them in each rank's format)
+NEEDS = {"steps": ("steps",), "ops": ("comm_ops",), "matrix": ("comm_matrix",), "types": ("op_statistic", "kernels"),
+         "kernels": ("kernels",)}
 
 
 def _needs(what: str, devices: dict[int, DeviceFiles]) -> str:
-    """The file (text export), the table (database export) or both (a job mixing the two) a rule needs."""
-    text, table = NEEDS[what]
-    exports = {rank_tables.format_of(d) for d in devices.values()}
-    if exports == {"db"}:
-        return table
-    return text if exports <= {"text"} else f"{text} (database: {table})"
+    return rank_tables.needs(NEEDS[what], devices.values())
+
+
 SEVERITY_ORDER = {"high": 0, "medium": 1, "low": 2}
 
 

@@ -26,7 +26,7 @@ readers' rows), so a view works for every adapter that has its tables:
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -270,3 +270,26 @@ LEGACY: dict[str, Reader] = {
 }
 
 ADAPTERS: dict[Format, dict[str, Reader]] = {"text": TEXT, "db": DB, "legacy": LEGACY}
+
+# What a user has to write for a table, said once per format (not per rank): a view without data names it.
+_KERNEL_TABLES = "COMPUTE_TASK_INFO and TASK"
+NEEDED: dict[Format, dict[str, str]] = {
+    "text": TEXT_FILES,
+    "db": {"steps": ascend_db_tables.STEP_TABLE, "comm_ops": "CommAnalyzerTime", "comm_matrix": "CommAnalyzerMatrix",
+           "kernels": _KERNEL_TABLES, "op_statistic": _KERNEL_TABLES},
+    "legacy": {"steps": legacy_step_trace.STEP_TRACE_FILE.format("<rank>")},
+}
+_FORMAT_NAMES: dict[Format, str] = {"text": "", "db": "database", "legacy": "old layout"}
+
+
+def needs(tables: tuple[str, ...], devices: Iterable[DeviceFiles]) -> str:
+    """What the ranks' formats need written for any of `tables`: the text export's files, then each other format's
+    own names in brackets where they differ (`step_trace_time.csv (database: StepTraceTime)`)."""
+    def names(fmt: Format) -> str:
+        found = [NEEDED[fmt].get(t) or TEXT_FILES.get(t, t) for t in tables]
+        return " or ".join(dict.fromkeys(found))
+
+    formats = sorted({format_of(d) for d in devices}, key=list(_FORMAT_NAMES).index) or ["text"]
+    first = names(formats[0])
+    others = [f"{_FORMAT_NAMES[f]}: {names(f)}" for f in formats[1:] if names(f) != first]
+    return f"{first} ({'; '.join(others)})" if others else first

@@ -143,3 +143,15 @@ def test_the_pages_of_each_layout_and_what_they_lack(jobs: dict[str, ProfilerDir
         (out / name).unlink()
     views = _views(scan_profiler_dir(level0 / "profiler", "./level0/profiler"))
     assert [v for v, has in views.items() if not has] == ["communication", "memory"]
+
+
+def test_what_a_view_without_data_needs_is_named_in_each_ranks_format(jobs: dict[str, ProfilerDir]) -> None:
+    text, db, legacy = (list(jobs[n].devices.values()) for n in ("text", "db", "legacy"))
+    assert rank_tables.needs(("steps",), text) == "step_trace_time.csv"
+    assert rank_tables.needs(("steps",), db) == "StepTraceTime"
+    # the old layout writes its own step trace (this said "step_trace_time.csv (database: StepTraceTime)")
+    assert rank_tables.needs(("steps",), legacy) == "step_trace_raw_<rank>_detail_time.csv"
+    assert rank_tables.needs(("steps",), text + db) == "step_trace_time.csv (database: StepTraceTime)"
+    assert rank_tables.needs(("op_statistic", "kernels"), text) == "op_statistic.csv or kernel_details.csv"
+    assert rank_tables.needs(("op_statistic", "kernels"), db) == "COMPUTE_TASK_INFO and TASK"
+    assert rank_tables.needs(("comm_ops",), text + legacy) == "communication.json"  # no format-specific name
