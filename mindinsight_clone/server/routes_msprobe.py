@@ -19,17 +19,17 @@ if TYPE_CHECKING:
 bp = Blueprint("msprobe", __name__, url_prefix="/v1/mindinsight/msprobe")
 
 SERVICE_KEY = "msprobe-dumps"
-MSPROBE_CACHE_BYTES = 512 << 20  # parsed dump.json files and tables kept in memory
 
 
 def _make(svc: Services) -> MsprobeDumps:
-    from mindinsight_clone.analyzers.debugger.msprobe_dumps import MsprobeDumps
+    from mindinsight_clone.analyzers.debugger.msprobe_dumps import MSPROBE_CACHE_BYTES, MsprobeDumps
     from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
     from mindinsight_clone.analyzers.profiler.table_store import MB, TableStore
 
     # parsed dump.json files in memory; their statistics tables (msprobe_index) also as Parquet in the workspace,
     # within the profiler's disk budget (profiler_cache_mb), in their own folder
-    store = TableStore(Path(svc.settings.workspace) / "cache" / "msprobe", svc.settings.profiler_cache_mb * MB)
+    store = TableStore(Path(svc.settings.workspace) / "cache" / "msprobe", svc.settings.profiler_cache_mb * MB,
+                       name="msprobe")
     return MsprobeDumps(svc.data_manager, ParsedFileCache(max_bytes=MSPROBE_CACHE_BYTES, store=store))
 
 

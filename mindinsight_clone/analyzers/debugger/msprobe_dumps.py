@@ -42,6 +42,7 @@ MAX_LIMIT = 10_000
 MAX_FOLDERS = 100_000  # step / rank folders listed per dump
 MAX_ANOMALY_STEPS = 10_000  # steps looked at per rank for the first anomaly (a bound, said in the answer)
 MAX_COMPARED_NPY_BYTES = 256 << 20  # a tensor compared whole (tensor mode) is read up to this
+MSPROBE_CACHE_BYTES = 512 << 20  # parsed dump.json files and statistics tables kept in memory
 
 
 class MsprobeRegistry(Protocol):
@@ -60,7 +61,7 @@ class StepRank:
 class MsprobeDumps:
     def __init__(self, registry: MsprobeRegistry, cache: ParsedFileCache | None = None) -> None:
         self.registry = registry
-        self.cache = cache if cache is not None else ParsedFileCache(max_bytes=512 << 20)
+        self.cache = cache if cache is not None else ParsedFileCache(max_bytes=MSPROBE_CACHE_BYTES)
         self._lock = threading.Lock()
         self._cut: set[str] = set()  # dump ids whose step or rank listing stopped at MAX_FOLDERS
 

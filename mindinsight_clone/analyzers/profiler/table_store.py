@@ -108,8 +108,9 @@ def _digest(text: str) -> str:
 
 
 class TableStore:
-    def __init__(self, root: Path, max_bytes: int) -> None:
+    def __init__(self, root: Path, max_bytes: int, name: str = "profiler") -> None:
         self.root = root
+        self.name = name  # what its log lines say it is: "profiler cache: ...", "msprobe cache: ..."
         self.max_bytes = max_bytes
         self.stats = StoreStats()
         self._disabled = max_bytes <= 0
@@ -139,7 +140,7 @@ class TableStore:
             if found is not None:
                 return found[0]
             self.stats.add("builds")
-            log.info("profiler cache: parsing %s (%s): no kept table", key.source, kind)  # replicas: counted
+            log.info("%s cache: parsing %s (%s): no kept table", self.name, key.source, kind)  # replicas: counted
             value = parse(path)
         except BaseException:
             _unlock(lock)
@@ -189,7 +190,7 @@ class TableStore:
             return None
         except Exception as err:  # pyarrow raises its own errors for damaged files
             self.stats.add("corrupt")
-            log.warning("profiler cache: %s is unusable (%s); it is deleted and %s parsed again", target.name,
+            log.warning("%s cache: %s is unusable (%s); it is deleted and %s parsed again", self.name, target.name,
                         str(err).splitlines()[0][:200] if str(err) else type(err).__name__, key.source)
             with contextlib.suppress(OSError):
                 target.unlink()
@@ -215,18 +216,18 @@ class TableStore:
             size = temp.stat().st_size
             if size > self.max_bytes:
                 self.stats.add("too_big")
-                log.info("profiler cache: the table of %s (%.1f MB) exceeds profiler_cache_mb (%.0f MB): not kept",
+                log.info("%s cache: the table of %s (%.1f MB) exceeds profiler_cache_mb (%.0f MB): not kept", self.name,
                          key.source, size / MB, self.max_bytes / MB)
                 temp.unlink()
                 return
             os.replace(temp, target)
         except Exception as err:  # a full or read-only disk must not fail the request that parsed the file
-            log.warning("profiler cache: cannot write %s for %s: %s", target.name, key.source, err)
+            log.warning("%s cache: cannot write %s for %s: %s", self.name, target.name, key.source, err)
             with contextlib.suppress(OSError):
                 temp.unlink()
             return
         self.stats.add("writes")
-        log.info("profiler cache: kept %s as %s (%.1f MB)", key.source, target.name, size / MB)
+        log.info("%s cache: kept %s as %s (%.1f MB)", self.name, key.source, target.name, size / MB)
         self._evict(keep=target)
 
     def _evict(self, keep: Path) -> None:
@@ -265,7 +266,7 @@ class TableStore:
         if _unlink(path):
             _unlink(path.with_name(path.name + ".lock"))
             self.stats.add("evictions")
-            log.info("profiler cache: dropped %s (%.1f MB): %s", path.name, size / MB, why)
+            log.info("%s cache: dropped %s (%.1f MB): %s", self.name, path.name, size / MB, why)
 
     def _lock(self, target: Path) -> Any:
         """An exclusive lock on `target`'s lock file across processes (threads of one process are already
@@ -274,7 +275,7 @@ class TableStore:
             self.root.mkdir(parents=True, exist_ok=True, mode=0o700)  # as the workspace's log/ and run/
             handle = open(target.with_name(target.name + ".lock"), "a+b")  # noqa: SIM115 - closed by _unlock
         except OSError as err:
-            log.warning("profiler cache: %s is not writable (%s); parsed tables are not kept", self.root, err)
+            log.warning("%s cache: %s is not writable (%s); parsed tables are not kept", self.name, self.root, err)
             self._disabled = True
             return None
         if fcntl is not None:

@@ -4,6 +4,8 @@ dump without parsing its dump.json again."""
 
 from __future__ import annotations
 
+import logging
+
 import json
 from pathlib import Path
 from typing import Any
@@ -50,13 +52,17 @@ def watch_hits(workspace: Path, base: Path) -> tuple[dict[str, Any], int]:
     return answer.get_json(), len(list((workspace / "cache" / "msprobe").glob("*.parquet")))
 
 
-def test_a_new_server_reads_the_index_not_the_dump(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_new_server_reads_the_index_not_the_dump(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="mindinsight_clone.analyzers.profiler.table_store")
     for step in range(3):
         folder = tmp_path / "logs" / "dump" / f"step{step}" / "rank0"
         folder.mkdir(parents=True)
         write_dump(folder / "dump.json", [f"Functional.relu.{i}.forward" for i in range(4)])
     first, files = watch_hits(tmp_path / "ws", tmp_path / "logs")
     assert first["total"] > 0 and files == 3  # one index per dump.json
+    kept = [r.getMessage() for r in caplog.records if " cache: kept " in r.getMessage()]
+    assert len(kept) == 3 and all(m.startswith("msprobe cache: ") for m in kept)  # not the profiler's
 
     def refuse(_location: object) -> None:
         raise AssertionError("a dump.json was parsed again")
