@@ -4,9 +4,8 @@ dump without parsing its dump.json again."""
 
 from __future__ import annotations
 
-import logging
-
 import json
+import logging
 from pathlib import Path
 from typing import Any
 

@@ -1,4 +1,5 @@
-"""column_query (numpy columns) answers exactly what tables.query answers on the same rows materialised."""
+"""The one engine (column_query) answers what MindInsight's rules give, written out plainly below as the oracle: over
+typed numpy columns, and over Python rows (tables.query, "value" columns), on the same rows materialised."""
 
 from __future__ import annotations
 
@@ -38,6 +39,37 @@ condition_strategy = st.fixed_dictionaries({}, optional={
 })
 
 
+def _oracle(cols: tuple[str, ...], rows: list[list[Any]], condition: dict[str, Any]) -> dict[str, Any]:
+    """MindInsight's BaseAnalyser.query, row by row: filter, size, stable sort (absent lowest), page."""
+    def matches(expected: dict[str, Any], actual: Any) -> bool:
+        for op, wanted in expected.items():
+            if (op == "in" and actual not in wanted) or (op == "not_in" and actual in wanted):
+                return False
+            if op == "partial_match_str_in" and not any(str(v).lower() in str(actual).lower() for v in wanted):
+                return False
+            if op not in ("in", "not_in", "partial_match_str_in"):
+                return False
+        return True
+
+    filters = condition.get("filter_condition") or {}
+    kept = [r for r in rows if all(matches(e, r[cols.index(k)]) for k, e in filters.items() if k in cols)]
+    sort = condition.get("sort_condition")
+    if sort and sort.get("name") in cols:
+        i = cols.index(sort["name"])
+
+        def key(row: list[Any]) -> tuple[int, Any]:
+            v = row[i]
+            return (0, 0) if v is None else (1, v) if isinstance(v, (int, float)) else (2, str(v))
+
+        kept = sorted(kept, key=key, reverse=(sort.get("type") or "descending") == "descending")
+    group = condition.get("group_condition") or {}
+    shown = kept
+    if group.get("limit") is not None or group.get("offset") is not None:
+        limit, offset = group.get("limit") or 10, group.get("offset") or 0
+        shown = kept[limit * offset: limit * (offset + 1)]
+    return {"col_name": list(cols), "object": [list(r) for r in shown], "size": len(kept)}
+
+
 def _build(rows: list[tuple[str, str, float | None, int | None]]) -> ColumnTable:
     names, types = list(dict.fromkeys(r[0] for r in rows)), list(dict.fromkeys(r[1] for r in rows))
     return ColumnTable(
@@ -54,8 +86,10 @@ def test_same_answer_as_row_tables(rows: list[tuple[str, str, float | None, int 
                                    condition: dict[str, Any]) -> None:
     table = _build(rows)
     materialised = materialise(table, COLS, np.arange(len(rows)))
-    expected = tables.query(tables.Table(tuple(c.name for c in COLS), tuple(materialised)), condition)
+    names = tuple(c.name for c in COLS)
+    expected = _oracle(names, materialised, condition)
     assert query(table, COLS, condition) == expected
+    assert tables.query(tables.Table(names, tuple(materialised)), condition) == expected
 
 
 def test_materialise_units_and_absent_values() -> None:

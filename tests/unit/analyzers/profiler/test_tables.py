@@ -72,3 +72,19 @@ def test_validation_accepts_mindinsight_bodies() -> None:
         {"op_type": "aicore_detail", "device_id": "3", "filter_condition": {"is_display_detail": False},
          "sort_condition": {"name": "op_name", "type": ""}, "group_condition": {"limit": 100, "offset": 0}})
     assert (op_type, device) == ("aicore_detail", "3")
+
+
+def test_python_rows_keep_their_values_and_ties_their_order() -> None:
+    """Rows go through the one engine as "value" columns: each cell comes back as the object it was (1 and 1.0 and
+    True stay apart; lists, which cannot be hashed, are kept too), equal sort keys keep the rows' order, and numbers
+    sort before text."""
+    rows = (["a", 1, [1, 2]], ["b", 1.0, {"k": 1}], ["c", True, None], ["d", None, [0]], ["e", "x", [1, 2]])
+    table = Table(("name", "v", "extra"), rows)
+    got = query(table, {"sort_condition": {"name": "v", "type": "ascending"}})["object"]
+    assert [r[0] for r in got] == ["d", "a", "b", "c", "e"]  # None; 1 == 1.0 (a before b); then "True", "x"
+    assert [type(r[1]) for r in got] == [type(None), int, float, bool, str]
+    assert got[1][2] == [1, 2] and got[2][2] == {"k": 1}
+    got = query(table, {"sort_condition": {"name": "v"}})["object"]
+    assert [r[0] for r in got] == ["e", "c", "a", "b", "d"]  # descending, ties still a before b
+    assert query(table, {"filter_condition": {"extra": {"in": [[1, 2]]}}})["size"] == 2
+    assert query(table, {"filter_condition": {"v": {"in": [1]}}})["size"] == 3  # 1 == 1.0 == True, as MindInsight
