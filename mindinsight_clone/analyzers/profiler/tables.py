@@ -45,6 +45,11 @@ def page_rows(rows: list[Row], group: dict[str, Any] | None) -> list[Row]:
 
 
 def query(table: Table, condition: dict[str, Any]) -> dict[str, Any]:
-    """The `{"col_name", "object", "size"}` answer for an already validated condition."""
-    columns, answer_cols = engine.from_rows(table.col_names, table.rows)
-    return engine.query(columns, answer_cols, condition)
+    """The `{"col_name", "object", "size"}` answer for an already validated condition (only the columns filtered
+    or sorted on are read into the engine)."""
+    cols = list(table.col_names)
+    filters = condition.get("filter_condition") or {}
+    rows = filter_rows(table.rows, cols, filters if isinstance(filters, dict) else {})
+    size = len(rows)
+    rows = page_rows(sort_rows(rows, cols, condition.get("sort_condition")), condition.get("group_condition"))
+    return {"col_name": cols, "object": [list(r) for r in rows], "size": size}
