@@ -404,8 +404,7 @@ def profiler_dirs() -> Response:
 
 @bp.route("/profile/overview", methods=["GET"])
 def profile_overview() -> Response:
-    pdir = _either()
-    return jsonify(overview.overview(pdir, _device_id(), _cache()))
+    return jsonify(_views(_either()).overview(_device_id()))
 
 
 @bp.route("/profile/memory-usage", methods=["GET"])

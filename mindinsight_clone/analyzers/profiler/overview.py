@@ -17,7 +17,6 @@ from mindinsight_clone.analyzers.profiler import (
     legacy_ops,
     legacy_steps,
     memory,
-    rank_tables,
     step_trace_time,
     steps,
     timeline,
@@ -91,17 +90,27 @@ def _legacy_parts(pdir: ProfilerDir, device: DeviceFiles, cache: ParsedFileCache
 
 
 def overview(pdir: ProfilerDir, device_id: str, cache: ParsedFileCache | None = None) -> dict[str, Any]:
+    """A MindSpore >= 2.4 / torch_npu rank: from its Ascend tables, else from MindSpore's host files."""
     device = pdir.device(device_id)
     if device is not None and ascend_ops.is_ascend(device):
         return ascend_overview.overview(pdir, device, cache)  # the same fields from the Ascend tables
-    if device is not None and rank_tables.format_of(device) == "legacy":
-        types, step_rows = _legacy_parts(pdir, device, cache)
-        exec_total = 0.0
-    else:
-        table = load_table("cpu_op_type", device, cache)
-        types = [(r[0], r[3], r[1]) for r in table.rows]
-        step_list, exec_total = steps.load_steps(device, cache)
-        step_rows = steps.steps_json(step_list)
+    table = load_table("cpu_op_type", device, cache)
+    types = [(r[0], r[3], r[1]) for r in table.rows]
+    step_list, exec_total = steps.load_steps(device, cache)
+    return _answer(pdir, device_id, device, types, steps.steps_json(step_list), exec_total, cache)
+
+
+def old_layout_overview(pdir: ProfilerDir, device_id: str, cache: ParsedFileCache | None = None) -> dict[str, Any]:
+    """A MindSpore <= 2.2 rank (profile_views.OldLayout): its AI Core / AI CPU type tables and step trace."""
+    device = pdir.device(device_id)
+    if device is None:
+        return overview(pdir, device_id, cache)  # the host path's "file not found"
+    types, step_rows = _legacy_parts(pdir, device, cache)
+    return _answer(pdir, device_id, device, types, step_rows, 0.0, cache)
+
+
+def _answer(pdir: ProfilerDir, device_id: str, device: DeviceFiles | None, types: list[tuple[str, float, int]],
+            step_rows: list[dict[str, Any]], exec_total: float, cache: ParsedFileCache | None) -> dict[str, Any]:
     op_total = sum(t[1] for t in types)
     ranked = sorted(types, key=lambda t: t[1], reverse=True)
     top = [{"op_type": name, "total_time_us": total, "percent": fmt(total / op_total * 100) if op_total else 0.0,

@@ -25,6 +25,7 @@ from mindinsight_clone.analyzers.profiler import (
     legacy_step_trace,
     legacy_timeline,
     minddata,
+    overview,
     rank_tables,
     search,
     timeline,
@@ -73,6 +74,9 @@ class CurrentLayout:
 
     def propose(self, device_id: str) -> Any:
         return info.propose(self.pdir)
+
+    def overview(self, device_id: str) -> Any:
+        return overview.overview(self.pdir, device_id, self.cache)
 
     def minddata_queues(self, view: str, device_id: str, kind: str) -> Any:
         """queue_info / minddata_op / process_summary."""
@@ -142,6 +146,9 @@ class OldLayout(CurrentLayout):
 
     def propose(self, device_id: str) -> Any:
         return legacy_propose.propose(self.pdir, device_id, self.cache)
+
+    def overview(self, device_id: str) -> Any:
+        return overview.old_layout_overview(self.pdir, device_id, self.cache)
 
     def minddata_queues(self, view: str, device_id: str, kind: str) -> Any:
         if view == "queue_info":

@@ -103,11 +103,14 @@ def test_op_statistic_is_the_text_exports_alone(jobs: dict[str, ProfilerDir]) ->
 
 
 def _decisions(path: Path) -> list[str]:
-    """`x.export` anywhere, and comparisons with `x.layout`: a module deciding a format itself."""
+    """`x.export` anywhere, comparisons with `x.layout`, and `format_of(...)` calls: a module deciding a format
+    itself."""
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Attribute) and node.attr == "export" and isinstance(node.ctx, ast.Load):
             found.append(f"line {node.lineno}: .export")
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) == "format_of":
+            found.append(f"line {node.lineno}: format_of()")
         if isinstance(node, ast.Compare):
             for side in (node.left, *node.comparators):
                 if isinstance(side, ast.Attribute) and side.attr == "layout":
@@ -123,8 +126,9 @@ def test_no_module_outside_the_registries_decides_a_format(tmp_path: Path) -> No
             offenders[name] = found
     assert offenders == {}
     probe = tmp_path / "decides.py"  # the check sees what it looks for
-    probe.write_text("def f(device, pdir):\n    return device.export == 'db' or pdir.layout == 'legacy'\n")
-    assert len(_decisions(probe)) == 2
+    probe.write_text("def f(device, pdir):\n    return device.export == 'db' or pdir.layout == 'legacy' or "
+                     "rank_tables.format_of(device) == 'legacy'\n")
+    assert len(_decisions(probe)) == 3
 
 
 def _views(pdir: ProfilerDir) -> dict[str, bool]:
