@@ -1,3 +1,4 @@
+import { errorsEn } from './errors.en'
 import { msprobeCompareEn } from './msprobe/compare.en'
 import { msprobeDumpsEn } from './msprobe/dumps.en'
 import { msprobeGraphsEn } from './msprobe/graphs.en'
@@ -1279,6 +1280,8 @@ export const en = {
   ...msprobeCompareEn,
   ...msprobeGraphsEn,
   ...msprobeWatchEn,
+  // the server's error messages by error code (errors.en.ts)
+  ...errorsEn,
 }
 
 export type MessageKey = keyof typeof en

@@ -1,3 +1,4 @@
+import { errorsZh } from './errors.zh'
 import type { MessageKey } from './en'
 import { msprobeCompareZh } from './msprobe/compare.zh'
 import { msprobeDumpsZh } from './msprobe/dumps.zh'
@@ -1277,4 +1278,6 @@ export const zh: Partial<Record<MessageKey, string>> = {
   ...msprobeCompareZh,
   ...msprobeGraphsZh,
   ...msprobeWatchZh,
+  // the server's error messages by error code (errors.zh.ts)
+  ...errorsZh,
 }
