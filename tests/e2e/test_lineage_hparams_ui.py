@@ -1,6 +1,7 @@
 """The model lineage table with TensorBoard hparams sessions (issue 34): remarks and tags are MindSpore-only, so a
 table of sessions alone has no Remark/Tag columns; beside MindSpore runs the last data column stays fully visible
-left of the pinned ones when scrolled to the right end (1024 and 1440 px).
+left of the pinned ones when scrolled to the right end (1024 and 1440 px). Also the Dataset column's meaning
+(dataset_mark: the same number, the same dataset graph) in its header tooltip and a note, in both languages.
 
 Data written here: two MindSpore runs with lineage (two different dataset graphs) and one TensorBoard run with
 hparams sessions of many hyper-parameters (a table wider than the window).
@@ -135,3 +136,23 @@ def test_mixed_table_scrolled_right_shows_the_last_data_column(page: Any, mixed_
              return a.right <= b.left + 0.5 ? [] : [[r.dataset.trainId, a.right, b.left]] })""")
     assert overlaps == []
     screenshot(page, f"lineage-mixed-scrolled-{width}")
+
+
+@pytest.mark.parametrize("lang", ["en-us", "zh-cn"])
+def test_dataset_column_is_explained(page: Any, mixed_server: str, lang: str) -> None:
+    page.add_init_script(f"localStorage.setItem('milang', '{lang}')")
+    _open(page, mixed_server, "?source=mindspore", 2)
+    th = page.locator("[data-testid=lineage-th][data-col=dataset_mark]")
+    th.wait_for()
+    title = th.get_attribute("title") or ""
+    marks = page.eval_on_selector_all("[data-testid=lineage-row] td[data-col=dataset_mark]",
+                                      "tds => tds.map(td => td.innerText.trim())")
+    assert sorted(marks) == ["2", "3"]  # two different dataset graphs
+    note = page.get_by_test_id("lineage-dataset-mark-note")
+    note.wait_for()
+    if lang == "zh-cn":
+        assert "数据" in title and "相同" in title, title
+        assert "相同" in note.inner_text()
+    else:
+        assert "same number" in title and "dataset" in title, title
+        assert "same number" in note.inner_text()
