@@ -270,9 +270,12 @@ class ProfilerRawFileError(MindInsightError):
 
 
 class ProfilerSearchConditionError(MindInsightError):
-    """50546182..50546188: the part of search_condition that is wrong picks the value."""
+    """50546182..50546188: the part of search_condition that is wrong picks the value (also 50546180, a sort or
+    filter column that does not exist, and 50546102, a step number out of range)."""
 
     module = 6
+    # every value raised (analyzers/profiler/conditions.py, legacy_*.py); the UI translates each code
+    values = (0x102, 0x180, 0x182, 0x183, 0x184, 0x185, 0x186, 0x188)
 
     def __init__(self, value: int, detail: str) -> None:
         self.value = value

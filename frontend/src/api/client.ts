@@ -51,6 +51,7 @@ import type {
   WatchpointCheckResponse,
 } from './debuggerTypes'
 import type { TagSearchQuery, TagSearchResponse } from './tagSearchTypes'
+import { serverMessage } from '@/i18n'
 
 export * from './types'
 export * from './debuggerTypes'
@@ -87,12 +88,25 @@ export class ApiError extends Error {
   readonly status: number
   readonly code: string
 
+  /** The server's `error_msg` as sent (English), or the client's own text for other kinds. */
+  readonly serverText: string
+
   constructor(kind: ApiErrorKind, message: string, status = 0, code = '') {
     super(message)
     this.name = 'ApiError'
     this.kind = kind
     this.status = status
     this.code = code
+    this.serverText = message
+    // `message` in the UI language, read when shown (so it follows a language switch): a server error in
+    // Chinese by its code, the server's detail kept (i18n/errors.*.ts); a code without a translation stays English.
+    if (code) {
+      Object.defineProperty(this, 'message', {
+        get: () => serverMessage(code, message),
+        configurable: true,
+        enumerable: false,
+      })
+    }
   }
 
   get unreachable(): boolean {

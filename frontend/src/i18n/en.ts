@@ -1,3 +1,4 @@
+import { errorsEn } from './errors.en'
 import { msprobeCompareEn } from './msprobe/compare.en'
 import { msprobeDumpsEn } from './msprobe/dumps.en'
 import { msprobeGraphsEn } from './msprobe/graphs.en'
@@ -329,6 +330,8 @@ export const en = {
   'lineage.save': 'Save',
   'lineage.cancel': 'Cancel',
   'lineage.saveFailed': 'The change was not saved.',
+  'lineage.datasetMarkHint': 'Dataset mark: runs with the same number used the same dataset and processing pipeline (an identical dataset graph: source, operations and their parameters); another number, another dataset graph. The numbers start at 2 and only tell the graphs apart.',
+  'lineage.datasetMarkNote': 'Dataset: runs with the same number used the same dataset and processing pipeline; a different number means a different dataset graph (compare them in Data Lineage).',
   'lineage.notesPersist': 'Tags and remarks are saved in the server workspace and kept across restarts.',
   'lineage.noMatch': 'No run matches the brushed ranges.',
   'lineage.empty': 'No lineage recorded yet',
@@ -1279,6 +1282,8 @@ export const en = {
   ...msprobeCompareEn,
   ...msprobeGraphsEn,
   ...msprobeWatchEn,
+  // the server's error messages by error code (errors.en.ts)
+  ...errorsEn,
 }
 
 export type MessageKey = keyof typeof en

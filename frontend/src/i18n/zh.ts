@@ -1,3 +1,4 @@
+import { errorsZh } from './errors.zh'
 import type { MessageKey } from './en'
 import { msprobeCompareZh } from './msprobe/compare.zh'
 import { msprobeDumpsZh } from './msprobe/dumps.zh'
@@ -330,6 +331,8 @@ export const zh: Partial<Record<MessageKey, string>> = {
   'lineage.save': '保存',
   'lineage.cancel': '取消',
   'lineage.saveFailed': '修改未保存。',
+  'lineage.datasetMarkHint': '数据处理标记：编号相同的训练使用了相同的数据集和数据处理流程（数据图相同：数据源、算子及其参数）；编号不同即数据图不同。编号从 2 开始，仅用于区分不同的数据图。',
+  'lineage.datasetMarkNote': '数据处理：编号相同的训练使用了相同的数据集和数据处理流程；编号不同表示数据图不同（可在数据溯源中对比）。',
   'lineage.notesPersist': '标签和备注保存在服务的工作目录中，重启后仍然保留。',
   'lineage.noMatch': '没有训练落在框选范围内。',
   'lineage.empty': '暂无溯源数据',
@@ -1277,4 +1280,6 @@ export const zh: Partial<Record<MessageKey, string>> = {
   ...msprobeCompareZh,
   ...msprobeGraphsZh,
   ...msprobeWatchZh,
+  // the server's error messages by error code (errors.zh.ts)
+  ...errorsZh,
 }
