@@ -3,7 +3,7 @@
 import { echarts, type EChartsOption } from '@/charts/echarts'
 import { chartPalette, type ChartPalette } from '@/lib/palette'
 import { t, type MessageKey } from '@/i18n'
-import type { FlopsScope } from './legacyApi'
+import type { FlopsScope } from '@/api/profilerApi'
 import type { TraceBar } from './legacyModel'
 
 function tooltipBase(p: ChartPalette) {

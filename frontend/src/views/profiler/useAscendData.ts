@@ -1,13 +1,8 @@
-// Loads one Ascend view's answer for the current target: aborts the previous request, and tells a missing or
-// unusable file (the backend names it: 50546084 file not found, 50546087 raw file error) from any other error.
+// Loads one profiler view's answer for the current target: aborts the previous request, and tells a missing or
+// unusable file (the API module's ProfilerMissing) from any other error.
 import { onBeforeUnmount, ref, shallowRef, watch } from 'vue'
-import { ApiError, isAbort } from '@/api/client'
-
-export const MISSING_CODES = ['50546084', '50546087']
-
-export function isMissing(e: unknown): boolean {
-  return e instanceof ApiError && MISSING_CODES.includes(e.code)
-}
+import { isAbort } from '@/api/client'
+import { loadOutcome } from '@/api/profilerApi'
 
 export function useAscendData<T>(key: () => string, fetcher: (signal: AbortSignal) => Promise<T>) {
   const state = ref<'loading' | 'ready' | 'missing' | 'error'>('loading')
@@ -28,7 +23,7 @@ export function useAscendData<T>(key: () => string, fetcher: (signal: AbortSigna
       if (isAbort(e)) return
       data.value = null
       error.value = e
-      state.value = isMissing(e) ? 'missing' : 'error'
+      state.value = loadOutcome(e)
     }
   }
 
