@@ -4,7 +4,7 @@ import { chartPalette, type ChartPalette } from '@/lib/palette'
 import { theme } from '@/state'
 import { t } from '@/i18n'
 import { usAxisFormatter } from '@/lib/axisFormat'
-import { fmtUs } from './profilerApi'
+import { fmtUs } from './format'
 import { PHASES, autoUnit, sigDigits, type Heatmap, type LinkBandwidth, type MemLine, type Phase } from './ascendModel'
 
 export const PHASE_LABEL = {

@@ -14,7 +14,7 @@ import {
   stepShares,
   topDiffs,
 } from './ascendModel'
-import type { CommOp, MatrixCell, RankStepTime } from './ascendApi'
+import type { CommOp, MatrixCell, RankStepTime } from '@/api/profilerApi'
 import { heatmapOption } from './ascendCharts'
 
 function op(bandwidth: CommOp['bandwidth']): CommOp {

@@ -1,6 +1,6 @@
 // Pure data shaping for the Ascend views (no Vue, no ECharts): step-time split, the cluster bars with slow
 // ranks, bandwidth per link type, the src->dst matrix as heatmap cells, memory lines, NPU timeline lanes.
-import type { CommOp, CompareOpType, Finding, MatrixCell, MemPoint, RankStepTime, SlowRank, StepTime } from './ascendApi'
+import type { CommOp, CompareOpType, Finding, MatrixCell, MemPoint, RankStepTime, SlowRank, StepTime } from '@/api/profilerApi'
 
 /** The three parts a step's time is split into (they add up to the step time). */
 export const PHASES = ['computing_us', 'communication_not_overlapped_us', 'free_us'] as const

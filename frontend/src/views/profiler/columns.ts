@@ -2,7 +2,7 @@
 // (GET profile/columns, docs/profiler.md), never guessed from a column's name. A header shows its unit once
 // ("Total time (µs)"); the cells are plain numbers in that unit; the raw field name stays in the header's tooltip.
 import { t, type MessageKey } from '@/i18n'
-import { pget } from './profilerApi'
+import { prof } from '@/api/profilerApi'
 
 export type Unit = 'us' | 'ms' | 'percent' | 'fraction' | 'count' | null
 export interface ColumnDef {
@@ -19,8 +19,9 @@ let loading: Promise<ColumnDefs> | null = null
 /** The definitions, asked once per page load (they describe the server, not a run). */
 export function loadColumnDefs(): Promise<ColumnDefs> {
   if (!loading) {
-    loading = pget<{ tables: Record<string, ColumnDef[]> }>('columns', {})
-      .then((r) => Object.fromEntries(Object.entries(r.tables).map(([k, cols]) => [k, Object.fromEntries(cols.map((c) => [c.name, c]))])))
+    loading = prof
+      .columns()
+      .then((r) => Object.fromEntries(Object.entries(r.tables).map(([k, cols]) => [k, Object.fromEntries(cols.map((c) => [c.name, c as ColumnDef]))])))
       .catch((e) => {
         loading = null // ask again next time
         throw e

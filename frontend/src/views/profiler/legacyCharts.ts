@@ -1,9 +1,10 @@
 // ECharts options of the old Ascend/GPU layout's views (step trace, per-step phases, the step's trace graph, the
 // cluster bars, FLOPs per rank and per scope, queue sizes), built from legacyModel.ts and the theme's palette.
-import { echarts, type EChartsOption } from '@/charts/echarts'
+import type { EChartsOption } from '@/charts/echarts'
+import { laneBarsSeries } from '@/charts/laneBarsSeries'
 import { chartPalette, type ChartPalette } from '@/lib/palette'
 import { t, type MessageKey } from '@/i18n'
-import type { FlopsScope } from './legacyApi'
+import type { FlopsScope } from '@/api/profilerApi'
 import type { TraceBar } from './legacyModel'
 
 function tooltipBase(p: ChartPalette) {
@@ -89,26 +90,12 @@ export function traceGraphOption(bars: TraceBar[], lanes: string[], phaseLabel: 
     xAxis: { ...valueAxis(p), min: 0 },
     yAxis: { type: 'category', data: lanes, inverse: true, axisLabel: { color: p.text }, axisLine: { lineStyle: { color: p.axis } } },
     series: [
-      {
-        type: 'custom',
-        encode: { x: [0, 1], y: 2 },
-        // eslint-disable-next-line @typescript-eslint/no-explicit-any
-        renderItem: (params: any, api: any) => {
-          const lane = api.value(2)
-          const s = api.coord([api.value(0), lane])
-          const e = api.coord([api.value(1), lane])
-          const h = Math.max(6, api.size([0, 1])[1] * 0.6)
-          const cs = params.coordSys
-          const rect = echarts.graphic.clipRectByRect(
-            { x: s[0], y: s[1] - h / 2, width: Math.max(e[0] - s[0], 1), height: h },
-            { x: cs.x, y: cs.y, width: cs.width, height: cs.height },
-          )
-          if (!rect) return null
-          const b = bars[api.value(3)]
-          return { type: 'rect', shape: rect, style: { fill: b ? color(b) : p.axis } }
-        },
+      laneBarsSeries({
         data: bars.map((b, i) => [b.start, b.start + b.duration, b.row, i]),
-      },
+        heightRatio: 0.6,
+        minHeight: 6,
+        fill: (i) => (bars[i] ? color(bars[i]) : p.axis),
+      }),
     ],
   }
 }

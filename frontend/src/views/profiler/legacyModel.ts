@@ -1,7 +1,7 @@
 // Pure data shaping for the old Ascend/GPU layout's views (no Vue, no ECharts): step phases, the training trace
 // graph as bars, the cluster columns per parallel mode, the proposals as translatable items.
 import type { MessageKey } from '@/i18n'
-import type { ClusterStepTrace, LinkInfo, StepSummary, TracePoint } from './legacyApi'
+import type { OldClusterStepTrace, LinkInfo, StepSummary, TracePoint } from '@/api/profilerApi'
 
 export interface PhaseMs {
   key: 'iteration_interval' | 'fp_and_bp' | 'tail' | 'fp'
@@ -72,7 +72,7 @@ export interface ClusterRow {
 }
 
 /** One row per rank, its values in `clusterColumns` order, and its pipeline stage (1-based). */
-export function clusterRows(data: ClusterStepTrace | null): ClusterRow[] {
+export function clusterRows(data: OldClusterStepTrace | null): ClusterRow[] {
   if (!data) return []
   const ranks = data.info.length
   const perStage = data.stage_num > 0 ? Math.max(1, Math.floor(ranks / data.stage_num)) : ranks

@@ -1,7 +1,8 @@
 // Words of the profiler page in the UI's language: what wrote a profile (the layout badge), the execution mode,
 // and the overview's suggestions (the server's `code` + `args`; its English sentence is the fallback and tooltip).
 import { t, type MessageKey } from '@/i18n'
-import { fmtUs, type ProfilerDirInfo } from './profilerApi'
+import type { ProfilerDirInfo } from '@/api/profilerApi'
+import { fmtUs } from './format'
 
 /** The layout badge: the framework that wrote the profile (profile/dirs `framework`), not only the folder layout. */
 export function layoutBadge(d: Pick<ProfilerDirInfo, 'layout' | 'framework'>): { text: string; title: string } {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { LaneBook, stackRows, toBars } from './timelineModel'
 import { isNpuProcess } from './ascendModel'
-import type { TraceEvent } from './profilerApi'
+import type { TraceEvent } from '@/api/profilerApi'
 
 const events: TraceEvent[] = [
   { name: 'process_name', ph: 'M', pid: 1, tid: 0, args: { name: 'Python' } },

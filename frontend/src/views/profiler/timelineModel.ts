@@ -1,5 +1,5 @@
 // Chrome-trace events -> lanes (one per process/thread) and bars, for the timeline chart.
-import type { TraceEvent } from './profilerApi'
+import type { TraceEvent } from '@/api/profilerApi'
 
 export interface Lane {
   key: string
