@@ -81,7 +81,8 @@ export interface ProfilerDirInfo {
   framework?: 'mindspore' | 'pytorch' | null
   /** its pages in order (the server's profile_views.py decides them from what the profile holds); `has_data` false:
    * its first rank lacks what the page draws (the page says what and how to get it) */
-  views?: { view: string; has_data: boolean }[]
+  /** the profile's pages in order (its layout adapter decides them), each with whether it has data */
+  views: { view: string; has_data: boolean }[]
 }
 
 export interface ProfilerDirs {
