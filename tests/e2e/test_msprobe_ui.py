@@ -99,6 +99,14 @@ def test_watchpoints_on_the_statistics_open_their_node(server: str, page: Any) -
     page.get_by_test_id("msprobe-watch-condition").select_option("too_large")
     assert page.get_by_test_id("msprobe-watch-run").is_disabled()  # no threshold yet
     assert "abs" in page.get_by_test_id("msprobe-watch-unsupported").get_attribute("title")
+    # a parameter MindInsight keeps out of sight is folded under "Advanced", checked like the others
+    page.get_by_test_id("msprobe-watch-condition").select_option("not_changed")
+    atol = page.get_by_test_id("msprobe-watch-param-atol")
+    assert page.get_by_test_id("msprobe-watch-param-rtol").is_visible() and not atol.is_visible()
+    page.get_by_test_id("msprobe-watch").locator("details summary").click()
+    atol.fill("x")
+    page.get_by_test_id("msprobe-watch-problem").wait_for()
+    assert page.get_by_test_id("msprobe-watch-run").is_disabled()
 
 
 def test_compare_lands_on_the_first_diverging_node(server: str, page: Any) -> None:
