@@ -18,8 +18,8 @@ written first, as `pip install` does), then
     that a busy machine disturbs much less than wall times.
 Checkouts are interleaved (the order rotates each round); medians (and minima) per checkout are printed with the
 machine's load, and each checkout's ratio to the first (> 1: faster than the first). `--imports N` adds the
-worker's imports (`-X importtime` of the data manager and the app, with gc off as in the worker): the minimum over
-N processes of each top-level module's cumulative time. Every server is stopped (`stop`, then by pid).
+CPU time of the worker's imports (the data manager, then the app, with gc off as in the worker), median of N fresh
+processes (`python -X importtime` shows what they are). Every server is stopped (`stop`, then by pid).
 """
 
 from __future__ import annotations
@@ -58,8 +58,17 @@ UP_POLL_S = 0.005
 LOG_STAMP = re.compile(r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3})")
 PHASES = (("listening", "gunicorn", "Listening at:"), ("worker booted", "gunicorn", "Booting worker"),
           ("app created", "app", "app created:"))
-WORKER_IMPORTS = ("import gc; gc.disable(); import mindinsight_clone.store.data_manager, "
-                  "mindinsight_clone.server.app")
+WORKER_IMPORTS = """
+import gc, json, sys, time
+gc.disable()
+cpu0 = time.process_time()
+import mindinsight_clone.store.data_manager
+cpu1 = time.process_time()
+import mindinsight_clone.server.app
+cpu2 = time.process_time()
+print(json.dumps({"data manager (store.data_manager)": 1000 * (cpu1 - cpu0), "app (server.app)": 1000 * (cpu2 - cpu1),
+                  "both": 1000 * (cpu2 - cpu0), "modules imported": len(sys.modules)}))
+"""
 
 
 @dataclass(frozen=True)
@@ -229,25 +238,18 @@ def _children_cpu(before: resource.struct_rusage) -> float:
 
 
 def import_times(code: Code, reps: int) -> dict[str, float]:
-    """Min over `reps` processes of each top-level module's cumulative import time (ms) in WORKER_IMPORTS."""
-    best: dict[str, float] = {}
+    """Median over `reps` fresh processes of the CPU time (ms) of the worker's imports, in the worker's order and
+    with its collector off: the data manager, then the app (CPU time: a busy machine disturbs it much less than
+    `-X importtime`'s wall clock)."""
     env = child_env(code)
     env.setdefault("MINDINSIGHT_WORKSPACE", tempfile.gettempdir())
+    found: dict[str, list[float]] = defaultdict(list)
     for _ in range(reps):
-        err = subprocess.run([sys.executable, "-X", "importtime", "-c", WORKER_IMPORTS], env=env, cwd=code.path,
-                             capture_output=True, text=True, timeout=120, check=True).stderr
-        totals: dict[str, float] = defaultdict(float)
-        for line in err.splitlines():
-            cells = line.split("|")
-            if len(cells) != 3 or not cells[0].startswith("import time:") or "[us]" in cells[0]:
-                continue
-            name = cells[2]
-            if name.startswith(" mindinsight_clone."):  # top level (one space after the bar): ours
-                totals[name.strip()] += int(cells[1]) / 1000
-        totals["(both)"] = sum(totals.values())
-        for name, ms in totals.items():
-            best[name] = min(best.get(name, math.inf), ms)
-    return best
+        out = subprocess.run([sys.executable, "-c", WORKER_IMPORTS], env=env, cwd=code.path, capture_output=True,
+                             text=True, timeout=120, check=True).stdout
+        for name, ms in json.loads(out.strip().splitlines()[-1]).items():
+            found[name].append(ms)
+    return {name: med(values) for name, values in found.items()}
 
 
 def med(values: list[float]) -> float:
@@ -317,12 +319,11 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(table(codes, results))
     if args.imports:
-        print(f"\nworker imports (`-X importtime`, gc off), min over {args.imports} processes, ms:")
+        print(f"\nthe worker's imports, CPU ms (gc off, as in the worker), median of {args.imports} processes:")
         found = {c.label: import_times(c, args.imports) for c in codes}
-        names = sorted({n for t in found.values() for n in t}, key=lambda n: -found[codes[0].label].get(n, 0))
-        print("| module | " + " | ".join(c.label for c in codes) + " |")
+        print("| import | " + " | ".join(c.label for c in codes) + " |")
         print("|---" * (1 + len(codes)) + "|")
-        for name in names:
+        for name in found[codes[0].label]:
             print(f"| {name} | " + " | ".join(common.fmt(found[c.label].get(name, math.nan), 1) for c in codes) + " |")
     print(f"\nuptime: {common.uptime()}")
     return 0
