@@ -18,8 +18,8 @@ written first, as `pip install` does), then
     that a busy machine disturbs much less than wall times.
 Checkouts are interleaved (the order rotates each round); medians (and minima) per checkout are printed with the
 machine's load, and each checkout's ratio to the first (> 1: faster than the first). `--imports N` adds the
-CPU time of the worker's imports (the data manager, then the app, with gc off as in the worker), median of N fresh
-processes (`python -X importtime` shows what they are). Every server is stopped (`stop`, then by pid).
+CPU time of the worker's imports (after the master's; the data manager, then the app, with gc off as in the worker),
+median of N fresh processes (`python -X importtime` shows what they are). Every server is stopped (`stop`, then by pid).
 """
 
 from __future__ import annotations
@@ -60,6 +60,8 @@ PHASES = (("listening", "gunicorn", "Listening at:"), ("worker booted", "gunicor
           ("app created", "app", "app created:"))
 WORKER_IMPORTS = """
 import gc, json, sys, time
+import gunicorn.app.wsgiapp, gunicorn.arbiter  # what the master has imported before it forks the worker
+import mindinsight_clone.server.gunicorn_conf, mindinsight_clone.server.http_worker
 gc.disable()
 cpu0 = time.process_time()
 import mindinsight_clone.store.data_manager
@@ -238,17 +240,18 @@ def _children_cpu(before: resource.struct_rusage) -> float:
 
 
 def import_times(code: Code, reps: int) -> dict[str, float]:
-    """Median over `reps` fresh processes of the CPU time (ms) of the worker's imports, in the worker's order and
-    with its collector off: the data manager, then the app (CPU time: a busy machine disturbs it much less than
-    `-X importtime`'s wall clock)."""
+    """Median over `reps` fresh processes of the CPU time (ms) of the worker's imports, after what the gunicorn master
+    imports (the worker inherits it), in the worker's order and with its collector off: the data manager, then the app
+    (CPU time: a busy machine disturbs it much less than `-X importtime`'s wall clock)."""
     env = child_env(code)
-    env.setdefault("MINDINSIGHT_WORKSPACE", tempfile.gettempdir())
     found: dict[str, list[float]] = defaultdict(list)
-    for _ in range(reps):
-        out = subprocess.run([sys.executable, "-c", WORKER_IMPORTS], env=env, cwd=code.path, capture_output=True,
-                             text=True, timeout=120, check=True).stdout
-        for name, ms in json.loads(out.strip().splitlines()[-1]).items():
-            found[name].append(ms)
+    with tempfile.TemporaryDirectory(prefix="startup-imports-") as workspace:
+        env["MINDINSIGHT_WORKSPACE"] = workspace  # gunicorn_conf makes its log dir there
+        for _ in range(reps):
+            out = subprocess.run([sys.executable, "-c", WORKER_IMPORTS], env=env, cwd=workspace, capture_output=True,
+                                 text=True, timeout=120, check=True).stdout
+            for name, ms in json.loads(out.strip().splitlines()[-1]).items():
+                found[name].append(ms)
     return {name: med(values) for name, values in found.items()}
 
 
