@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import regex
 
 from mindinsight_clone.errors import ParamValueError, ScalarNotExistError
 from mindinsight_clone.plugins.common import tag_samples
@@ -62,6 +61,8 @@ def full_series(cache: RunCache, tag: str) -> Series:
 # ------------------------------------------------------------------------------ patterns
 def compile_pattern(pattern: str, name: str) -> Any:
     """A user's regular expression (the `regex` module, so matching can be time-limited); 4xx if invalid."""
+    import regex  # here: imported by the first pattern, not by every start (tag_search does the same)
+
     if len(pattern) > MAX_PATTERN_CHARS:
         raise ParamValueError(f"'{name}' should be at most {MAX_PATTERN_CHARS} characters.")
     try:

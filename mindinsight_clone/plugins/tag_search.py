@@ -18,8 +18,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import regex
-
 MATCH_BUDGET_S = 0.5  # all tags of one request together (the page's worker allows 1 s)
 MAX_PATTERN_CHARS = 256
 
@@ -58,6 +56,8 @@ def search_within_budget(compiled: Any, texts: Sequence[str]) -> list[Any]:
 
 def _regex_matches(tags: list[str], pattern: str) -> tuple[list[str], bool, bool]:
     """(matches, invalid, slow): a pattern that does not compile or runs past MATCH_BUDGET_S is plain text."""
+    import regex  # here: the `regex` module's import (~8 ms) is paid by the first pattern, not by every start
+
     try:
         compiled = regex.compile(pattern, regex.IGNORECASE | regex.V0)
     except (regex.error, ValueError, OverflowError, RecursionError):

@@ -31,6 +31,7 @@ from mindinsight_clone.server import (
 )
 from mindinsight_clone.server.json_provider import OrjsonProvider
 from mindinsight_clone.server.logs import setup_app_logging
+from mindinsight_clone.server.routing import LazyBuilderRule
 from mindinsight_clone.server.services import EXTENSION_KEY, Services
 from mindinsight_clone.store.data_manager import DataManager
 
@@ -51,6 +52,7 @@ def create_app(
 ) -> Flask:
     """Build the app. A DataManager is made from settings unless one is injected (tests)."""
     app = Flask(__name__, static_folder=None)
+    app.url_rule_class = LazyBuilderRule  # URL builders compiled on first use (server/routing.py)
     app.json = OrjsonProvider(app)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
     app.wsgi_app = body_limit.ChunkedBodyLimit(app.wsgi_app, MAX_BODY_BYTES)  # type: ignore[method-assign]

@@ -7,11 +7,13 @@ paging of one scope is an extension), whatever file the graph came from.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mindinsight_clone.errors import ParamMissError
-from mindinsight_clone.plugins.graphs.query import GraphQuery
 from mindinsight_clone.server import params
+
+if TYPE_CHECKING:
+    from mindinsight_clone.plugins.graphs.query import GraphQuery
 
 
 def nodes(graph: GraphQuery) -> dict[str, Any]:

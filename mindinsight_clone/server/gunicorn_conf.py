@@ -1,14 +1,23 @@
 """Gunicorn configuration, read from the MINDINSIGHT_* environment that `start` sets.
 
 One worker (the caches live in its memory) with threads; access and error logs rotate by size.
+
+The master reads this file before it imports the worker class (and with it werkzeug), its logging configuration and
+its arbiter: the cyclic collector is off from here until the master listens (`when_ready`, just before it forks the
+worker), as in the worker's own start (server/worker.py). What exists then is frozen first, so neither the master's
+later passes nor the worker's ever walk the imported modules, and the forked worker's pages stay shared.
 """
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
+from typing import Any
 
 from mindinsight_clone.config import load_settings
 from mindinsight_clone.server import access_log
+
+gc.disable()  # back on in when_ready
 
 _settings = load_settings()
 _log_dir = Path(_settings.workspace) / "log" / "gunicorn"
@@ -51,3 +60,9 @@ logconfig_dict = {
     },
     "root": {"level": "WARNING", "handlers": ["error_file"]},
 }
+
+
+def when_ready(server: Any) -> None:
+    """Gunicorn's hook in the master once it listens, before it forks the worker: the collector is back."""
+    gc.freeze()
+    gc.enable()

@@ -13,7 +13,6 @@ import dataclasses
 import ipaddress
 import json
 import os
-import secrets
 import signal
 import socket
 import subprocess
@@ -38,6 +37,7 @@ APP_SPEC = "mindinsight_clone.server.worker:create_app_from_env()"  # loading st
 CONF_SPEC = "python:mindinsight_clone.server.gunicorn_conf"
 HEALTH_PATH = "/v1/mindinsight/health"
 GENERATE_TOKEN = "generate"  # noqa: S105 - the --auth-token value that asks start for a random token
+HEALTH_POLL_S = 0.02  # until the port answers: a refused connection costs nothing, and start returns this soon after
 
 
 class LifecycleError(Exception):
@@ -120,6 +120,8 @@ def with_token(settings: Settings) -> Settings:
     """`--auth-token generate` replaced by a random token (made here, before any worker starts)."""
     if settings.auth_token != GENERATE_TOKEN:
         return settings
+    import secrets  # here: `start` without `--auth-token generate` launches gunicorn without it (hmac, hashlib)
+
     return dataclasses.replace(settings, auth_token=secrets.token_urlsafe(32))
 
 
@@ -266,7 +268,7 @@ def wait_healthy(settings: Settings, proc: subprocess.Popen[bytes], timeout: flo
                     return
         except (urllib.error.URLError, OSError):
             pass
-        time.sleep(0.2)
+        time.sleep(HEALTH_POLL_S)
     raise LifecycleError(f"The server did not answer {HEALTH_PATH} within {timeout:.0f} s.")
 
 

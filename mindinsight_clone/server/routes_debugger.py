@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING, Any
 from flask import Blueprint
 
 from mindinsight_clone.errors import ParamMissError
-from mindinsight_clone.plugins.graphs.query import GraphQuery
 from mindinsight_clone.server import graph_views, params
 from mindinsight_clone.server.services import Services, services
 
 if TYPE_CHECKING:
     from mindinsight_clone.analyzers.debugger.service import DebuggerService
+    from mindinsight_clone.plugins.graphs.query import GraphQuery
 
 bp = Blueprint("debugger", __name__, url_prefix="/v1/mindinsight/debugger")
 

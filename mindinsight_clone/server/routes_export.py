@@ -7,19 +7,24 @@ and the run limit before anything is sent, then stream `export_bundle.stream_zip
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, Response, stream_with_context
 
-from mindinsight_clone import export_bundle
 from mindinsight_clone.analyzers.lineage import LineageService
 from mindinsight_clone.errors import TrainJobNotExistError
 from mindinsight_clone.ingest.summary_watcher import RunInfo
 from mindinsight_clone.plugins import hparams
 from mindinsight_clone.server import params, routes_lineage
+from mindinsight_clone.server.deferred import DeferredModule
 from mindinsight_clone.server.routes_datavisual import IN_DATA_MANAGER, P, _dm, _known_id
 from mindinsight_clone.server.routes_tensorboard import _runs_under
 from mindinsight_clone.server.services import services
+
+if TYPE_CHECKING:
+    from mindinsight_clone import export_bundle
+else:  # imported by the first export (server/deferred.py): a worker starts serving without it
+    export_bundle = DeferredModule("mindinsight_clone.export_bundle")
 
 bp = Blueprint("export", __name__, url_prefix="/v1/mindinsight")
 

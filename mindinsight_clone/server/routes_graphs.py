@@ -8,16 +8,21 @@ to show at once; the answer then carries `total` (the number of children of the 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint
 
 from mindinsight_clone.errors import ParamMissError, TrainJobNotExistError
 from mindinsight_clone.ingest.train_id import InvalidTrainId, check_train_id_syntax, normalize_train_id
-from mindinsight_clone.plugins.graphs.query import GraphQuery
-from mindinsight_clone.plugins.graphs.service import GraphService, plugin_of_mode
 from mindinsight_clone.server import graph_views, params
+from mindinsight_clone.server.deferred import DeferredModule
 from mindinsight_clone.server.services import services
+
+if TYPE_CHECKING:
+    from mindinsight_clone.plugins.graphs import service as graph_service
+    from mindinsight_clone.plugins.graphs.query import GraphQuery
+else:  # imported by the first graph request (server/deferred.py): a worker starts serving without it
+    graph_service = DeferredModule("mindinsight_clone.plugins.graphs.service")
 
 bp = Blueprint("graphs", __name__, url_prefix="/v1/mindinsight")
 
@@ -26,11 +31,11 @@ IN_CACHE = "Can not find the given train job in cache."
 _SERVICE_KEY = "graphs"
 
 
-def _service() -> GraphService:
+def _service() -> graph_service.GraphService:
     extras = services().extras
     svc = extras.get(_SERVICE_KEY)
     if svc is None:
-        svc = extras.setdefault(_SERVICE_KEY, GraphService(max_nodes=services().settings.max_graph_nodes))
+        svc = extras.setdefault(_SERVICE_KEY, graph_service.GraphService(max_nodes=services().settings.max_graph_nodes))
     return svc  # type: ignore[no-any-return]
 
 
@@ -39,7 +44,7 @@ def _graph() -> GraphQuery:
     if not raw_id:
         raise ParamMissError("train_id")
     mode = params.arg("mode")
-    plugin_of_mode(mode)
+    graph_service.plugin_of_mode(mode)
     try:
         train_id = normalize_train_id(check_train_id_syntax(raw_id))
     except InvalidTrainId:

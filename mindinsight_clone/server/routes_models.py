@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint
 
-from mindinsight_clone.plugins.graphs.query import GraphQuery
 from mindinsight_clone.server import graph_views, params
 from mindinsight_clone.server.services import Services, services
 
 if TYPE_CHECKING:
     from mindinsight_clone.analyzers.models.service import ModelService
+    from mindinsight_clone.plugins.graphs.query import GraphQuery
 
 bp = Blueprint("models", __name__, url_prefix="/v1/mindinsight/models")
 

@@ -9,21 +9,22 @@ from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint
 
-from mindinsight_clone.analyzers.debugger import msprobe_compare
 from mindinsight_clone.errors import DebuggerDumpNotExistError, ParamValueError
-from mindinsight_clone.ingest import msprobe_compare_result
 from mindinsight_clone.server import params
-from mindinsight_clone.server.deferred import deferred
+from mindinsight_clone.server.deferred import DeferredModule, deferred
 from mindinsight_clone.server.routes_msprobe import _dumps
 from mindinsight_clone.server.services import services
 
 if TYPE_CHECKING:
-    from mindinsight_clone.analyzers.debugger import msprobe_mapping
+    from mindinsight_clone.analyzers.debugger import msprobe_compare, msprobe_mapping
     from mindinsight_clone.analyzers.debugger.msprobe_dumps import MsprobeDumps, StepRank
     from mindinsight_clone.analyzers.debugger.msprobe_mapping import MappingSpec
+    from mindinsight_clone.ingest import msprobe_compare_result
     from mindinsight_clone.ingest.msprobe_dump import DumpFile
-else:  # imports YAML: by the first mapped comparison (server/deferred.py)
-    (msprobe_mapping,) = deferred("mindinsight_clone.analyzers.debugger", "msprobe_mapping")
+else:  # by the first comparison (server/deferred.py); msprobe_mapping imports YAML: by the first mapped one
+    msprobe_compare, msprobe_mapping = deferred("mindinsight_clone.analyzers.debugger", "msprobe_compare",
+                                                "msprobe_mapping")
+    msprobe_compare_result = DeferredModule("mindinsight_clone.ingest.msprobe_compare_result")
 
 bp = Blueprint("msprobe_compare", __name__, url_prefix="/v1/mindinsight/msprobe")
 

@@ -12,22 +12,31 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import sqlite3
 import threading
 from collections import OrderedDict
 from contextlib import AbstractContextManager, nullcontext
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint
 
-from mindinsight_clone.analyzers.debugger import msprobe_graph_build
 from mindinsight_clone.errors import DebuggerDumpNotExistError, ParamValueError
-from mindinsight_clone.ingest import msprobe_dump, msprobe_monitor, msprobe_trend, msprobe_vis
+from mindinsight_clone.ingest import msprobe_dump, msprobe_monitor
 from mindinsight_clone.ingest.debug_discovery import MsprobeFile
 from mindinsight_clone.server import params
+from mindinsight_clone.server.deferred import DeferredModule, deferred
 from mindinsight_clone.server.routes_msprobe import _dumps
 from mindinsight_clone.server.routes_msprobe_compare import comparison_of, prepare
 from mindinsight_clone.server.services import services
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    from mindinsight_clone.analyzers.debugger import msprobe_graph_build
+    from mindinsight_clone.ingest import msprobe_trend, msprobe_vis
+else:  # imported by the first graph or trend request (server/deferred.py): a worker starts serving without them
+    sqlite3 = DeferredModule("sqlite3")
+    msprobe_graph_build = DeferredModule("mindinsight_clone.analyzers.debugger.msprobe_graph_build")
+    msprobe_trend, msprobe_vis = deferred("mindinsight_clone.ingest", "msprobe_trend", "msprobe_vis")
 
 bp = Blueprint("msprobe_graph", __name__, url_prefix="/v1/mindinsight/msprobe")
 

@@ -12,15 +12,6 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from flask import Blueprint, Response, jsonify, request
 
-from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
-from mindinsight_clone.analyzers.profiler.db_spool import DbSpool
-from mindinsight_clone.analyzers.profiler.layout import (
-    DeviceFiles,
-    ProfilerDir,
-    find_profiler_dirs,
-    scan_profiler_dir,
-)
-from mindinsight_clone.analyzers.profiler.table_store import TableStore
 from mindinsight_clone.errors import ParamValueError, ProfilerFileNotFoundError, ProfilerParamValueError
 from mindinsight_clone.ingest.bases import Bases
 from mindinsight_clone.ingest.train_id import normalize_train_id, resolve_train_dir
@@ -39,7 +30,9 @@ if TYPE_CHECKING:
         column_defs,
         communication,
         compare,
+        db_spool,
         info,
+        layout,
         locate,
         memory,
         memory_record,
@@ -52,16 +45,20 @@ if TYPE_CHECKING:
         rank_tables,
         search,
         step_trace_time,
+        table_store,
         timeline,
     )
+    from mindinsight_clone.analyzers.profiler import cache as file_cache
+    from mindinsight_clone.analyzers.profiler.layout import DeviceFiles, ProfilerDir
 else:  # imported by the first profiler request (server/deferred.py): a worker starts serving without them
     (advice, ascend_tables, cluster_matrix, cluster_output, cluster_steps, column_defs, communication, compare, info,
      locate, memory, memory_record, minddata, npu_module_mem, op_stats, operator_tables, overview, profile_views,
-     rank_tables, search, step_trace_time, timeline) = deferred(
+     rank_tables, search, step_trace_time, timeline, file_cache, db_spool, layout, table_store) = deferred(
         "mindinsight_clone.analyzers.profiler",
         "advice", "ascend_tables", "cluster_matrix", "cluster_output", "cluster_steps", "column_defs", "communication",
         "compare", "info", "locate", "memory", "memory_record", "minddata", "npu_module_mem", "op_stats",
         "operator_tables", "overview", "profile_views", "rank_tables", "search", "step_trace_time", "timeline",
+        "cache", "db_spool", "layout", "table_store",
     )
 
 bp = Blueprint("profiler", __name__, url_prefix="/v1/mindinsight")
@@ -81,15 +78,16 @@ def _absent(err: ProfilerFileNotFoundError) -> tuple[Response, int]:
     return error_response(err)
 
 
-def _cache() -> ParsedFileCache:
+def _cache() -> file_cache.ParsedFileCache:
     """The app's parsed-file cache, with the parse-once table store in the workspace (profiler_cache_mb)."""
     extras = services().extras
-    cache: ParsedFileCache | None = extras.get(CACHE_KEY)
+    cache: file_cache.ParsedFileCache | None = extras.get(CACHE_KEY)
     if cache is None:
         settings = services().settings
-        store = TableStore.in_workspace(settings.workspace, settings.profiler_cache_mb)
-        cache = ParsedFileCache(store=store)
-        cache.spool = DbSpool(Path(settings.workspace) / "cache" / "profiler-db", settings.profiler_db_spool_mb << 20)
+        store = table_store.TableStore.in_workspace(settings.workspace, settings.profiler_cache_mb)
+        cache = file_cache.ParsedFileCache(store=store)
+        cache.spool = db_spool.DbSpool(Path(settings.workspace) / "cache" / "profiler-db",
+                                       settings.profiler_db_spool_mb << 20)
         cache = extras.setdefault(CACHE_KEY, cache)
     return cache
 
@@ -390,8 +388,8 @@ def profiler_dirs() -> Response:
     job_dir = resolve_train_dir(_base(), train_id)
     job = normalize_train_id(train_id or "./")
     answer = []
-    for path in find_profiler_dirs(job_dir):
-        pdir = scan_profiler_dir(path, f"{job.rstrip('/')}/{path.name}", _cache())
+    for path in layout.find_profiler_dirs(job_dir):
+        pdir = layout.scan_profiler_dir(path, f"{job.rstrip('/')}/{path.name}", _cache())
         entry: dict[str, Any] = {"profile": path.name, "layout": pdir.layout, "device_list": pdir.device_ids,
                                  "device_type": pdir.device_type, "profiler_mode": pdir.profiler_mode,
                                  "framework": pdir.framework}

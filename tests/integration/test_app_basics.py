@@ -118,3 +118,25 @@ def test_other_unknown_paths_keep_the_json_404(client: FlaskClient, method: str,
     response = getattr(client, method)(path, headers={"Accept": accept})
     assert response.status_code == 404
     assert response.get_json() == {"error_code": "50545001", "error_msg": "404 Not Found."}
+
+
+def test_url_builders_wait_for_their_first_use_and_build_werkzeug_s_urls(client: FlaskClient) -> None:
+    """server/routing.py: no rule's URL builder is compiled by create_app; built on demand, every URL is the one
+    werkzeug's own Rule builds (with and without unknown arguments appended as a query string)."""
+    from flask import url_for
+    from werkzeug.routing import Map, Rule
+
+    app = client.application
+    rules = list(app.url_map.iter_rules())
+    assert len(rules) > 100
+    assert all(r._build.__func__.__name__ == "build_on_first_use" for r in rules)  # type: ignore[attr-defined]
+    plain = Map([Rule(r.rule, endpoint=r.endpoint, methods=r.methods, defaults=r.defaults) for r in rules])
+    plain_rules = {(r.rule, r.endpoint): r for r in plain.iter_rules()}
+    for rule in rules:
+        values = {name: "a b/1" for name in rule.arguments}
+        twin = plain_rules[(rule.rule, rule.endpoint)]
+        assert rule.build(values, append_unknown=False) == twin.build(values, append_unknown=False)
+        assert rule.build({**values, "x": "1 2"}) == twin.build({**values, "x": "1 2"})
+        assert rule._build.__name__ != "build_on_first_use"  # type: ignore[attr-defined]
+    with app.test_request_context():
+        assert url_for("health.health", q="1") == "/v1/mindinsight/health?q=1"

@@ -153,6 +153,13 @@ def test_idle_watch_benchmark_smoke() -> None:
     assert "healthy: True" in out, out
 
 
+def test_startup_benchmark_smoke(tmp_path: Path) -> None:
+    out = run("startup.py", "--smoke", "--imports", "1", "--cache", str(tmp_path))
+    up, ready = table_row(out, "server up (s)")[0], table_row(out, "every run served (s)")[0]
+    assert number(up.split()[0]) > 0 and number(ready.split()[0]) >= number(up.split()[0]), out
+    assert number(table_row(out, "app (server.app)")[0]) > 0, out
+
+
 def _require_chromium() -> None:
     if shutil.which("chromium") is None:
         pytest.skip("Debian's chromium is not installed (scripts/run_tests installs it as root)")

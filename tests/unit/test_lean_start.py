@@ -1,6 +1,7 @@
-"""A worker starts serving before it imports what only some pages need: the profiler's analyzers, the debugger's and
-the model files' services, YAML and the analytic engines (pyarrow, DuckDB, ADBC, fsspec) are imported by the first
-request that uses them."""
+"""A worker starts serving before it imports what only some pages need: the profiler's analyzers (its file cache and
+table store too), the debugger's and the model files' services, the graph service, the msprobe comparison, graph and
+trend readers (and sqlite3), the export bundle, the `regex` module, YAML and the analytic engines (pyarrow, DuckDB,
+ADBC, fsspec) are imported by the first request that uses them."""
 
 from __future__ import annotations
 
@@ -15,7 +16,13 @@ from mindinsight_clone.server.deferred import DeferredModule, deferred
 
 LATER = ["pyarrow", "duckdb", "adbc_driver_sqlite", "fsspec", "upath",
          "mindinsight_clone.analyzers.profiler.advice", "mindinsight_clone.analyzers.profiler.timeline",
-         "mindinsight_clone.analyzers.debugger.service", "mindinsight_clone.analyzers.models.service", "yaml"]
+         "mindinsight_clone.analyzers.debugger.service", "mindinsight_clone.analyzers.models.service", "yaml",
+         "mindinsight_clone.analyzers.profiler.cache", "mindinsight_clone.analyzers.profiler.layout",
+         "mindinsight_clone.analyzers.profiler.table_store", "mindinsight_clone.analyzers.profiler.db_spool",
+         "mindinsight_clone.analyzers.debugger.msprobe_compare", "mindinsight_clone.analyzers.debugger.msprobe_graph_build",
+         "mindinsight_clone.ingest.msprobe_vis", "mindinsight_clone.ingest.msprobe_trend",
+         "mindinsight_clone.ingest.msprobe_compare_result", "mindinsight_clone.plugins.graphs.service",
+         "mindinsight_clone.export_bundle", "regex", "sqlite3"]
 
 
 def test_building_the_app_imports_no_engine_and_no_profiler_analyzer(tmp_path: Path) -> None:

@@ -57,3 +57,23 @@ def test_a_first_load_that_takes_too_long_gets_the_collector_back_after_the_limi
         assert len(hooks) == 1  # still armed for the first load: enabling twice is harmless
     finally:
         timer.cancel()
+
+
+def test_the_master_reads_its_config_with_the_collector_off_until_it_listens(tmp_path: Path) -> None:
+    """gunicorn_conf.py turns the collector off for the master's imports; `when_ready` (before the worker is forked)
+    freezes what exists and turns it back on."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    code = ("import gc, json\n"
+            "import mindinsight_clone.server.gunicorn_conf as conf\n"
+            "off = not gc.isenabled()\n"
+            "conf.when_ready(None)\n"
+            "print(json.dumps([off, gc.isenabled(), gc.get_freeze_count() > 0]))\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MINDINSIGHT_")}
+    env["MINDINSIGHT_WORKSPACE"] = str(tmp_path)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True,
+                         env=env, cwd=tmp_path)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == [True, True, True]
