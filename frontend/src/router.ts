@@ -23,7 +23,13 @@ const routes: RouteRecordRaw[] = [
     component: () => import('./views/dashboard/TrainDashboard.vue'),
     meta: { nav: 'summary', run: true },
   },
-  { path: '/scalars', name: 'scalars', component: () => import('./views/scalars/ScalarsView.vue'), meta: { nav: 'summary', run: true } },
+  // partialTags: the page opens a run with its tag lists cut to TAG_LIMIT (composables/runPrefetch.ts)
+  {
+    path: '/scalars',
+    name: 'scalars',
+    component: () => import('./views/scalars/ScalarsView.vue'),
+    meta: { nav: 'summary', run: true, partialTags: true },
+  },
   { path: '/images', name: 'images', component: () => import('./views/images/ImagesView.vue'), meta: { nav: 'summary', run: true } },
   {
     path: '/histograms',
@@ -122,5 +128,5 @@ export const router = createRouter({
 
 // A run page's first requests start with the navigation, not after its chunks (composables/runPrefetch.ts).
 router.beforeEach((to) => {
-  if (to.meta.run && typeof to.query.train_id === 'string') startRunPrefetch(to.query.train_id)
+  if (to.meta.run && typeof to.query.train_id === 'string') startRunPrefetch(to.query.train_id, !!to.meta.partialTags)
 })

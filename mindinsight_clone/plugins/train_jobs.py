@@ -8,7 +8,7 @@ from typing import Any
 
 from mindinsight_clone.ingest import storage
 from mindinsight_clone.ingest.bases import Bases
-from mindinsight_clone.plugins.registry import order_tags, plugins_dict
+from mindinsight_clone.plugins.registry import limit_tags, order_tags, plugins_dict
 from mindinsight_clone.plugins.scalars import samples_twins
 from mindinsight_clone.store.data_manager import DataManager
 from mindinsight_clone.store.discovery import RunInfo, profiler_type
@@ -30,7 +30,7 @@ def graph_mode(run: RunInfo) -> str:
 
 
 def job_item(dm: DataManager, run: RunInfo, group: GroupMember | None = None,
-             data_version: bool = False) -> dict[str, Any]:
+             data_version: bool = False, tag_limit: int | None = None) -> dict[str, Any]:
     status = dm.run_status(run.train_id)
     ptype = profiler_type(run)
     item: dict[str, Any] = {
@@ -66,6 +66,8 @@ def job_item(dm: DataManager, run: RunInfo, group: GroupMember | None = None,
         item["data_version"] = status.data_version
     if group is not None:
         item["group"] = group.as_dict()
+    if tag_limit is not None:
+        item["plugins"], item["tag_counts"] = limit_tags(item["plugins"], tag_limit)
     return item
 
 
@@ -89,9 +91,9 @@ def tensorboard_layout(run: RunInfo | None, plugins: dict[str, list[str]] | None
 
 def train_jobs(dm: DataManager, offset: int, limit: int, train_id: str | None, search: str | None = None,
                group: str | None = None, collapse_groups: bool = False, sort: str | None = None,
-               descending: bool = False, data_version: bool = False) -> dict[str, Any]:
+               descending: bool = False, data_version: bool = False, tag_limit: int | None = None) -> dict[str, Any]:
     """MindInsight's listing; `search`, `group` and `collapse_groups` (ours, docs/api.md) narrow it first, `sort`
-    (ours) orders it before paging."""
+    (ours) orders it before paging; `tag_limit` (ours) cuts each item's tag lists and adds `tag_counts`."""
     index = dm.index()
     if train_id is not None:  # exact match (MindInsight); the other filters still apply, never collapsed
         runs = [r for r in index.select(search, group) if r.train_id == train_id]
@@ -103,7 +105,7 @@ def train_jobs(dm: DataManager, offset: int, limit: int, train_id: str | None, s
     body: dict[str, Any] = {
         "name": jobs_name(dm.bases),
         "total": len(runs),
-        "train_jobs": [job_item(dm, r, index.groups.get(r.train_id), data_version) for r in page],
+        "train_jobs": [job_item(dm, r, index.groups.get(r.train_id), data_version, tag_limit) for r in page],
         "load_status": dm.load_status,
     }
     # additive: present only when runs are left out of the listing, so MindInsight bodies match

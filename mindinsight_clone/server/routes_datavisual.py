@@ -24,7 +24,7 @@ from mindinsight_clone.errors import (
 from mindinsight_clone.ingest.train_id import InvalidTrainId, check_train_id_syntax, normalize_train_id
 from mindinsight_clone.plugins import histograms, images, landscape, scalars, tensors, train_jobs
 from mindinsight_clone.plugins.landscape import LineageLookup
-from mindinsight_clone.plugins.registry import check_plugin_name, plugins_dict
+from mindinsight_clone.plugins.registry import check_plugin_name, limit_tags, plugins_dict
 from mindinsight_clone.server import params
 from mindinsight_clone.server.services import services
 from mindinsight_clone.store.data_manager import RUN_WAIT_S, DataManager
@@ -76,6 +76,12 @@ def _cached(train_id: str | None) -> tuple[str, RunCache]:
 
 # ------------------------------------------------------------------------------ train jobs
 MAX_SEARCH_CHARS = 256
+MAX_TAG_LIMIT = 1_000_000
+
+
+def _tag_limit() -> int | None:
+    """Additive `tag_limit` of train-jobs and plugins (docs/api.md): at most this many tags per plugin list."""
+    return params.int_arg("tag_limit", default=None, minimum=0, maximum=MAX_TAG_LIMIT)
 
 
 @bp.get(f"{P}/train-jobs")
@@ -107,7 +113,7 @@ def train_jobs_route() -> Any:
         raise ParamValueError("'order' should be asc or desc.")
     return train_jobs.train_jobs(_dm(), offset, limit, train_id, search=search or None, group=group,
                                  collapse_groups=collapse, sort=sort, descending=order == "desc",
-                                 data_version=params.bool_arg("data_version"))
+                                 data_version=params.bool_arg("data_version"), tag_limit=_tag_limit())
 
 
 @bp.post(f"{P}/train-job-caches")
@@ -144,12 +150,16 @@ def single_job() -> Any:
 def plugins_route() -> Any:
     raw_id = params.required("train_id")
     manual = params.bool_arg("manual_update", default=False)
+    tag_limit = _tag_limit()
     tid = _known_id(raw_id)  # validated BEFORE anything touches the cache
     dm = _dm()
     if manual:
         dm.cache_runs([tid])
     status = dm.run_status(tid)
-    return {"plugins": plugins_dict(status.plugins), **train_jobs.tensorboard_layout(dm.run(tid), status.plugins)}
+    body = {"plugins": plugins_dict(status.plugins), **train_jobs.tensorboard_layout(dm.run(tid), status.plugins)}
+    if tag_limit is not None:
+        body["plugins"], body["tag_counts"] = limit_tags(body["plugins"], tag_limit)
+    return body
 
 
 # ------------------------------------------------------------------------------ scalars

@@ -91,3 +91,27 @@ def test_server_tag_list_groups_search_and_last_chart(many_tags_server: str, pag
     )
     assert page.locator('[data-testid="scalar-chart"]').count() == 1
     assert page.console_errors == []
+
+
+def test_first_charts_do_not_wait_for_the_whole_tag_list(many_tags_server: str, page: Any) -> None:
+    """The run opens with its first TAG_LIMIT tags and their count (`train-jobs?tag_limit=`, the listing item's
+    tags: no `plugins` request): the first page's charts are asked for at once, the whole list (for the tag
+    families of the heatmap and the synthesis lists) only once they are in."""
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url) if "/v1/mindinsight/" in r.url else None)
+    page.goto(f"{many_tags_server}/#/scalars?train_id=./llm")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-testid=scalar-chart]')].some(e => e.dataset.rendered === 'true'"
+        " && Number(e.dataset.pointCount) > 0)"
+    )
+    jobs = [u for u in asked if "/datavisual/train-jobs?" in u]
+    assert jobs and all("tag_limit=500" in u for u in jobs), jobs
+    first_chart = next(i for i, u in enumerate(asked) if "/scalar/metadata?" in u)
+    assert not any("/datavisual/plugins?" in u for u in asked[:first_chart]), asked[:first_chart]
+    # the whole list is read afterwards: the heatmap's toggle then names the run's tag families
+    toggle = page.get_by_test_id("layer-heatmap-toggle")
+    page.wait_for_function("() => !document.querySelector('[data-testid=layer-heatmap-toggle]')?.disabled")
+    assert re.search(r"\d+ tag families", toggle.inner_text()), toggle.inner_text()
+    assert any("/datavisual/plugins?" in u and "tag_limit" not in u for u in asked)
+    assert page.locator('[data-testid="server-tag-count"]').get_attribute("data-total") == str(TAG_COUNT)
+    assert page.console_errors == []

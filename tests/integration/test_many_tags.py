@@ -50,6 +50,26 @@ def test_every_tag_is_listed_with_the_defaults(client: FlaskClient) -> None:
     assert "dropped_tags" not in job
 
 
+def test_tag_limit_cuts_the_lists_and_counts_them(client: FlaskClient) -> None:
+    """`tag_limit=N` (train-jobs and plugins): each plugin's list cut to its first N tags, `tag_counts` the full
+    counts, so the page opening a run reads a few KB, not every tag; without it the answer is MindInsight's."""
+    every = sorted(f"{t}/scalar" for t in llm_tags(TAGS))
+    whole = client.get(f"{API}/train-jobs", query_string={"train_id": "./run"}).get_json()["train_jobs"][0]
+    assert "tag_counts" not in whole and len(whole["plugins"]["scalar"]) == TAGS
+    answer = client.get(f"{API}/train-jobs", query_string={"train_id": "./run", "tag_limit": 500})
+    (job,) = answer.get_json()["train_jobs"]
+    assert job["plugins"]["scalar"] == every[:500] and job["plugins"]["image"] == []
+    assert job["tag_counts"] == {name: (TAGS if name == "scalar" else 0) for name in whole["plugins"]}
+    assert set(job) - set(whole) == {"tag_counts"} and len(answer.get_data()) < 40_000
+    plugins = client.get(f"{API}/plugins", query_string={"train_id": "./run", "tag_limit": 0}).get_json()
+    assert plugins["plugins"]["scalar"] == [] and plugins["tag_counts"]["scalar"] == TAGS
+    assert "tag_counts" not in client.get(f"{API}/plugins", query_string={"train_id": "./run"}).get_json()
+    for bad in ("-1", "x", "1000001"):
+        for path in ("train-jobs", "plugins"):
+            refused = client.get(f"{API}/{path}", query_string={"train_id": "./run", "tag_limit": bad})
+            assert refused.status_code == 400, (path, bad)
+
+
 def test_the_tag_list_pages_on_the_server(client: FlaskClient) -> None:
     every = sorted(f"{t}/scalar" for t in llm_tags(TAGS))
     first, last = _tags(client, limit=1000), _tags(client, offset=4900, limit=1000)

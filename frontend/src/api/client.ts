@@ -212,6 +212,8 @@ export interface TrainJobsQuery {
   order?: 'asc' | 'desc'
   /** each cached run's item carries `data_version` (changes with its data) */
   data_version?: boolean
+  /** each item's tag lists cut to their first `tag_limit` tags, with `tag_counts` (the full counts) */
+  tag_limit?: number
 }
 
 // ---------------------------------------------------------------- train jobs & caching
@@ -225,11 +227,12 @@ export const api = {
   cacheTrainJobs: (trainIds: string[], o?: RequestOptions) =>
     request<CacheResult>('POST', DV + 'train-job-caches', {}, { train_ids: trainIds }, o),
 
-  plugins: (trainId: string, manualUpdate = false, o?: RequestOptions) =>
+  /** `tagLimit` (mindinsight-clone): each list cut to its first `tagLimit` tags, with `tag_counts` */
+  plugins: (trainId: string, manualUpdate = false, o?: RequestOptions, tagLimit?: number) =>
     request<PluginsResponse>(
       'GET',
       DV + 'plugins',
-      { train_id: trainId, manual_update: manualUpdate ? 'true' : undefined },
+      { train_id: trainId, manual_update: manualUpdate ? 'true' : undefined, tag_limit: tagLimit },
       undefined,
       o,
     ),

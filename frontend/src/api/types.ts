@@ -35,6 +35,8 @@ export interface RunExtras {
   samples_twins?: Record<string, string>
   /** the add_hparams session runs below this run */
   hparams_sessions?: string[]
+  /** mindinsight-clone, with `tag_limit`: each plugin's full number of tags (its list holds at most tag_limit) */
+  tag_counts?: Partial<Record<string, number>>
 }
 
 export interface PluginsResponse extends RunExtras {
@@ -76,6 +78,8 @@ export interface TrainJob {
   hparams_sessions?: string[]
   /** mindinsight-clone: tags the tag limits (--max-tags-per-run, ...) dropped, only when some were. */
   dropped_tags?: number
+  /** mindinsight-clone, with `tag_limit`: each plugin's full number of tags (`plugins` holds at most tag_limit) */
+  tag_counts?: RunExtras['tag_counts']
 }
 
 /** The rank group of a run: `id` is the parent's train_id, `size` the number of listed ranks. */

@@ -1,13 +1,15 @@
 // Loads one run for a data page: asks the server to cache it (POST train-job-caches),
 // reads its brief info (train-jobs?train_id=, through useRunPresence: the rule every page follows when a run
-// disappears) and its tags (plugins). While the server is still loading the run (CACHING, every tag list
-// empty) it re-asks every second.
+// disappears) and its tags (the listing item's when the run is cached, else `plugins`: runPrefetch.ts). While
+// the server is still loading the run (CACHING, every tag list empty) it re-asks every second.
+// `partial`: the page takes tag lists cut to TAG_LIMIT (`extras.tag_counts` gives the full counts, `truncated`
+// says whether a list is cut) until it asks for them whole (`loadAll`).
 import { computed, onBeforeUnmount, ref, shallowRef, watch, type Ref } from 'vue'
-import { api, ApiError, isAbort, PLUGIN_NAMES, TB_KINDS, type PluginTags, type RunExtras } from '@/api/client'
+import { api, ApiError, isAbort, PLUGIN_NAMES, TB_KINDS, type PluginTags, type PluginsResponse, type RunExtras } from '@/api/client'
 import { t } from '@/i18n'
 import { formatBytes } from '@/lib/format'
 import { onRefresh } from './useRefresh'
-import { takeRunPrefetch } from './runPrefetch'
+import { askTags, isTruncated, runTags, takeRunPrefetch } from './runPrefetch'
 import { useRunPresence } from './useRunPresence'
 
 export type RunStatus = 'idle' | 'loading' | 'caching' | 'ready' | 'notFound' | 'error'
@@ -26,7 +28,7 @@ export function anyData(plugins: PluginTags, extras: RunExtras): boolean {
   )
 }
 
-export function useRun(trainId: Ref<string>) {
+export function useRun(trainId: Ref<string>, opts: { partial?: boolean } = {}) {
   const status = ref<RunStatus>('idle')
   const { job, check } = useRunPresence(trainId)
   const plugins = shallowRef<PluginTags>(emptyPlugins())
@@ -44,6 +46,11 @@ export function useRun(trainId: Ref<string>) {
   })
   /** Incremented whenever fresh tags arrived (views reload their data on it). */
   const version = ref(0)
+  /** some tag list is cut to TAG_LIMIT (a `partial` page before `loadAll`) */
+  const truncated = computed(() => isTruncated({ plugins: plugins.value, tag_counts: extras.value.tag_counts }))
+  /** the page asked for whole lists (`loadAll`): later loads ask for them whole too */
+  let wantAll = false
+  const partial = () => !!opts.partial && !wantAll
 
   let controller: AbortController | null = null
   let retryTimer: number | undefined
@@ -77,12 +84,9 @@ export function useRun(trainId: Ref<string>) {
       // their data again only when the server has new data, so an unchanged run costs one small request
       // per refresh, and a run deleted meanwhile is not asked for (no 400 in the console).
       if (fromRefresh && status.value === 'ready' && found?.data_version && found.data_version === loadedVersion) return
-      const tags = found
-        ? await (pre ? pre.plugins : api.plugins(id, false, { signal: ctl.signal })).catch((e) => {
-            if (e instanceof ApiError && e.code === '50545005') return null
-            throw e
-          })
-        : null
+      let tags = found ? await (pre ? pre.plugins : runTags(id, found, partial(), ctl.signal)) : null
+      // the router's answer may be cut (its route takes cut lists) while this page wants them whole
+      if (tags && !partial() && isTruncated(tags)) tags = await askTags(id, false, ctl.signal)
       if (ctl.signal.aborted) return
       if (!found && !tags) {
         job.value = null
@@ -97,14 +101,7 @@ export function useRun(trainId: Ref<string>) {
         return
       }
       job.value = found
-      const next = tags?.plugins ?? emptyPlugins()
-      if (JSON.stringify(next) !== JSON.stringify(plugins.value)) plugins.value = next
-      const nextExtras: RunExtras = {
-        scalar_groups: tags?.scalar_groups,
-        samples_twins: tags?.samples_twins,
-        hparams_sessions: tags?.hparams_sessions,
-      }
-      if (JSON.stringify(nextExtras) !== JSON.stringify(extras.value)) extras.value = nextExtras
+      const { next, nextExtras } = applyTags(tags)
       error.value = null
       const empty = !anyData(next, nextExtras)
       const stillLoading = empty && (!found || found.cache_status !== 'CACHED') && (found?.summary_files ?? 1) > 0
@@ -126,7 +123,42 @@ export function useRun(trainId: Ref<string>) {
     }
   }
 
+  /** Sets the tags of an answer (null: none); the new lists for the caller's checks. */
+  function applyTags(tags: PluginsResponse | null): { next: PluginTags; nextExtras: RunExtras } {
+    const next = tags?.plugins ?? emptyPlugins()
+    if (JSON.stringify(next) !== JSON.stringify(plugins.value)) plugins.value = next
+    const nextExtras: RunExtras = {
+      scalar_groups: tags?.scalar_groups,
+      samples_twins: tags?.samples_twins,
+      hparams_sessions: tags?.hparams_sessions,
+      tag_counts: tags?.tag_counts,
+    }
+    if (JSON.stringify(nextExtras) !== JSON.stringify(extras.value)) extras.value = nextExtras
+    return { next, nextExtras }
+  }
+
+  let loadingAll = false
+  /**
+   * The whole tag lists of a `partial` page (what it needs past its first charts: tag families, the synthesis
+   * lists), without reloading the page's data (`version` stays). From now on the run's loads ask for them whole.
+   */
+  async function loadAll(): Promise<void> {
+    wantAll = true
+    const id = trainId.value
+    if (!truncated.value || loadingAll || status.value !== 'ready') return
+    loadingAll = true
+    try {
+      const tags = await askTags(id, false, controller?.signal)
+      if (tags && id === trainId.value && status.value === 'ready') applyTags(tags)
+    } catch {
+      // the page keeps the cut lists; its next load (a refresh tick) asks for whole ones
+    } finally {
+      loadingAll = false
+    }
+  }
+
   watch(trainId, () => {
+    wantAll = false
     retries = 0
     loadedVersion = ''
     job.value = null
@@ -142,5 +174,5 @@ export function useRun(trainId: Ref<string>) {
     window.clearTimeout(retryTimer)
   })
 
-  return { status, job, plugins, extras, error, damaged, hasData, version, progress, load }
+  return { status, job, plugins, extras, error, damaged, hasData, version, progress, truncated, load, loadAll }
 }

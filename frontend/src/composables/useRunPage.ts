@@ -14,13 +14,14 @@ import { useTagFilter } from './useTagFilter'
 export function useRunPage(
   plugin: PluginName | TbKind | null,
   list?: (tags: string[], plugins: PluginTags, extras: RunExtras) => string[],
+  runOpts: { partial?: boolean } = {},
 ) {
   const query = useQueryState()
   const { param } = query
   const trainId = param('train_id', codecs.string(''))
   const selected = param('tag', codecs.list())
   const filter = param('filter', codecs.string(''))
-  const run = useRun(trainId)
+  const run = useRun(trainId, runOpts)
   const tags = computed(() => {
     const raw = plugin ? (run.plugins.value[plugin] ?? []) : []
     return list ? list(raw, run.plugins.value, run.extras.value) : raw

@@ -11,6 +11,7 @@ import { computed, onBeforeUnmount, ref, shallowRef, watch, type Ref } from 'vue
 import { api, isAbort, type TrainJob } from '@/api/client'
 import type { TrainJobsResponse } from '@/api/types'
 import { onRefresh } from './useRefresh'
+import { TAG_LIMIT } from './runPrefetch'
 
 export type Presence = 'unknown' | 'present' | 'pending' | 'gone'
 
@@ -28,7 +29,7 @@ export function useRunPresence(trainId: Ref<string>, opts: { poll?: boolean } = 
       presence.value = 'gone'
       return presence.value
     }
-    const brief = await (prefetched ?? api.trainJobs({ train_id: id, data_version: true }, { signal }))
+    const brief = await (prefetched ?? api.trainJobs({ train_id: id, data_version: true, tag_limit: TAG_LIMIT }, { signal }))
     if (signal?.aborted || id !== trainId.value) return presence.value
     job.value = brief.train_jobs.find((j) => j.train_id === id) ?? null
     presence.value = job.value ? 'present' : brief.load_status === 'loaded' ? 'gone' : 'pending'

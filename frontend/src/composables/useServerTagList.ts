@@ -2,6 +2,9 @@
 // the matches of a search (and prefix) fetched in blocks of BLOCK as rows come into view, with the match count,
 // the total, the prefix groups below the prefix and the regex notices. A new search or prefix starts over (the
 // requests of the old one are aborted); until its first block answers, the previous answer stays shown.
+// `seed`: the tags the page already has in the server's order (the run's tag list as `train-jobs?tag_limit=` cut
+// it, and the full count): the whole list, unsearched, starts from them, so the first page's charts are asked for
+// without waiting for the first block (which is still asked, for the prefix groups).
 import { ref, shallowRef, watch, type Ref } from 'vue'
 import { api, isAbort, type TagGroup } from '@/api/client'
 import { serverTagSearch } from '@/lib/tagFilter'
@@ -23,6 +26,7 @@ export function useServerTagList(
   filter: () => string,
   prefix: () => string,
   debounceMs = 200,
+  seed?: () => { tags: readonly string[]; total: number } | null,
 ) {
   const matched = ref(0)
   const total = ref(0)
@@ -46,14 +50,15 @@ export function useServerTagList(
     return { train_id: trainId.value, plugin, ...serverTagSearch(filter()), prefix: prefix() || undefined }
   }
 
-  async function fetchBlock(b: number, gen: number): Promise<void> {
-    if (pending.has(b) || (shownGeneration === gen && blocks.value.has(b))) return
+  async function fetchBlock(b: number, gen: number, force = false): Promise<void> {
+    if (pending.has(b) || (!force && shownGeneration === gen && blocks.value.has(b))) return
     pending.add(b)
     try {
       const res = await api.tags({ ...query(), group: b === 0 ? 'prefix' : undefined, offset: b * BLOCK, limit: BLOCK }, { signal: ctl.signal })
       if (gen !== generation) return
+      // the first answer of a search replaces the previous search's blocks (a seed is of this search: kept)
+      const next = new Map(b === 0 && shownGeneration !== gen ? [] : blocks.value)
       if (b === 0) shownGeneration = gen
-      const next = new Map(b === 0 ? [] : blocks.value)
       next.set(b, res.tags)
       blocks.value = next
       matched.value = res.matched
@@ -79,7 +84,21 @@ export function useServerTagList(
     pending = new Set()
     generation++
     const gen = generation
-    void fetchBlock(0, gen).then(() => {
+    const known = !filter() && !prefix() ? seed?.() : null
+    if (known && known.tags.length) {
+      // whole blocks only (and the last one when the seed is the whole list)
+      const next = new Map<number, string[]>()
+      const whole = known.tags.length >= known.total
+      for (let b = 0; b * BLOCK < known.tags.length && ((b + 1) * BLOCK <= known.tags.length || whole); b++) {
+        next.set(b, known.tags.slice(b * BLOCK, (b + 1) * BLOCK))
+      }
+      if (next.size) {
+        blocks.value = next
+        matched.value = total.value = known.total
+        shownGeneration = gen
+      }
+    }
+    void fetchBlock(0, gen, true).then(() => {
       // rows asked for while the new search was on its way (the view kept its range)
       for (const b of wanted()) if (b !== 0) void fetchBlock(b, gen)
     })

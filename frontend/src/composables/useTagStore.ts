@@ -52,8 +52,10 @@ export function useTagStore<T>(opts: TagStoreOptions<T>) {
   }
 
   watch(opts.trainId, () => store.clear())
+  // One string, compared by value: a new list of the same tags (a page recomputing it when the run's tag lists
+  // change, e.g. read whole after the first charts) asks for nothing again.
   watch(
-    () => [opts.run.version.value, opts.tags().join('\n')],
+    () => `${opts.run.version.value}\n${opts.tags().join('\n')}`,
     () => {
       if (opts.run.status.value === 'ready') void load()
     },
