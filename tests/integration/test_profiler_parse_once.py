@@ -96,3 +96,31 @@ def test_over_s3_the_engines_read_through_the_seam(s3_ascend: Flask, tmp_path: P
     assert remote == _answers(_app(tmp_path / "ws-local"))
     store = _cache(s3_ascend).store
     assert store is not None and store.stats.writes == 4  # remote files are kept too (keyed by URL, size, mtime)
+
+
+def _host_tables(app: Flask) -> list[Any]:
+    client = app.test_client()
+    out = []
+    for view in ("operator-details", "api-statistic"):
+        for rank in ("0", "1"):
+            answer = client.get(f"{API}/profile/{view}?train_id=./{JOB}&profile=profiler&device_id={rank}"
+                                "&sort_name=&limit=1000")
+            assert answer.status_code == 200, answer.get_json()
+            out.append(answer.get_json())
+    return out
+
+
+def test_the_host_tables_are_kept_too(tmp_path: Path) -> None:
+    """operator_details.csv and api_statistic.csv (rows_codec.py): kept by the first app, read back by the next with
+    every answer equal (ints stay ints, empty cells None)."""
+    require_shared(ASCEND)
+    workspace = tmp_path / "ws"
+    first = _app(workspace)
+    answers = _host_tables(first)
+    assert all(a["size"] > 0 for a in answers)
+    store = _cache(first).store
+    assert store is not None and store.stats.builds == 4 and store.stats.writes == 4
+    second = _app(workspace)
+    assert _host_tables(second) == answers
+    kept = _cache(second).store
+    assert kept is not None and kept.stats.builds == 0 and kept.stats.hits == 4

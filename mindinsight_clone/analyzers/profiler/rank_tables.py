@@ -48,6 +48,7 @@ from mindinsight_clone.analyzers.profiler import (
 )
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
+from mindinsight_clone.analyzers.profiler.rows_codec import ROWS_CODEC
 from mindinsight_clone.analyzers.profiler.tables import Table
 from mindinsight_clone.analyzers.profiler.trace_engine import TRACE_CODEC, load_trace
 from mindinsight_clone.errors import ProfilerFileNotFoundError
@@ -116,12 +117,13 @@ def locate(table: str, device: DeviceFiles) -> Location | None:
 # --- the Ascend text export ------------------------------------------------------------------------------------
 
 
-def _text(name: str, kind: str, parse: Callable[[Location, str], Any], why: str = "") -> Reader:
-    """A reader of one text file parsed whole by `parse(path, rank)` and cached under `kind`."""
+def _text(name: str, kind: str, parse: Callable[[Location, str], Any], why: str = "", codec: Any = None) -> Reader:
+    """A reader of one text file parsed whole by `parse(path, rank)` and cached under `kind` (with a `codec`: kept
+    in the workspace's table store too)."""
 
     def read(device: DeviceFiles, cache: Cache) -> Any:
         path = ascend_csv.require(device.output_file(name), name, device.device_id, why)
-        return cached(cache, kind, path, lambda p: parse(p, device.device_id))
+        return cached(cache, kind, path, lambda p: parse(p, device.device_id), codec=codec)
 
     return Reader(read, lambda _d: name, lambda d: d.output_file(name))
 
@@ -159,7 +161,7 @@ def _text_matrix(path: Location, rank: str) -> tuple[Any, list[dict[str, Any]]]:
 
 
 def _spec_table(spec: ascend_tables.TableSpec) -> Reader:
-    return _text(spec.file, spec.file, lambda p, rank: ascend_tables.parse(p, spec, rank), spec.why)
+    return _text(spec.file, spec.file, lambda p, rank: ascend_tables.parse(p, spec, rank), spec.why, ROWS_CODEC)
 
 
 TEXT: dict[str, Reader] = {

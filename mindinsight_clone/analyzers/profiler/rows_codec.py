@@ -1,0 +1,78 @@
+"""A table of Python rows (`tables.Table`, with the problems of its parse) <-> Parquet, so the table store
+(table_store.py) keeps the host tables too (operator_details.csv, api_statistic.csv: ~2 s of CPU to parse 170,000
+operator rows), not only kernels and the trace.
+
+Each column is stored in the Arrow type every one of its values has (str, bool, int64, float64; None as null), so
+a value reads back as the same Python object (1 stays an int, 1.0 a float, NaN a NaN). A column whose values mix
+types is stored as JSON text per value (the standard library's, which keeps NaN and infinities).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from mindinsight_clone.analyzers.profiler.tables import Table
+
+_TYPES = (("str", str), ("bool", bool), ("int", int), ("float", float))
+
+
+def _kind(values: Sequence[Any]) -> str:
+    """The one Python type of a column's values (None aside), else "json"; bool is not an int here."""
+    present = {type(v) for v in values if v is not None}
+    for kind, cls in _TYPES:
+        if present <= {cls}:
+            return kind
+    return "json"
+
+
+class _RowsCodec:
+    """(Table, problems) <-> an Arrow table of columns `c0..cN` (names and kinds in the metadata)."""
+
+    version = "rows-1"
+
+    def encode(self, value: tuple[Table, list[dict[str, Any]]]) -> tuple[Any, dict[str, Any]]:
+        import pyarrow as pa
+
+        table, problems = value
+        arrays, kinds = [], []
+        for i in range(len(table.col_names)):
+            values = [row[i] for row in table.rows]
+            kind = _kind(values)
+            types = {"str": pa.string(), "bool": pa.bool_(), "int": pa.int64(), "float": pa.float64()}
+            try:
+                array = pa.array(values, type=types.get(kind, pa.string()), from_pandas=False) if kind != "json" \
+                    else None
+            except (pa.ArrowInvalid, OverflowError):  # e.g. an int past int64
+                kind, array = "json", None
+            if array is None:
+                array = pa.array([None if v is None else json.dumps(v) for v in values], type=pa.string())
+            arrays.append(array)
+            kinds.append(kind)
+        names = [f"c{i}" for i in range(len(arrays))]
+        arrow = pa.table(arrays, names=names) if arrays else pa.table({"c": pa.array([], type=pa.null())})
+        return arrow, {"col_names": list(table.col_names), "kinds": kinds, "problems": list(problems),
+                       "rows": len(table.rows)}
+
+    def decode(self, batches: Iterable[Any], num_rows: int, schema: Any,
+               meta: dict[str, Any]) -> tuple[Table, list[dict[str, Any]]]:
+        import pyarrow as pa
+
+        names, kinds = tuple(meta["col_names"]), meta["kinds"]
+        if not names:
+            return Table((), ()), list(meta.get("problems", []))
+        arrow = pa.Table.from_batches(list(batches), schema=schema)
+        columns = []
+        for i, kind in enumerate(kinds):
+            values = arrow.column(f"c{i}").to_pylist()
+            if kind == "json":
+                values = [None if v is None else json.loads(v) for v in values]
+            columns.append(values)
+        rows = tuple(list(row) for row in zip(*columns, strict=True))
+        if len(rows) != meta.get("rows", len(rows)):
+            raise ValueError(f"{len(rows)} rows read, {meta.get('rows')} written")
+        return Table(names, rows), list(meta.get("problems", []))
+
+
+ROWS_CODEC = _RowsCodec()
