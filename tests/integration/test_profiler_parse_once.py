@@ -98,29 +98,49 @@ def test_over_s3_the_engines_read_through_the_seam(s3_ascend: Flask, tmp_path: P
     assert store is not None and store.stats.writes == 4  # remote files are kept too (keyed by URL, size, mtime)
 
 
-def _host_tables(app: Flask) -> list[Any]:
+HOST_VIEWS = ("operator-details", "api-statistic", "memory-record", "npu-module-mem")
+
+
+def _host_tables(app: Flask, job: str = JOB) -> list[Any]:
     client = app.test_client()
     out = []
-    for view in ("operator-details", "api-statistic"):
+    for view in HOST_VIEWS:
         for rank in ("0", "1"):
-            answer = client.get(f"{API}/profile/{view}?train_id=./{JOB}&profile=profiler&device_id={rank}"
-                                "&sort_name=&limit=1000")
+            answer = client.get(f"{API}/profile/{view}?train_id=./{job}&profile=profiler&device_id={rank}"
+                                "&limit=1000&max_points=100000")
             assert answer.status_code == 200, answer.get_json()
             out.append(answer.get_json())
     return out
 
 
 def test_the_host_tables_are_kept_too(tmp_path: Path) -> None:
-    """operator_details.csv and api_statistic.csv (rows_codec.py): kept by the first app, read back by the next with
-    every answer equal (ints stay ints, empty cells None)."""
+    """operator_details.csv, api_statistic.csv (rows_codec.py), memory_record.csv and npu_module_mem.csv (the series
+    codec): kept by the first app, read back by the next with every answer equal (ints stay ints, empty cells None,
+    every series point)."""
     require_shared(ASCEND)
     workspace = tmp_path / "ws"
     first = _app(workspace)
     answers = _host_tables(first)
-    assert all(a["size"] > 0 for a in answers)
+    assert all(a["size"] > 0 for a in answers[:4])
     store = _cache(first).store
-    assert store is not None and store.stats.builds == 4 and store.stats.writes == 4
+    assert store is not None and store.stats.builds == 8 and store.stats.writes == 8
     second = _app(workspace)
     assert _host_tables(second) == answers
     kept = _cache(second).store
-    assert kept is not None and kept.stats.builds == 0 and kept.stats.hits == 4
+    assert kept is not None and kept.stats.builds == 0 and kept.stats.hits == 8
+
+
+def test_the_host_tables_of_the_database_export_are_kept_too(tmp_path: Path) -> None:
+    """The same tables derived from the database export (PYTORCH_API, CANN_API) are kept and read back equal."""
+    base = SHARED / "fixtures" / "ascend_db"
+    require_shared(base)
+    workspace = tmp_path / "ws"
+    first = _app(workspace, str(base))
+    answers = _host_tables(first, "torch_npu_db_level1")
+    assert all(a["size"] > 0 for a in answers[:4])
+    store = _cache(first).store
+    assert store is not None and store.stats.writes == 8
+    second = _app(workspace, str(base))
+    assert _host_tables(second, "torch_npu_db_level1") == answers
+    kept = _cache(second).store
+    assert kept is not None and kept.stats.builds == 0 and kept.stats.hits == 8

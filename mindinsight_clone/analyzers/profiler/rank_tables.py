@@ -48,7 +48,7 @@ from mindinsight_clone.analyzers.profiler import (
 )
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
-from mindinsight_clone.analyzers.profiler.rows_codec import ROWS_CODEC
+from mindinsight_clone.analyzers.profiler.rows_codec import ROWS_CODEC, SERIES_CODEC
 from mindinsight_clone.analyzers.profiler.tables import Table
 from mindinsight_clone.analyzers.profiler.trace_engine import TRACE_CODEC, load_trace
 from mindinsight_clone.errors import ProfilerFileNotFoundError
@@ -169,11 +169,11 @@ TEXT: dict[str, Reader] = {
     "comm_ops": _text(ascend_text_comm.COMMUNICATION, "communication", _text_ops, LEVEL1),
     "comm_matrix": _text(ascend_text_comm.MATRIX, "communication_matrix", _text_matrix, LEVEL1),
     "memory_record": _text(ascend_text_memory.MEMORY_RECORD, "memory_record", ascend_text_memory.parse_record,
-                           MEMORY_WHY),
+                           MEMORY_WHY, SERIES_CODEC),
     "operator_memory": _text(ascend_text_memory.OPERATOR_MEMORY, "operator_memory",
                              ascend_text_memory.parse_operators),
     "module_memory": _text(ascend_text_memory.NPU_MODULE_MEM, "npu_module_mem", ascend_text_memory.parse_module_mem,
-                           MEMORY_WHY),
+                           MEMORY_WHY, SERIES_CODEC),
     **{spec.table: _spec_table(spec) for spec in (ascend_tables.OPERATOR_DETAILS, ascend_tables.API_STATISTIC)},
     "kernels": Reader(_text_kernels, lambda _d: kernel_table.KERNEL_DETAILS,
                       lambda d: d.output_file(kernel_table.KERNEL_DETAILS)),
@@ -223,9 +223,19 @@ def _db_kernels(device: DeviceFiles, cache: Cache) -> kernel_table.KernelTable:
 
 def _rows(load_rows: Callable[[DeviceFiles, Cache], Any], spec: ascend_tables.TableSpec
           ) -> Callable[[DeviceFiles, Cache], Any]:
-    def read(device: DeviceFiles, cache: Cache) -> Any:
+    """The text export's table made from the database's rows, kept in the table store as the text one is (a restart
+    reads it back instead of joining the database again)."""
+    def derive(device: DeviceFiles, cache: Cache) -> tuple[Table, list[dict[str, Any]]]:
         rows, problems = load_rows(device, cache)
         return Table(spec.col_names, rows), list(problems)
+
+    return _kept(f"db_{spec.table}", derive, ROWS_CODEC)
+
+
+def _kept(kind: str, load: Callable[[DeviceFiles, Cache], Any], codec: Any) -> Callable[[DeviceFiles, Cache], Any]:
+    """A table derived from the rank's database, kept in the table store under `kind` (keyed by the database)."""
+    def read(device: DeviceFiles, cache: Cache) -> Any:
+        return cached(cache, kind, ascend_db.profiler_db(device).path, lambda _p: load(device, cache), codec=codec)
 
     return read
 
@@ -244,9 +254,11 @@ DB: dict[str, Reader] = {
                        _analysis_table("CommAnalyzerTime")),
     "comm_matrix": Reader(_db_matrix, _in_analysis_db("CommAnalyzerMatrix"), lambda d: d.analysis_db,
                           _analysis_table("CommAnalyzerMatrix")),
-    "memory_record": Reader(ascend_db_tables.memory_series, _in_profiler_db("MEMORY_RECORD"), _profiler_db),
+    "memory_record": Reader(_kept("db_memory_record", ascend_db_tables.memory_series, SERIES_CODEC),
+                            _in_profiler_db("MEMORY_RECORD"), _profiler_db),
     "operator_memory": Reader(ascend_db_tables.operators, _in_profiler_db("OP_MEMORY"), _profiler_db),
-    "module_memory": Reader(ascend_db_stats.module_mem_series, _in_profiler_db("NPU_MODULE_MEM"), _profiler_db),
+    "module_memory": Reader(_kept("db_module_memory", ascend_db_stats.module_mem_series, SERIES_CODEC),
+                            _in_profiler_db("NPU_MODULE_MEM"), _profiler_db),
     "operator_details": Reader(_rows(ascend_db_operators.operator_rows, ascend_tables.OPERATOR_DETAILS),
                                _in_profiler_db(ascend_tables.OPERATOR_DETAILS.db_table), _profiler_db),
     "api_statistic": Reader(_rows(ascend_db_stats.api_statistic_rows, ascend_tables.API_STATISTIC),

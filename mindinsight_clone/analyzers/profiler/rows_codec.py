@@ -1,6 +1,7 @@
-"""A table of Python rows (`tables.Table`, with the problems of its parse) <-> Parquet, so the table store
-(table_store.py) keeps the host tables too (operator_details.csv, api_statistic.csv: ~2 s of CPU to parse 170,000
-operator rows), not only kernels and the trace.
+"""The host tables <-> Parquet, so the table store (table_store.py) keeps them too, not only kernels and the trace:
+a table of Python rows (`tables.Table` with the problems of its parse: operator_details.csv, api_statistic.csv,
+~2 s of CPU to parse 170,000 operator rows) by ROWS_CODEC, and memory series (component -> (n, 4) float64 array:
+memory_record.csv, npu_module_mem.csv and their database tables) by SERIES_CODEC.
 
 Each column is stored in the Arrow type every one of its values has (str, bool, int64, float64; None as null), so
 a value reads back as the same Python object (1 stays an int, 1.0 a float, NaN a NaN). A column whose values mix
@@ -76,3 +77,44 @@ class _RowsCodec:
 
 
 ROWS_CODEC = _RowsCodec()
+
+
+class _SeriesCodec:
+    """(component -> (n, 4) float64 array, problems) <-> columns `component` (dictionary-encoded) and `v0..v3`, the
+    components in their order, each one's rows in theirs."""
+
+    version = "series-1"
+
+    def encode(self, value: tuple[dict[str, Any], list[dict[str, Any]]]) -> tuple[Any, dict[str, Any]]:
+        import numpy as np
+        import pyarrow as pa
+
+        series, problems = value
+        names = list(series)
+        widths = {np.asarray(a).shape[1] for a in series.values()} or {4}
+        if len(widths) != 1:
+            raise ValueError(f"series of widths {sorted(widths)}")
+        width = widths.pop()
+        arrays = [np.asarray(series[n], dtype=np.float64).reshape(-1, width) for n in names]
+        stacked = np.concatenate(arrays) if arrays else np.empty((0, width))
+        ids = np.repeat(np.arange(len(names), dtype=np.int32), [len(a) for a in arrays])
+        columns = {"component": pa.DictionaryArray.from_arrays(pa.array(ids), pa.array(names, type=pa.string()))}
+        columns.update({f"v{i}": pa.array(stacked[:, i]) for i in range(width)})
+        return pa.table(columns), {"components": names, "width": width, "problems": list(problems)}
+
+    def decode(self, batches: Iterable[Any], num_rows: int, schema: Any,
+               meta: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        import numpy as np
+        import pyarrow as pa
+
+        names, width = meta["components"], int(meta["width"])
+        arrow = pa.Table.from_batches(list(batches), schema=schema)
+        ids = np.asarray(arrow.column("component").combine_chunks().indices, dtype=np.int64) if num_rows \
+            else np.empty(0, dtype=np.int64)
+        values = np.column_stack([arrow.column(f"v{i}").to_numpy() for i in range(width)]) if num_rows \
+            else np.empty((0, width))
+        series = {name: np.ascontiguousarray(values[ids == i]) for i, name in enumerate(names)}
+        return series, list(meta.get("problems", []))
+
+
+SERIES_CODEC = _SeriesCodec()

@@ -34,3 +34,21 @@ def test_values_and_types_survive(tmp_path: Path) -> None:
 def test_an_empty_table(tmp_path: Path) -> None:
     table, _ = _round_trip(Table(("a", "b"), ()), tmp_path)
     assert table == Table(("a", "b"), ())
+
+
+def test_memory_series_survive(tmp_path: Path) -> None:
+    import numpy as np
+
+    from mindinsight_clone.analyzers.profiler.rows_codec import SERIES_CODEC
+
+    series = {"PTA": np.array([[1.0, 2.0, np.nan, 4.0], [2.0, 3.0, 5.0, np.nan]]), "APP": np.empty((0, 4)),
+              "GE": np.array([[0.5, np.nan, 7.0, np.nan]])}
+    arrow, meta = SERIES_CODEC.encode((series, [{"message": "1 row skipped"}]))
+    pq.write_table(arrow, tmp_path / "s.parquet", row_group_size=1)
+    parquet = pq.ParquetFile(tmp_path / "s.parquet")
+    back, problems = SERIES_CODEC.decode(parquet.iter_batches(batch_size=1), parquet.metadata.num_rows,
+                                         parquet.schema_arrow, meta)
+    assert list(back) == ["PTA", "APP", "GE"] and problems == [{"message": "1 row skipped"}]
+    for name, want in series.items():
+        assert back[name].shape == want.shape and back[name].dtype == np.float64
+        np.testing.assert_array_equal(back[name], want)  # NaN where NaN
