@@ -20,7 +20,7 @@ from PIL import Image
 from tests.conftest import REPO, SHARED, free_port, run_cli
 from tests.e2e.test_core_pages import chart, goto, option, q, wait_chart
 from tests.e2e.test_ui_access import _non_ascii_icon_buttons, _unnamed_controls
-from tests.e2e.test_ui_gaps import _drawn_fraction, _gl_canvas
+from tests.e2e.test_ui_gaps import _drawn_fraction, _gl_canvas, wait_drawn
 
 TB = SHARED / "fixtures" / "tensorboard"
 RUN_A, RUN_B = "./mindspeed_llama2_7b_run_a", "./mindspeed_llama2_7b_run_b"
@@ -190,13 +190,7 @@ def test_projector_in_3d(page: Any, tb_server: str, expected: dict[str, Any], sc
     assert rings["matches"][0] == "scatter3D" and len(rings["matches"][1]) >= 1
     # drawn: the WebGL canvas shows the points (a sparse cloud: >1 % of its pixels, in many colours)
     canvas = _gl_canvas(page, "[data-testid=projector-chart]")
-    fraction, ncolors = 0.0, 0
-    for _ in range(40):
-        fraction, ncolors = _drawn_fraction(canvas.screenshot())
-        if fraction > 0.01 and ncolors > 50:
-            break
-        page.wait_for_timeout(250)
-    assert fraction > 0.01 and ncolors > 50, (fraction, ncolors)
+    wait_drawn(page, canvas, _drawn_fraction, lambda fraction, ncolors: fraction > 0.01 and ncolors > 50)
     screenshot(page, "tb_projector_3d")
     # UMAP in 3-D too
     page.get_by_test_id("projector-method-umap").click()
@@ -354,13 +348,7 @@ def test_mesh_draws_its_faces_as_filled_triangles(page: Any, tb_server: str, exp
         ["surface", 2 * (3 * faces - 1), [2, 3 * faces - 1]]]
     # ... and filled: the cube (centred in the box) covers the middle of the canvas and a good part of it
     canvas = _gl_canvas(page, "[data-testid=mesh-chart]")
-    whole, middle = 0.0, 0.0
-    for _ in range(40):
-        whole, middle = _filled_share(canvas.screenshot())
-        if middle > 0.98 and whole > 0.12:
-            break
-        page.wait_for_timeout(250)
-    assert middle > 0.98 and whole > 0.12, (whole, middle)
+    wait_drawn(page, canvas, _filled_share, lambda whole, middle: middle > 0.98 and whole > 0.12)
     screenshot(page, "tb_mesh_faces")
     # the vertices on request, as points over the faces
     page.get_by_test_id("mesh-points-toggle").check()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -47,16 +47,22 @@ def _gl_canvas(page: Any, scope: str = "[data-testid=landscape-chart]") -> Any:
     return page.locator(f"{scope} canvas[data-gl=true]").first
 
 
-def _assert_drawn(page: Any, canvas: Any) -> None:
-    """The canvas shows a chart: >5% of its pixels differ from the background, in >50 colours. Polled until
-    the GL layer has content or ~10 s passed (a wait for the drawing, not a timing assertion)."""
-    fraction, ncolors = 0.0, 0
+def wait_drawn(page: Any, canvas: Any, measure: Callable[[bytes], tuple[Any, Any]],
+               enough: Callable[[Any, Any], bool]) -> tuple[Any, Any]:
+    """`measure` of the canvas's screenshot, polled until `enough` of it or ~10 s passed (a wait for the GL layer's
+    drawing, not a timing assertion); an AssertionError names the last figures."""
+    figures = measure(canvas.screenshot())
     for _ in range(40):
-        fraction, ncolors = _drawn_fraction(canvas.screenshot())
-        if fraction > 0.05 and ncolors > 50:
-            return
+        if enough(*figures):
+            return figures
         page.wait_for_timeout(250)
-    raise AssertionError(f"the 3-D canvas looks blank: {fraction:.3f} of pixels drawn, {ncolors} colours")
+        figures = measure(canvas.screenshot())
+    raise AssertionError(f"the 3-D canvas is not drawn yet: {figures}")
+
+
+def _assert_drawn(page: Any, canvas: Any) -> None:
+    """The canvas shows a chart: >5% of its pixels differ from the background, in >50 colours."""
+    wait_drawn(page, canvas, _drawn_fraction, lambda fraction, ncolors: fraction > 0.05 and ncolors > 50)
 
 
 # ---------------------------------------------------------------------------------------------- landscape 3-D

@@ -37,16 +37,17 @@ class _RowsCodec:
         import pyarrow as pa
 
         table, problems = value
+        types = {"str": pa.string(), "bool": pa.bool_(), "int": pa.int64(), "float": pa.float64()}
         arrays, kinds = [], []
         for i in range(len(table.col_names)):
             values = [row[i] for row in table.rows]
             kind = _kind(values)
-            types = {"str": pa.string(), "bool": pa.bool_(), "int": pa.int64(), "float": pa.float64()}
-            try:
-                array = pa.array(values, type=types.get(kind, pa.string()), from_pandas=False) if kind != "json" \
-                    else None
-            except (pa.ArrowInvalid, OverflowError):  # e.g. an int past int64
-                kind, array = "json", None
+            array = None
+            if kind != "json":
+                try:
+                    array = pa.array(values, type=types[kind], from_pandas=False)
+                except (pa.ArrowInvalid, OverflowError):  # e.g. an int past int64
+                    kind = "json"
             if array is None:
                 array = pa.array([None if v is None else json.dumps(v) for v in values], type=pa.string())
             arrays.append(array)

@@ -2,13 +2,12 @@
 // name when it has one, else the server's id.
 import { t, type MessageKey } from '@/i18n'
 
-function label(key: string, fallback: string): string {
+/** the locale's text of `key`, or `fallback` where the locale has none */
+export function labelOr(key: string, fallback: string): string {
   const s = t(key as MessageKey)
   return s === key ? fallback : s
 }
 
-export const conditionLabel = (id: string): string => label(`debugger.cond.${id}`, id)
-export const paramLabel = (name: string): string => label(`debugger.param.${name}`, name)
-export const targetLabel = (target: string): string => label(`debugger.target.${target}`, target)
-/** a label of the locale's `key`, or `fallback` where it has none */
-export const labelOr = label
+export const conditionLabel = (id: string): string => labelOr(`debugger.cond.${id}`, id)
+export const paramLabel = (name: string): string => labelOr(`debugger.param.${name}`, name)
+export const targetLabel = (target: string): string => labelOr(`debugger.target.${target}`, target)
