@@ -150,9 +150,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("profiler_db_spool_mb", int, 4096, "Disk (MB) in <workspace>/cache/profiler-db for copies of remote "
             "Ascend profiler databases (SQLite reads a local file); least recently used copies go first.",
             minimum=1, maximum=1_048_576),
-    Setting("decode_helper_mb", int, 16, "A reload with at least this many MB of local summary files to read "
-            "decodes their scalar records in a helper process on another core, beside the web worker (stopped "
-            "when the load is read); 0 = never.", minimum=0, maximum=1_048_576),
+    Setting("decode_helper_mb", int, 16, "A reload with at least this many MB of local scalar records for the "
+            "helper (TensorBoard and VisualDL files, the small first blocks of MindSpore files: a big MindSpore "
+            "block decodes in the worker) decodes them in a helper process on another core, beside the web worker "
+            "(stopped when the load is read); 0 = never.", minimum=0, maximum=1_048_576),
     Setting("enable_debugger", bool, False, "MindInsight's online debugger switch, accepted (True/False/1/0) but "
             "retired: MindSpore >= 2.5 has no debugger client; dumps are read offline from the summary base dir.",
             retired="the online debugger is gone (MindSpore >= 2.5 has no debugger client, MindInsight removed it "

@@ -282,18 +282,21 @@ class DataManager:
                 self._notifier.refresh()  # bounded watches: follow the number of directories
 
     def _start_helper(self, loaders: list[RunLoader]) -> bool:
-        """Start the decode helper when this cycle has at least decode_helper_mb of local files to read."""
+        """Start the decode helper when this cycle has at least decode_helper_mb of local summary bytes that the
+        helper would decode (formats.helper_bytes: a big MindSpore file decodes in the worker, so a few long
+        MindSpore runs do not start it: 20 MB of PSS for no gain)."""
         threshold = self.settings.decode_helper_mb << 20
         if threshold <= 0:
             return False
-        unread = 0
+        helped = 0
         for loader in loaders:
             run = self._runs.get(loader.train_id)
             if run is not None and not storage.is_remote(run.path):  # local files only
-                unread += max(0, run.total_bytes - loader.progress.bytes_read)
-        if unread < threshold:
+                helped += sum(formats.helper_bytes(f.name, max(0, f.size - loader.file_offset(f.name)))
+                              for f in (*run.summary_files, *run.member_files))
+        if helped < threshold:
             return False
-        log.info("%.0f MB to read: decoding in a helper process beside the worker", unread / 2**20)
+        log.info("%.0f MB to decode: decoding in a helper process beside the worker", helped / 2**20)
         return self.decode_helper.start()
 
     def _keep_unlisted(self, result: discovery.ScanResult) -> list[RunInfo]:

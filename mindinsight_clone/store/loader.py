@@ -230,7 +230,7 @@ class RunLoader:
             except FileNotFoundError:
                 continue
             except OSError as exc:  # e.g. a failing store: a problem while it lasts, what was read is kept
-                failed[name] = Problem(name, self._offset(name), "unreadable", f"cannot stat file: {exc}")
+                failed[name] = Problem(name, self.file_offset(name), "unreadable", f"cannot stat file: {exc}")
         self._note_stat_problems(failed)
         sizes = {name: st.size for name, st in stats.items()}
         self.progress.bytes_total = sum(sizes.values())
@@ -285,7 +285,8 @@ class RunLoader:
         return (state is None or state.unreadable is not None  # retried every pass until it reads
                 or state.size != st.size or state.mtime != st.mtime)
 
-    def _offset(self, name: str) -> int:
+    def file_offset(self, name: str) -> int:
+        """How far `name` (a summary file of this run) has been read."""
         state = self._files.get(name)
         return state.reader.offset if state is not None else 0
 

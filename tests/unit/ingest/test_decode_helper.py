@@ -144,7 +144,7 @@ def test_the_helper_never_outlives_its_worker(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("threshold_mb", "used"), [(0, False), (1, True), (64, False)])
 def test_a_reload_uses_the_helper_only_above_its_threshold(tmp_path: Path, threshold_mb: int, used: bool) -> None:
     base = tmp_path / "base"
-    for r in range(5):  # 1.7 MB of scalar records in all
+    for r in range(8):  # 2.7 MB of scalar records in all; the first 192 KB of each file would go to the helper
         scalar_run(base / f"run{r}", range(4000), ["loss", "lr", "acc", "grad_norm"], ts=1_700_000_000 + r)
     settings = settings_for_tests(summary_base_dir=str(base), workspace=str(tmp_path / "ws"),
                                   decode_helper_mb=threshold_mb)
@@ -153,8 +153,25 @@ def test_a_reload_uses_the_helper_only_above_its_threshold(tmp_path: Path, thres
         manager.reload()
         assert (manager.decode_helper.calls > 0) is used
         assert not manager.decode_helper.running  # stopped once the load was read
-        for r in range(5):
+        for r in range(8):
             steps = [s.step for s in manager.run_cache(f"./run{r}").samples("scalar", "grad_norm/scalar")]
             assert len(steps) == 1000 and steps == sorted(steps) and steps[-1] == 3999
+    finally:
+        manager.stop()
+
+
+def test_long_mindspore_runs_do_not_start_the_helper(tmp_path: Path) -> None:
+    """A big MindSpore block decodes in the worker (formats.HELPER_MS_BLOCK_BYTES): two runs of 3.4 MB give the
+    helper at most their first 192 KB each, under a 1 MB threshold, so no helper process (its ~20 MB) is started."""
+    base = tmp_path / "base"
+    for r in range(2):
+        scalar_run(base / f"run{r}", range(40_000), ["loss", "lr", "acc", "grad_norm"], ts=1_700_000_000 + r)
+    settings = settings_for_tests(summary_base_dir=str(base), workspace=str(tmp_path / "ws"), decode_helper_mb=1)
+    manager = DataManager(settings)
+    try:
+        manager.reload()
+        assert sum(f.size for f in manager._runs["./run0"].summary_files) > 3 << 20
+        assert manager.decode_helper.calls == 0 and manager.decode_helper.pid is None
+        assert [s.step for s in manager.run_cache("./run1").samples("scalar", "loss/scalar")][-1] == 39_999
     finally:
         manager.stop()
