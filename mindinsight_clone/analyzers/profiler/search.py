@@ -44,7 +44,7 @@ def search_ops(pdir: ProfilerDir, op_type: str, device_id: str, condition: dict[
     layout's AI Core / AI CPU tables are profile_views.OldLayout's."""
     device = pdir.device(device_id)
     filters = condition.get("filter_condition") or {}
-    if op_type in ascend_ops.ASCEND_COLUMNS and device is not None and ascend_ops.is_ascend(device):
+    if op_type in ascend_ops.ASCEND_COLUMNS and device is not None and device.is_ascend:
         result = ascend_ops.search(device, op_type, condition, cache)
         return op_stats.aicore_detail_view(result, filters) if op_type.endswith("_detail") and \
             op_type != "aicpu_detail" else result
