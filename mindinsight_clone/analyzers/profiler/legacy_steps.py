@@ -38,11 +38,6 @@ TRACE_FIELDS = {"total": "total_us", "iteration_interval": "iteration_interval_u
                 "fp": "fp_us", "tail": "tail_us"}
 
 
-def has_steps(device: DeviceFiles) -> bool:
-    """Whether the rank is an old-layout one with a step trace file."""
-    return device.output is None and device.file(legacy_step_trace.STEP_TRACE_FILE) is not None
-
-
 def label(device: DeviceFiles) -> str:
     return legacy_step_trace.STEP_TRACE_FILE.format(device.device_id)
 

@@ -14,7 +14,6 @@ from typing import Any
 from mindinsight_clone.analyzers.profiler import (
     ascend_overview,
     legacy_ops,
-    legacy_steps,
     memory,
     rank_tables,
     steps,
@@ -75,7 +74,7 @@ def _legacy_parts(pdir: ProfilerDir, device: DeviceFiles, cache: ParsedFileCache
     interval before it."""
     types = [(r[0], r[1], r[2]) for kind in ("aicore_type", "aicpu_type")
              for r in legacy_ops.load(pdir, kind, device.device_id, cache)[0].rows]
-    if not legacy_steps.has_steps(device):
+    if not rank_tables.has("steps", device, cache):
         return types, []
     rows: list[dict[str, Any]] = []
     start = 0.0
