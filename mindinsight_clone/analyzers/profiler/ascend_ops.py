@@ -21,7 +21,7 @@ import numpy as np
 
 from mindinsight_clone.analyzers.profiler import rank_tables
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
-from mindinsight_clone.analyzers.profiler.column_query import AnswerColumn, query
+from mindinsight_clone.analyzers.profiler.column_query import AnswerColumn, Row, Table, query, query_rows
 from mindinsight_clone.analyzers.profiler.kernel_table import (
     AI_CPU,
     HCCL,
@@ -31,8 +31,6 @@ from mindinsight_clone.analyzers.profiler.kernel_table import (
     type_row,
 )
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
-from mindinsight_clone.analyzers.profiler.tables import Row, Table
-from mindinsight_clone.analyzers.profiler.tables import query as rows_query
 
 DETAIL_EXTRA = (
     AnswerColumn("core_type", "core", "str"),
@@ -142,7 +140,7 @@ def types(device: DeviceFiles, op_type: str, condition: dict[str, Any],
         kernels = rank_tables.load("kernels", device, cache)
         rows, problems = aggregate_types(kernels, aicpu), list(kernels.problems)
     source = types_label(device)
-    answer = rows_query(Table(TYPE_COLUMNS, rows), condition)
+    answer = query_rows(Table(TYPE_COLUMNS, rows), condition)
     answer["source"] = source
     if problems:
         answer["problems"] = problems

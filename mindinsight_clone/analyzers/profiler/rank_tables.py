@@ -17,7 +17,7 @@ readers' rows), so a view works for every adapter that has its tables:
 | memory_record | (component -> [ts_us, allocated, reserved, active] array, problems) |
 | operator_memory | (allocations, problems) |
 | module_memory | (component -> [ts_us, NaN, reserved, NaN] array, problems) |
-| operator_details, api_statistic | (tables.Table, problems) |
+| operator_details, api_statistic | (column_query.Table, problems) |
 | kernels | kernel_table.KernelTable |
 | op_statistic | (type rows of every core, problems) — the text export only; elsewhere aggregated from kernels |
 | trace | trace_events.TraceColumns, or None when unreadable (logged) |
@@ -47,9 +47,9 @@ from mindinsight_clone.analyzers.profiler import (
     legacy_steps,
 )
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
+from mindinsight_clone.analyzers.profiler.column_query import Table
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
 from mindinsight_clone.analyzers.profiler.rows_codec import ROWS_CODEC, SERIES_CODEC
-from mindinsight_clone.analyzers.profiler.tables import Table
 from mindinsight_clone.analyzers.profiler.trace_engine import TRACE_CODEC, load_trace
 from mindinsight_clone.errors import ProfilerFileNotFoundError
 from mindinsight_clone.ingest.storage import Location
