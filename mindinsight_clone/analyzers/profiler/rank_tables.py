@@ -271,16 +271,8 @@ DB: dict[str, Reader] = {
 # --- the old MindSpore <= 2.2 layout (the rest of its views are MindInsight's, legacy_*.py) ----------------------
 
 
-def _legacy_steps(device: DeviceFiles, cache: Cache) -> Any:
-    return legacy_steps.steps(device, tuple(ascend_text_steps.FIELDS), cache)
-
-
-def _legacy_step_file(device: DeviceFiles) -> Location | None:
-    return device.file(legacy_step_trace.STEP_TRACE_FILE)
-
-
 LEGACY: dict[str, Reader] = {
-    "steps": Reader(_legacy_steps, legacy_steps.label, _legacy_step_file),
+    "steps": Reader(legacy_steps.steps, legacy_steps.label, legacy_steps.step_file),
 }
 
 ADAPTERS: dict[Format, dict[str, Reader]] = {"text": TEXT, "db": DB, "legacy": LEGACY}
