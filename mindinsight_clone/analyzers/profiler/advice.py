@@ -1,8 +1,7 @@
 """`profile/advice`: the advisor's findings over every rank of a profiler dir (rules in advice_rules.py).
 
-Loads what the rules need through the loaders the views use (step_trace_time, communication, ascend_ops), so the
-findings come from whichever export the loaders read; whether a rank has the data is asked of those loaders too
-(`communication.has_ops` / `has_matrix`, `ascend_ops.has_kernels` / `has_op_statistic`: the text file, or the
+Loads what the rules need through rank_tables.py, as the views do, so the findings come from whichever export
+the rank is written in; whether a rank has the data is asked there too (`rank_tables.has`: the text file, or the
 database table). Every rule says whether it ran: `rules` lists each with
 `status` `found` (a finding), `ok` (checked, nothing found) or `no_data` (the files it needs are absent), and the
 ranks it checked, so "no finding" is never confused with "not checked".
@@ -25,7 +24,6 @@ from mindinsight_clone.analyzers.profiler import (
     advice_rules,
     ascend_ops,
     cluster_steps,
-    communication,
     rank_tables,
     slow_rank,
 )
@@ -105,8 +103,8 @@ def aicpu_rows(device: DeviceFiles, cache: ParsedFileCache | None) -> tuple[list
 
 
 def kernel_times(device: DeviceFiles, cache: ParsedFileCache | None) -> tuple[np.ndarray, np.ndarray]:
-    """Start and duration (µs) of every device task of a rank (kernel_details.csv through ascend_ops)."""
-    table = ascend_ops.kernels_for(device, cache).table
+    """Start and duration (µs) of every device task of a rank (its kernel table)."""
+    table = rank_tables.load("kernels", device, cache).table
     return table.numbers["start"], table.numbers["duration"]
 
 
@@ -138,19 +136,20 @@ def advice(pdir: ProfilerDir, cache: ParsedFileCache | None = None) -> dict[str,
     cells: list[dict[str, Any]] = []
     matrix_ranks: list[int] = []
     for rank, device in sorted(devices.items()):
-        if communication.has_ops(device, cache):
-            loaded, error = _try(partial(communication.ops_for, device, cache))
+        if rank_tables.has("comm_ops", device, cache):
+            loaded, error = _try(partial(rank_tables.load, "comm_ops", device, cache))
             if error:
-                run.problems.append({"rank_id": rank, "file": communication.ops_label(device), "message": error})
+                run.problems.append({"rank_id": rank, "file": rank_tables.source("comm_ops", device), "message": error})
             else:
                 ops = loaded[0]
                 comm_ranks.append(rank)
                 times.extend(_collective_times(str(rank), ops))
                 links[rank] = advice_rules.link_totals(ops)
-        if communication.has_matrix(device, cache):
-            loaded, error = _try(partial(communication.matrix_for, device, cache))
+        if rank_tables.has("comm_matrix", device, cache):
+            loaded, error = _try(partial(rank_tables.load, "comm_matrix", device, cache))
             if error:
-                run.problems.append({"rank_id": rank, "file": communication.matrix_label(device), "message": error})
+                run.problems.append({"rank_id": rank, "file": rank_tables.source("comm_matrix", device),
+                                     "message": error})
             else:
                 matrix_ranks.append(rank)
                 cells.extend(_matrix_cells(loaded[0]))
@@ -173,8 +172,8 @@ def advice(pdir: ProfilerDir, cache: ParsedFileCache | None = None) -> dict[str,
     gaps: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     for rank in order:
         device = devices[rank]
-        has_stat = ascend_ops.has_op_statistic(device)
-        has_kernels = ascend_ops.has_kernels(device)
+        has_stat = rank_tables.has("op_statistic", device)
+        has_kernels = rank_tables.has("kernels", device)
         if has_stat or (has_kernels and rank in budget):
             rows, error = _try(partial(aicpu_rows, device, cache))
             if error:
@@ -191,7 +190,7 @@ def advice(pdir: ProfilerDir, cache: ParsedFileCache | None = None) -> dict[str,
                 gaps[rank] = times_of
     run.record("aicpu", advice_rules.aicpu(aicpu), list(aicpu),
                "" if aicpu else f"needs {_needs('types', devices)}", aicpu_skipped)
-    gap_skipped = [r for r in order if r not in budget and ascend_ops.has_kernels(devices[r])]
+    gap_skipped = [r for r in order if r not in budget and rank_tables.has("kernels", devices[r])]
     run.record("dispatch_gap", advice_rules.dispatch_gaps(gaps), list(gaps),
                "" if gaps else f"needs {_needs('kernels', devices)}", gap_skipped)
 

@@ -99,10 +99,6 @@ def reason(err: Exception) -> str:
     return str(err)
 
 
-def clean(cell: str) -> str:
-    return cell.strip()
-
-
 def number(cell: str) -> float | None:
     """A float, or None for an empty / `N/A` cell; ValueError for anything else."""
     text = cell.strip()

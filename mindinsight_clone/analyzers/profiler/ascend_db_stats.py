@@ -21,8 +21,8 @@ import numpy as np
 from mindinsight_clone.analyzers.profiler import ascend_csv
 from mindinsight_clone.analyzers.profiler.ascend_db import INT_NULL, Db, profiler_db, read_parsed, strings
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
+from mindinsight_clone.analyzers.profiler.column_query import Row
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
-from mindinsight_clone.analyzers.profiler.tables import Row
 
 Problems = list[dict[str, Any]]
 MB = float(1 << 20)

@@ -21,7 +21,7 @@ import numpy as np
 
 from mindinsight_clone.analyzers.profiler import rank_tables
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
-from mindinsight_clone.analyzers.profiler.column_query import AnswerColumn, query
+from mindinsight_clone.analyzers.profiler.column_query import AnswerColumn, Row, Table, query, query_rows
 from mindinsight_clone.analyzers.profiler.kernel_table import (
     AI_CPU,
     HCCL,
@@ -31,8 +31,6 @@ from mindinsight_clone.analyzers.profiler.kernel_table import (
     type_row,
 )
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
-from mindinsight_clone.analyzers.profiler.tables import Row, Table
-from mindinsight_clone.analyzers.profiler.tables import query as rows_query
 
 DETAIL_EXTRA = (
     AnswerColumn("core_type", "core", "str"),
@@ -81,35 +79,14 @@ ASCEND_COLUMNS: dict[str, tuple[str, ...]] = {
 }
 
 
-def has_kernels(device: DeviceFiles) -> bool:
-    """Whether the rank has a kernel table: kernel_details.csv, or the database export (COMPUTE_TASK_INFO ⋈ TASK)."""
-    return rank_tables.has("kernels", device)
-
-
-def has_op_statistic(device: DeviceFiles) -> bool:
-    """Whether the rank's operator types come from op_statistic.csv (the text export at Level1+) rather than from
-    its kernel table aggregated (Level0, and always for the database export, which stores no such table)."""
-    return rank_tables.has("op_statistic", device)
-
-
 def types_label(device: DeviceFiles) -> str:
     """What a problem names as the source of the rank's operator types."""
-    return rank_tables.source("op_statistic" if has_op_statistic(device) else "kernels", device)
-
-
-def is_ascend(device: DeviceFiles | None) -> bool:
-    """Whether the device has Ascend (not only host CPU) output: one of the NPU tables exists."""
-    return device is not None and device.is_ascend
-
-
-def kernels_for(device: DeviceFiles, cache: ParsedFileCache | None) -> KernelTable:
-    kernels: KernelTable = rank_tables.load("kernels", device, cache)
-    return kernels
+    return rank_tables.source("op_statistic" if rank_tables.has("op_statistic", device) else "kernels", device)
 
 
 def detail(device: DeviceFiles, op_type: str, condition: dict[str, Any],
            cache: ParsedFileCache | None = None) -> dict[str, Any]:
-    kernels = kernels_for(device, cache)
+    kernels: KernelTable = rank_tables.load("kernels", device, cache)
     aicpu = _cores(op_type)
     answer = query(kernels.subset(aicpu), AICPU_DETAIL if aicpu else AICORE_DETAIL, condition)
     starts = kernels.table.numbers["start"]
@@ -156,14 +133,14 @@ def aggregate_types(kernels: KernelTable, aicpu: bool | None) -> tuple[Row, ...]
 def types(device: DeviceFiles, op_type: str, condition: dict[str, Any],
           cache: ParsedFileCache | None = None) -> dict[str, Any]:
     aicpu = _cores(op_type)
-    if has_op_statistic(device):
+    if rank_tables.has("op_statistic", device):
         every, problems = rank_tables.load("op_statistic", device, cache)
         rows = every if aicpu is None else tuple(r for r in every if (r[4] == AI_CPU) == aicpu)
     else:
-        kernels = kernels_for(device, cache)
+        kernels = rank_tables.load("kernels", device, cache)
         rows, problems = aggregate_types(kernels, aicpu), list(kernels.problems)
     source = types_label(device)
-    answer = rows_query(Table(TYPE_COLUMNS, rows), condition)
+    answer = query_rows(Table(TYPE_COLUMNS, rows), condition)
     answer["source"] = source
     if problems:
         answer["problems"] = problems

@@ -17,12 +17,11 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
-from mindinsight_clone.analyzers.profiler import advice_rules, cluster_steps, compare, memory_record
+from mindinsight_clone.analyzers.profiler import advice_rules, cluster_steps, compare, memory_record, rank_tables
 from mindinsight_clone.analyzers.profiler.advice import aicpu_rows
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles, ProfilerDir
 from mindinsight_clone.analyzers.profiler.numbers import fmt
-from mindinsight_clone.analyzers.profiler.step_trace_time import steps_for
 from mindinsight_clone.errors import MindInsightError
 
 TOP_N = 5
@@ -30,7 +29,7 @@ MIB = 1 << 20
 
 
 def _steps(device: DeviceFiles, cache: ParsedFileCache | None) -> list[dict[str, Any]]:
-    steps, _ = steps_for(device, cache)
+    steps, _ = rank_tables.load("steps", device, cache)
     return [{"step": s["step"], "start_us": None, "duration_us": round(cluster_steps.step_total(s), 3),
              "compute_us": s["computing_us"], "interval_us": None,
              "communication_not_overlapped_us": s["communication_not_overlapped_us"], "free_us": s["free_us"]}
@@ -61,7 +60,7 @@ def overview(pdir: ProfilerDir, device: DeviceFiles, cache: ParsedFileCache | No
     ranked = sorted(types.items(), key=lambda kv: (-kv[1][1], kv[0]))[:TOP_N]
     durations = [s["duration_us"] for s in steps]
     hints = []
-    means = cluster_steps.average(steps_for(device, cache)[0]) if steps else None
+    means = cluster_steps.average(rank_tables.load("steps", device, cache)[0]) if steps else None
     free = advice_rules.free_time([{"rank_id": rank, **means}]) if means else None
     aicpu = part("hints", lambda: advice_rules.aicpu({rank: aicpu_rows(device, cache)}), None) if types else None
     for found in (free, aicpu):

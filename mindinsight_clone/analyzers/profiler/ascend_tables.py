@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mindinsight_clone.analyzers.profiler import ascend_csv
-from mindinsight_clone.analyzers.profiler.tables import Table
+from mindinsight_clone.analyzers.profiler.column_query import Table
 from mindinsight_clone.ingest.storage import Location
 
 

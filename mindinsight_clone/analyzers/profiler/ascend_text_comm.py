@@ -106,6 +106,14 @@ def parse_ops(path: Location, rank: str) -> tuple[list[dict[str, Any]], list[dic
     return ops, totals, skipped
 
 
+def link_row(op: str, group: str, step: int | str, kind: str, src: str, dst: str, link: dict[str, Any]
+             ) -> dict[str, Any]:
+    """One src→dst entry of a communication matrix (a rank's, or the cluster analyser's)."""
+    return {"op": op, "src": int(src), "dst": int(dst), "transport": link.get("Transport Type"),
+            "size_mb": num(link.get("Transit Size(MB)")), "time_ms": num(link.get("Transit Time(ms)")),
+            "gbps": num(link.get("Bandwidth(GB/s)")), "group": group, "step": step, "type": kind}
+
+
 def parse_matrix(path: Location, rank: str) -> tuple[list[dict[str, Any]], list[str]]:
     data = load_json(path, ascend_csv.label(MATRIX, rank))
     cells: list[dict[str, Any]] = []
@@ -119,11 +127,6 @@ def parse_matrix(path: Location, rank: str) -> tuple[list[dict[str, Any]], list[
                     if not isinstance(link, dict) or not src.isdigit() or not dst.isdigit():
                         skipped.append(f"{key} {pair}")
                         continue
-                    cells.append({"op": op, "src": int(src), "dst": int(dst),
-                                  "transport": link.get("Transport Type"),
-                                  "size_mb": num(link.get("Transit Size(MB)")),
-                                  "time_ms": num(link.get("Transit Time(ms)")),
-                                  "gbps": num(link.get("Bandwidth(GB/s)")),
-                                  "group": group, "step": step_of(step_key), "type": kind,
+                    cells.append({**link_row(op, group, step_of(step_key), kind, src, dst, link),
                                   "op_name": link.get("Op Name")})
     return cells, skipped

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from mindinsight_clone.analyzers.profiler import communication
+from mindinsight_clone.analyzers.profiler import rank_tables
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import ProfilerDir
 from mindinsight_clone.errors import MindInsightError, ProfilerParamValueError
@@ -25,12 +25,12 @@ def cluster_matrix(pdir: ProfilerDir, group: str | None = None, op: str | None =
     read: list[int] = []
     for device_id in pdir.device_ids:
         device = pdir.devices[device_id]
-        if device.output is None or not communication.has_matrix(device, cache):
+        if device.output is None or not rank_tables.has("comm_matrix", device, cache):
             continue
         try:
-            rows, _ = communication.matrix_for(device, cache)
+            rows, _ = rank_tables.load("comm_matrix", device, cache)
         except MindInsightError as err:
-            problems.append({"rank_id": int(device_id), "file": communication.matrix_label(device),
+            problems.append({"rank_id": int(device_id), "file": rank_tables.source("comm_matrix", device),
                              "message": err.message})
             continue
         read.append(int(device_id))

@@ -18,7 +18,7 @@ from mindinsight_clone.analyzers.profiler import ascend_csv, ascend_db_cluster, 
 from mindinsight_clone.analyzers.profiler.ascend_text_steps import FIELDS
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import ProfilerDir
-from mindinsight_clone.analyzers.profiler.numbers import num, step_of
+from mindinsight_clone.analyzers.profiler.numbers import step_of
 from mindinsight_clone.errors import MindInsightError
 from mindinsight_clone.ingest import storage
 from mindinsight_clone.ingest.storage import Location
@@ -88,12 +88,7 @@ def _matrix(path: Location) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]
                 for pair, link in (links.items() if isinstance(links, dict) else ()):
                     src, _, dst = str(pair).partition("-")
                     if isinstance(link, dict) and src.isdigit() and dst.isdigit():
-                        cells.append({"op": op, "src": int(src), "dst": int(dst),
-                                      "transport": link.get("Transport Type"),
-                                      "size_mb": num(link.get("Transit Size(MB)")),
-                                      "time_ms": num(link.get("Transit Time(ms)")),
-                                      "gbps": num(link.get("Bandwidth(GB/s)")),
-                                      "group": group, "step": step_of(step_key), "type": kind})
+                        cells.append(ascend_text_comm.link_row(op, group, step_of(step_key), kind, src, dst, link))
     return cells, []
 
 

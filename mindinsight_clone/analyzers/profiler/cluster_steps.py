@@ -20,10 +20,10 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
-from mindinsight_clone.analyzers.profiler import stages
+from mindinsight_clone.analyzers.profiler import rank_tables, stages
+from mindinsight_clone.analyzers.profiler.ascend_text_steps import FIELDS, PHASES
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import ProfilerDir
-from mindinsight_clone.analyzers.profiler.step_trace_time import FIELDS, PHASES, label_for, steps_for
 from mindinsight_clone.errors import MindInsightError
 
 TOLERANCE = 0.05
@@ -85,9 +85,10 @@ def rank_means(pdir: ProfilerDir, cache: ParsedFileCache | None = None
     for device_id in pdir.device_ids:
         device = pdir.devices[device_id]
         try:
-            steps, file_problems = steps_for(device, cache)
+            steps, file_problems = rank_tables.load("steps", device, cache)
         except MindInsightError as err:
-            problems.append({"rank_id": int(device_id), "file": label_for(device), "message": err.message})
+            problems.append({"rank_id": int(device_id), "file": rank_tables.source("steps", device),
+                             "message": err.message})
             continue
         problems.extend({"rank_id": int(device_id), **p} for p in file_problems)
         if steps:

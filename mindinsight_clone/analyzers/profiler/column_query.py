@@ -4,7 +4,8 @@ A `ColumnTable` keeps numbers as float64 (NaN = absent), strings as integer ids 
 into a tuple of distinct values, and any other Python values (`from_rows`: a table of Python rows) as ids into a
 tuple of distinct values too; so a kernel_details.csv of a million rows costs tens of MB, and only the rows of the
 asked page become Python lists. Answer columns map to stored columns through `AnswerColumn` (a few answer columns
-are derived: a unit change, a copy, a constant). The rules (tables.py applies them to Python rows through here):
+are derived: a unit change, a copy, a constant). A `Table` of Python rows is queried by the same rules
+(`query_rows`: its rows are read as "value" columns, and the rows kept are returned as they are). The rules:
 
 * filter `{column: {"in"|"not_in"|"partial_match_str_in": [values]}}`: `in` / `not_in` exact,
   `partial_match_str_in` a case-insensitive substring of the shown value; an unknown operator filters every row out,
@@ -24,6 +25,7 @@ from typing import Any, Literal
 import numpy as np
 
 Kind = Literal["str", "num", "int", "const", "value"]
+Row = list[Any]
 
 
 @dataclass(frozen=True)
@@ -205,3 +207,44 @@ def materialise(table: ColumnTable, cols: tuple[AnswerColumn, ...], rows: np.nda
         for row, value in zip(out, values, strict=True):
             row.append(value)
     return out
+
+
+@dataclass(frozen=True)
+class Table:
+    """A profiler table of Python rows."""
+
+    col_names: tuple[str, ...]
+    rows: tuple[Row, ...]
+
+
+def _pick(rows: Sequence[Row], indexes: np.ndarray) -> list[Row]:
+    return [rows[i] for i in indexes.tolist()]
+
+
+def filter_rows(rows: Sequence[Row], cols: Sequence[str], filters: dict[str, Any]) -> list[Row]:
+    names = [k for k, v in filters.items() if k in cols and isinstance(v, dict)]
+    if not names:
+        return list(rows)
+    table, answer_cols = from_rows(cols, rows, only=names)
+    return _pick(rows, np.flatnonzero(filter_mask(table, answer_cols, filters)))
+
+
+def sort_rows(rows: list[Row], cols: Sequence[str], sort: dict[str, Any] | None) -> list[Row]:
+    if not sort or not sort.get("name") or sort["name"] not in cols:
+        return rows
+    table, answer_cols = from_rows(cols, rows, only=[sort["name"]])
+    return _pick(rows, sort_order(table, answer_cols, np.arange(len(rows)), sort))
+
+
+def page_rows(rows: list[Row], group: dict[str, Any] | None) -> list[Row]:
+    return _pick(rows, page(np.arange(len(rows)), group))
+
+
+def query_rows(table: Table, condition: dict[str, Any]) -> dict[str, Any]:
+    """`query` over a table of Python rows (only the columns filtered or sorted on are read into the engine)."""
+    cols = list(table.col_names)
+    filters = condition.get("filter_condition") or {}
+    rows = filter_rows(table.rows, cols, filters if isinstance(filters, dict) else {})
+    size = len(rows)
+    rows = page_rows(sort_rows(rows, cols, condition.get("sort_condition")), condition.get("group_condition"))
+    return {"col_name": cols, "object": [list(r) for r in rows], "size": size}

@@ -16,52 +16,19 @@ from mindinsight_clone.errors import MindInsightError
 Rows = list[dict[str, Any]]
 
 
-def ops_for(device: DeviceFiles, cache: ParsedFileCache | None = None) -> tuple[Rows, Rows, Rows]:
-    """The communication of a rank: (ops, totals, problems), cached; the rows are shared (read only).
-    ProfilerFileNotFoundError when the rank has none."""
-    ops: tuple[Rows, Rows, Rows] = rank_tables.load("comm_ops", device, cache)
-    return ops
-
-
-def matrix_for(device: DeviceFiles, cache: ParsedFileCache | None = None) -> tuple[Rows, Rows]:
-    """The src→dst links of a rank: (cells, problems), cached; ProfilerFileNotFoundError when the rank has none,
-    ProfilerRawFileError when they cannot be read."""
-    cells: tuple[Rows, Rows] = rank_tables.load("comm_matrix", device, cache)
-    return cells
-
-
-def has_ops(device: DeviceFiles, cache: ParsedFileCache | None = None) -> bool:
-    """Whether the rank wrote its communication ops (profiler Level1+)."""
-    return rank_tables.has("comm_ops", device, cache)
-
-
-def has_matrix(device: DeviceFiles, cache: ParsedFileCache | None = None) -> bool:
-    """Whether the rank wrote its src→dst links (profiler Level1+)."""
-    return rank_tables.has("comm_matrix", device, cache)
-
-
-def ops_label(device: DeviceFiles) -> str:
-    """What a problem names as the source of the rank's communication ops."""
-    return rank_tables.source("comm_ops", device)
-
-
-def matrix_label(device: DeviceFiles) -> str:
-    return rank_tables.source("comm_matrix", device)
-
-
 def _label(device: DeviceFiles) -> str:
-    return ascend_csv.label(matrix_label(device), device.device_id)
+    return ascend_csv.label(rank_tables.source("comm_matrix", device), device.device_id)
 
 
 def communication(device: DeviceFiles, cache: ParsedFileCache | None = None) -> dict[str, Any]:
-    ops, totals, op_problems = ops_for(device, cache)
+    ops, totals, op_problems = rank_tables.load("comm_ops", device, cache)
     problems = list(op_problems)
     matrix: Rows = []
-    if not has_matrix(device, cache):
+    if not rank_tables.has("comm_matrix", device, cache):
         problems.append({"file": _label(device), "message": "missing: no src→dst matrix"})
     else:
         try:
-            matrix, link_problems = matrix_for(device, cache)
+            matrix, link_problems = rank_tables.load("comm_matrix", device, cache)
         except MindInsightError as err:
             problems.append({"file": _label(device), "message": err.message})
         else:

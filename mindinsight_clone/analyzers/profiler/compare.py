@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from mindinsight_clone.analyzers.profiler import ascend_ops, cluster_steps
+from mindinsight_clone.analyzers.profiler import ascend_ops, cluster_steps, rank_tables
+from mindinsight_clone.analyzers.profiler.ascend_text_steps import FIELDS, PHASES
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
-from mindinsight_clone.analyzers.profiler.step_trace_time import FIELDS, PHASES, label_for, steps_for
 from mindinsight_clone.errors import MindInsightError
 
 SIDES = ("value", "base")
@@ -49,7 +49,7 @@ def diff_op_types(value: dict[str, tuple[int, float]], base: dict[str, tuple[int
 
 
 def step_means(device: DeviceFiles, cache: ParsedFileCache | None = None) -> dict[str, Any]:
-    steps, _ = steps_for(device, cache)
+    steps, _ = rank_tables.load("steps", device, cache)
     means = cluster_steps.average(steps)
     totals = [s["total_us"] for s in steps if s.get("total_us") is not None]  # an old-layout step trace's own total
     if any(means[p] is not None for p in PHASES):
@@ -81,7 +81,7 @@ def compare(device: DeviceFiles, base: DeviceFiles, cache: ParsedFileCache | Non
         try:
             means[side] = step_means(dev, cache)
         except MindInsightError as err:
-            problems.append({"side": side, "rank_id": int(dev.device_id), "file": label_for(dev),
+            problems.append({"side": side, "rank_id": int(dev.device_id), "file": rank_tables.source("steps", dev),
                              "message": err.message})
     answer: dict[str, Any] = {
         "op_types": diff_op_types(types["value"], types["base"]) if len(types) == 2 else [],

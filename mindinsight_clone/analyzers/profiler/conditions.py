@@ -20,10 +20,6 @@ def _err(value: int, part: str, detail: str) -> ProfilerSearchConditionError:
     return ProfilerSearchConditionError(value, f"The {part} in search_condition error, {detail}")
 
 
-def device_id_error(detail: str) -> ProfilerSearchConditionError:
-    return _err(DEVICE_ID, "device_id", detail)
-
-
 def op_type_error(detail: str) -> ProfilerSearchConditionError:
     return _err(OP_TYPE, "op_type", detail)
 
@@ -44,7 +40,7 @@ def check_dict(condition: Any, what: str = "search_condition") -> dict[str, Any]
 
 def check_device_id(condition: dict[str, Any]) -> str:
     if "device_id" in condition and not isinstance(condition["device_id"], str):
-        raise device_id_error("Invalid device_id type, it should be str.")
+        raise _err(DEVICE_ID, "device_id", "Invalid device_id type, it should be str.")
     return str(condition.get("device_id", "0"))
 
 

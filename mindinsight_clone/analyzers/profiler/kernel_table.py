@@ -13,9 +13,8 @@ from typing import Any
 import numpy as np
 
 from mindinsight_clone.analyzers.profiler import arrow_columns, ascend_csv, csv_columns
-from mindinsight_clone.analyzers.profiler.column_query import ColumnTable
+from mindinsight_clone.analyzers.profiler.column_query import ColumnTable, Row
 from mindinsight_clone.analyzers.profiler.numbers import fmt
-from mindinsight_clone.analyzers.profiler.tables import Row
 from mindinsight_clone.ingest.storage import Location
 
 KERNEL_DETAILS = "kernel_details.csv"

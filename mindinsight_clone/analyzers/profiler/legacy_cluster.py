@@ -24,7 +24,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from mindinsight_clone.analyzers.profiler import tables
+from mindinsight_clone.analyzers.profiler import column_query
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import ProfilerDir
 from mindinsight_clone.analyzers.profiler.legacy_files import dir_file, dir_names, read_json, read_lines
@@ -215,9 +215,9 @@ def _sort_and_page(rows: list[Any], columns: tuple[str, ...], condition: dict[st
     if isinstance(sort, dict) and sort.get("name"):
         if sort["name"] not in columns:
             raise ProfilerSearchConditionError(COLUMN_NOT_EXIST, f"The column {sort['name']} does not exist.")
-        rows = tables.sort_rows(rows, list(columns), sort)
+        rows = column_query.sort_rows(rows, list(columns), sort)
     group = condition.get("group_condition")
-    return tables.page_rows(rows, group if isinstance(group, dict) else None)
+    return column_query.page_rows(rows, group if isinstance(group, dict) else None)
 
 
 def cluster_communication(pdir: ProfilerDir, condition: dict[str, Any],

@@ -1,8 +1,9 @@
 """`POST profile/ops/search` over the old Ascend layout: MindInsight 2.3.1's AI Core / AI CPU tables.
 
-An adapter into `tables.Table` (queried with MindInsight's filter / sort / page semantics by `tables.query`);
-the columns and numbers are those of MindInsight's `AicoreTypeAnalyser`, `AicoreDetailAnalyser`,
-`AicpuTypeAnalyser` and `AicpuDetailAnalyser` (times in µs, rounded to 3 decimals from 1 up, 6 below):
+An adapter into `column_query.Table` (queried with MindInsight's filter / sort / page semantics by
+`column_query.query_rows`); the columns and numbers are those of MindInsight's `AicoreTypeAnalyser`,
+`AicoreDetailAnalyser`, `AicpuTypeAnalyser` and `AicpuDetailAnalyser` (times in µs, rounded to 3 decimals from 1
+up, 6 below):
 
 * aicore_type, from `aicore_intermediate_<id>_type.csv`: kernel_type, total_time, execution_frequency,
   total_percent, avg_time;
@@ -22,12 +23,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mindinsight_clone.analyzers.profiler import conditions, tables
+from mindinsight_clone.analyzers.profiler import column_query, conditions
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
+from mindinsight_clone.analyzers.profiler.column_query import Row, Table
 from mindinsight_clone.analyzers.profiler.layout import ProfilerDir
 from mindinsight_clone.analyzers.profiler.legacy_files import dir_file, read_csv, read_lines
 from mindinsight_clone.analyzers.profiler.numbers import MS_TO_US, fmt
-from mindinsight_clone.analyzers.profiler.tables import Row, Table
 from mindinsight_clone.errors import ProfilerSearchConditionError
 
 COLUMNS: dict[str, tuple[str, ...]] = {
@@ -238,7 +239,7 @@ def search(pdir: ProfilerDir, op_type: str, device_id: str, condition: dict[str,
     _check_sort(op_type, condition)
     table, problems = load(pdir, op_type, device_id, cache)
     filters = condition.get("filter_condition") or {}
-    result = tables.query(table, condition)
+    result = column_query.query_rows(table, condition)
     if op_type == "aicore_type":  # MindInsight prints the page's total times with format(.6f)
         for row in result["object"]:
             row[1] = float(format(row[1], ".6f"))

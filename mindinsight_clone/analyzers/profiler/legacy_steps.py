@@ -1,4 +1,4 @@
-"""The steps table of an old-layout rank (MindSpore <= 2.2), in the fields of `step_trace_time.FIELDS`, so that
+"""The steps table of an old-layout rank (MindSpore <= 2.2), in the fields of `ascend_text_steps.FIELDS`, so that
 step-trace-time, the cluster step view, compare, advice and overview read it as they read step_trace_time.csv.
 
 * `step_trace_raw_<rank>_detail_time.csv` (legacy_step_trace.py) gives each step's total, iteration interval,
@@ -18,11 +18,14 @@ from __future__ import annotations
 from typing import Any
 
 from mindinsight_clone.analyzers.profiler import legacy_step_trace
+from mindinsight_clone.analyzers.profiler.ascend_text_steps import FIELDS
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
 from mindinsight_clone.analyzers.profiler.legacy_files import read_csv
+from mindinsight_clone.analyzers.profiler.numbers import to_float
 from mindinsight_clone.errors import ProfilerFileNotFoundError
 from mindinsight_clone.ingest import storage
+from mindinsight_clone.ingest.storage import Location
 
 US_PER_COUNT = 0.01  # a system count is 10 ns
 CLUSTER_PREFIXES = ("ascend_cluster_analyse_", "gpu_cluster_analyse_")
@@ -36,11 +39,6 @@ CLUSTER_FIELDS = {
 }
 TRACE_FIELDS = {"total": "total_us", "iteration_interval": "iteration_interval_us", "fp_and_bp": "fp_and_bp_us",
                 "fp": "fp_us", "tail": "tail_us"}
-
-
-def has_steps(device: DeviceFiles) -> bool:
-    """Whether the rank is an old-layout one with a step trace file."""
-    return device.output is None and device.file(legacy_step_trace.STEP_TRACE_FILE) is not None
 
 
 def label(device: DeviceFiles) -> str:
@@ -58,23 +56,20 @@ def _cluster_file(device: DeviceFiles) -> Any:
     return None
 
 
-def _number(cell: str) -> float | None:
-    try:
-        return float(cell)
-    except ValueError:
-        return None
+def step_file(device: DeviceFiles) -> Location | None:
+    return device.file(legacy_step_trace.STEP_TRACE_FILE)
 
 
-def steps(device: DeviceFiles, fields: tuple[str, ...], cache: ParsedFileCache | None = None
+def steps(device: DeviceFiles, cache: ParsedFileCache | None = None
           ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """(steps, problems) of an old-layout rank; each step has every key of `fields` (null where not written)."""
-    path = device.file(legacy_step_trace.STEP_TRACE_FILE)
+    """(steps, problems) of an old-layout rank; each step has every key of `FIELDS` (null where not written)."""
+    path = step_file(device)
     if path is None:
         raise ProfilerFileNotFoundError(f"<{label(device)}>")
-    return cached(cache, "legacy_steps", path, lambda p: _steps(device, p, fields, cache))
+    return cached(cache, "legacy_steps", path, lambda p: _steps(device, p, cache))
 
 
-def _steps(device: DeviceFiles, path: Any, fields: tuple[str, ...], cache: ParsedFileCache | None
+def _steps(device: DeviceFiles, path: Any, cache: ParsedFileCache | None
            ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     trace = legacy_step_trace.parse(path, cache)
     header = trace.header
@@ -91,7 +86,7 @@ def _steps(device: DeviceFiles, path: Any, fields: tuple[str, ...], cache: Parse
         cluster_header, cluster_rows = table.header, list(table.rows[:-1])  # the last row is the average
     out: list[dict[str, Any]] = []
     for index, row in enumerate(trace.rows[:-1]):
-        step: dict[str, Any] = dict.fromkeys(fields)
+        step: dict[str, Any] = dict.fromkeys(FIELDS)
         step["step"] = int(row[0]) if row[0].isdigit() else index + 1
         for column, key in TRACE_FIELDS.items():
             if column in header:
@@ -99,7 +94,7 @@ def _steps(device: DeviceFiles, path: Any, fields: tuple[str, ...], cache: Parse
         if index < len(cluster_rows):
             cells = dict(zip(cluster_header, cluster_rows[index], strict=False))
             for column, key in CLUSTER_FIELDS.items():
-                value = _number(cells.get(column, ""))
+                value = to_float(cells.get(column, ""))
                 step[key] = None if value is None else round(value * 1000, 3)
             if step["computing_us"] is not None and step["communication_not_overlapped_us"] is not None:
                 step["free_us"] = round(max(0.0, step["total_us"] - step["computing_us"]

@@ -16,6 +16,7 @@ from typing import Any
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import ProfilerDir
 from mindinsight_clone.analyzers.profiler.legacy_files import dir_file, read_json
+from mindinsight_clone.analyzers.profiler.numbers import to_float
 from mindinsight_clone.analyzers.profiler.timeline import Window
 from mindinsight_clone.errors import ProfilerRawFileError
 from mindinsight_clone.ingest.storage import Location
@@ -46,21 +47,14 @@ def _scope_level(event: dict[str, Any]) -> int:
         return 0
 
 
-def _number(value: Any) -> float | None:
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
-
-
 def _windowed(events: list[Any], window: Window) -> list[Any]:
     """Metadata events, then the timed events overlapping the window (the `max_events` longest), by start."""
     meta = [e for e in events if e.get("ph") == "M"]
     timed: list[tuple[Any, float, float]] = []
     for event in events:
-        ts = _number(event.get("ts")) if event.get("ph") != "M" else None
+        ts = to_float(event.get("ts")) if event.get("ph") != "M" else None
         if ts is not None:
-            timed.append((event, ts, _number(event.get("dur")) or 0.0))
+            timed.append((event, ts, to_float(event.get("dur")) or 0.0))
     origin = min((ts for _, ts, _ in timed), default=0.0)
     chosen = [(e, ts, dur) for e, ts, dur in timed
               if (window.start_us is None or ts + dur >= origin + window.start_us)

@@ -23,12 +23,6 @@ DEFAULT_POINTS = 2000
 DEFAULT_TOP = 20
 
 
-def downsample(data: np.ndarray, max_points: int) -> np.ndarray:
-    """A [ts, allocated, reserved, active] series cut to `max_points`, each bucket's reserved and allocated peaks
-    kept (store/downsample.peak_rows)."""
-    return peak_rows(data, max_points, (2, 1))
-
-
 def _cell(value: float) -> float | None:
     return None if value != value else value
 
@@ -38,19 +32,14 @@ def _peak(series: dict[str, np.ndarray], col: int) -> float | None:
     return float(max(values)) if values else None
 
 
-def _series(device: DeviceFiles, cache: ParsedFileCache | None) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]]:
-    series: tuple[dict[str, np.ndarray], list[dict[str, Any]]] = rank_tables.load("memory_record", device, cache)
-    return series
-
-
 def memory_record(device: DeviceFiles, max_points: int = DEFAULT_POINTS, top: int = DEFAULT_TOP,
                   cache: ParsedFileCache | None = None) -> dict[str, Any]:
-    series, problems = _series(device, cache)
+    series, problems = rank_tables.load("memory_record", device, cache)
     problems = list(problems)
     answer: dict[str, Any] = {
         "peak_reserved_mb": _peak(series, 2),
         "peak_allocated_mb": _peak(series, 1),
-        "series": {c: [[_cell(v) for v in row] for row in downsample(d, max_points).tolist()]
+        "series": {c: [[_cell(v) for v in row] for row in peak_rows(d, max_points, (2, 1)).tolist()]
                    for c, d in series.items()},
         "top_operators": [],
         "points": {c: len(d) for c, d in series.items()},

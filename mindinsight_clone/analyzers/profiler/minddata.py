@@ -10,9 +10,9 @@ import json
 import logging
 from typing import Any
 
-from mindinsight_clone.analyzers.profiler import conditions, tables
+from mindinsight_clone.analyzers.profiler import column_query, conditions
+from mindinsight_clone.analyzers.profiler.column_query import Row, Table
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
-from mindinsight_clone.analyzers.profiler.tables import Row, Table
 from mindinsight_clone.errors import ProfilerFileNotFoundError
 from mindinsight_clone.ingest import storage
 
@@ -103,12 +103,12 @@ def op_queue(device: DeviceFiles | None, condition: dict[str, Any]) -> dict[str,
     filters = dict(condition.get("filter_condition") or {})
     detail = filters.pop("is_display_op_detail", False) is True
     threshold = filters.pop("threshold", None)
-    rows = tables.filter_rows(table.rows, table.col_names, filters)
+    rows = column_query.filter_rows(table.rows, table.col_names, filters)
     if isinstance(threshold, list) and len(threshold) == 2:
         rows = outside_threshold(rows, {r[_OP_ID]: r for r in table.rows}, threshold[1], threshold[0])
     size = len(rows)
-    rows = tables.sort_rows(rows, table.col_names, condition.get("sort_condition"))
-    rows = tables.page_rows(rows, condition.get("group_condition"))
+    rows = column_query.sort_rows(rows, table.col_names, condition.get("sort_condition"))
+    rows = column_query.page_rows(rows, condition.get("group_condition"))
     keep = list(range(len(ALL_COLUMNS))) if detail else [_OP_ID, _OP_TYPE, *range(_AVG, len(ALL_COLUMNS))]
     return {"col_name": [ALL_COLUMNS[i] for i in keep], "object": [[row[i] for i in keep] for row in rows],
             "size": size}

@@ -11,34 +11,25 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from mindinsight_clone.analyzers.profiler import rank_tables
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
-from mindinsight_clone.analyzers.profiler.memory_record import downsample
+from mindinsight_clone.store.downsample import peak_rows
 
 DEFAULT_POINTS = 1000
 
 
-def series_for(device: DeviceFiles, cache: ParsedFileCache | None = None
-               ) -> tuple[dict[str, np.ndarray], list[dict[str, Any]], str]:
-    """(component -> rows, problems, source) of a rank; ProfilerFileNotFoundError when it wrote none."""
-    series, problems = rank_tables.load("module_memory", device, cache)
-    return series, problems, rank_tables.source("module_memory", device)
-
-
 def npu_module_mem(device: DeviceFiles, max_points: int = DEFAULT_POINTS,
                    cache: ParsedFileCache | None = None) -> dict[str, Any]:
-    series, problems, source = series_for(device, cache)
+    series, problems = rank_tables.load("module_memory", device, cache)
     peaks = {c: float(d[:, 2].max()) for c, d in series.items() if d.size}
     order = sorted(peaks, key=lambda c: (-peaks[c], c))
     components = []
     for c in order:
-        data = downsample(series[c], max_points)
+        data = peak_rows(series[c], max_points, (2, 1))
         components.append({"component": c, "peak_reserved_mb": peaks[c], "points": len(series[c]),
                            "series": [[row[0], row[2]] for row in data.tolist()]})
-    answer: dict[str, Any] = {"components": components, "source": source}
+    answer: dict[str, Any] = {"components": components, "source": rank_tables.source("module_memory", device)}
     if problems:
         answer["problems"] = list(problems)
     return answer

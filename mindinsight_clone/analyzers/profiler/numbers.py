@@ -13,14 +13,12 @@ def fmt(value: float) -> float:
     return round(value, 3) if abs(value) >= 1 else round(value, 6)
 
 
-def to_int(raw: str) -> int:
+def to_float(value: Any) -> float | None:
+    """`float(value)`, or None where that fails."""
     try:
-        return int(raw)
-    except ValueError:
-        try:
-            return int(float(raw))
-        except ValueError:
-            return 0
+        return float(value)
+    except (TypeError, ValueError):
+        return None
 
 
 def num(value: Any) -> float | None:

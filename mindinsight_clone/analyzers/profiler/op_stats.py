@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
+from mindinsight_clone.analyzers.profiler.column_query import Row, Table
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
 from mindinsight_clone.analyzers.profiler.numbers import MS_TO_US, fmt
-from mindinsight_clone.analyzers.profiler.tables import Row, Table
 from mindinsight_clone.ingest import storage
 from mindinsight_clone.ingest.storage import Location
 

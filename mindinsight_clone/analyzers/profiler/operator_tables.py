@@ -1,6 +1,6 @@
 """`profile/operator-details` and `profile/api-statistic`: a rank's framework operators and CANN API statistics
-(specs in ascend_tables.py), filtered by a substring of the name, sorted and paged with tables.query. The table comes
-from whichever export the rank is written in (rank_tables.py); `source` says what was read.
+(specs in ascend_tables.py), filtered by a substring of the name, sorted and paged with column_query.query_rows. The
+table comes from whichever export the rank is written in (rank_tables.py); `source` says what was read.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from typing import Any
 from mindinsight_clone.analyzers.profiler import rank_tables
 from mindinsight_clone.analyzers.profiler.ascend_tables import TableSpec
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
+from mindinsight_clone.analyzers.profiler.column_query import query_rows
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
-from mindinsight_clone.analyzers.profiler.tables import query
 
 
 def search(device: DeviceFiles, spec: TableSpec, text: str, sort_name: str | None, sort_type: str,
@@ -24,7 +24,7 @@ def search(device: DeviceFiles, spec: TableSpec, text: str, sort_name: str | Non
                                  "group_condition": {"limit": limit, "offset": offset}}
     if text:
         condition["filter_condition"] = {spec.search_column: {"partial_match_str_in": [text]}}
-    answer = query(table, condition)
+    answer = query_rows(table, condition)
     answer["source"] = source
     if problems:
         answer["problems"] = problems

@@ -12,12 +12,10 @@ import statistics
 from typing import Any
 
 from mindinsight_clone.analyzers.profiler import (
-    ascend_ops,
     ascend_overview,
     legacy_ops,
-    legacy_steps,
     memory,
-    step_trace_time,
+    rank_tables,
     steps,
     timeline,
 )
@@ -76,11 +74,11 @@ def _legacy_parts(pdir: ProfilerDir, device: DeviceFiles, cache: ParsedFileCache
     interval before it."""
     types = [(r[0], r[1], r[2]) for kind in ("aicore_type", "aicpu_type")
              for r in legacy_ops.load(pdir, kind, device.device_id, cache)[0].rows]
-    if not legacy_steps.has_steps(device):
+    if not rank_tables.has("steps", device, cache):
         return types, []
     rows: list[dict[str, Any]] = []
     start = 0.0
-    for s in step_trace_time.steps_for(device, cache)[0]:
+    for s in rank_tables.load("steps", device, cache)[0]:
         busy = s["computing_us"] if s["computing_us"] is not None else \
             (s.get("fp_and_bp_us") or s.get("fp_us") or 0.0) + (s.get("tail_us") or 0.0)
         rows.append({"step": s["step"], "start_us": round(start, 3), "duration_us": s["total_us"],
@@ -92,7 +90,7 @@ def _legacy_parts(pdir: ProfilerDir, device: DeviceFiles, cache: ParsedFileCache
 def overview(pdir: ProfilerDir, device_id: str, cache: ParsedFileCache | None = None) -> dict[str, Any]:
     """A MindSpore >= 2.4 / torch_npu rank: from its Ascend tables, else from MindSpore's host files."""
     device = pdir.device(device_id)
-    if device is not None and ascend_ops.is_ascend(device):
+    if device is not None and device.is_ascend:
         return ascend_overview.overview(pdir, device, cache)  # the same fields from the Ascend tables
     table = load_table("cpu_op_type", device, cache)
     types = [(r[0], r[3], r[1]) for r in table.rows]

@@ -1,8 +1,8 @@
 """MindInsight's profiler answers for one profiler dir, one adapter per layout: the routes ask `views_for(pdir)`
 and never look at the layout (TensorBoard's DataProvider idea: the plugin does not branch on the backend).
 
-* `CurrentLayout`: MindSpore >= 2.4 and torch_npu (`*_ascend_ms` / `*_ascend_pt` result folders; info.py,
-  minddata.py, timeline.py). The views MindInsight 2.3.1 had only for its own layout (flops, MindData queues,
+* `CurrentLayout`: MindSpore >= 2.4 and torch_npu (`*_ascend_ms` / `*_ascend_pt` result folders; minddata.py,
+  timeline.py). The views MindInsight 2.3.1 had only for its own layout (flops, MindData queues,
   cluster communication, ...) answer MindInsight's "nothing here" (`{}` / `[]`), as it does for such a folder.
 * `OldLayout`: MindSpore <= 2.2, files directly in the profiler dir (MindInsight's own readers, legacy_*.py).
 
@@ -15,7 +15,6 @@ from __future__ import annotations
 from typing import Any
 
 from mindinsight_clone.analyzers.profiler import (
-    info,
     legacy_cluster,
     legacy_flops,
     legacy_info,
@@ -32,6 +31,7 @@ from mindinsight_clone.analyzers.profiler import (
 )
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles, ProfilerDir
+from mindinsight_clone.errors import ProfilerFileNotFoundError
 
 # The pages of a profile (the UI's tabs), by what wrote it.
 ASCEND_VIEWS = ("overview", "ops", "timeline", "communication", "memory", "cluster", "compare", "advice")
@@ -70,10 +70,11 @@ class CurrentLayout:
         return [{"view": v, "has_data": self._has(v)} for v in self._names()]
 
     def devices(self) -> Any:
-        return info.devices(self.pdir)
+        return {"device_list": self.pdir.device_ids, "profiler_mode": self.pdir.profiler_mode}
 
     def propose(self, device_id: str) -> Any:
-        return info.propose(self.pdir)
+        # MindInsight's proposer answer for data without step trace / minddata (key order matters: not sorted)
+        return {"common-proposer_type_label": None, "common-profiler_tutorial": None}
 
     def overview(self, device_id: str) -> Any:
         return overview.overview(self.pdir, device_id, self.cache)
@@ -95,13 +96,17 @@ class CurrentLayout:
         return timeline.timeline(self.pdir.device(device_id), window, self.cache)
 
     def training_trace_graph(self, device_id: str, step: int) -> Any:
-        return info.training_trace_graph(self.pdir, device_id)
+        """`{}` unless Ascend/GPU step-trace files exist; heterogeneous (host CPU op) profiles are flagged."""
+        device = self.pdir.device(device_id)
+        if device is None or device.file("step_trace_intermediate_{}.csv") is None:
+            return {}
+        return {"is_heterogeneous": True} if device.file("cpu_op_type_info_{}.csv") is not None else {}
 
     def target_time_info(self, device_id: str, proc: str) -> Any:
-        return info.target_time_info(self.pdir, device_id, proc)
+        raise ProfilerFileNotFoundError("<parsed step trace time file>")
 
     def msprof_timeline_option(self) -> Any:
-        return info.msprof_timeline_option(self.pdir)
+        return {"model_list": [], "rank_list": []}
 
     def dynamic_shape(self, device_id: str) -> Any:
         return {}
@@ -113,10 +118,10 @@ class CurrentLayout:
         return {}
 
     def cluster_step_trace(self, device_id: str, condition: dict[str, Any]) -> Any:
-        return info.cluster_step_trace(self.pdir)
+        return {"info": [], "parallel-mode": "data-parallel", "size": 0, "stage_num": 1, "total_step_num": 0}
 
     def cluster_peak_memory(self) -> Any:
-        return info.cluster_peak_memory(self.pdir)
+        return {"is_heterogeneous": True} if self.pdir.has_kind("cpu_op_type_info_") else []
 
     def cluster_flops(self) -> Any:
         return []

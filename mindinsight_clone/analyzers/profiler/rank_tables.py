@@ -17,7 +17,7 @@ readers' rows), so a view works for every adapter that has its tables:
 | memory_record | (component -> [ts_us, allocated, reserved, active] array, problems) |
 | operator_memory | (allocations, problems) |
 | module_memory | (component -> [ts_us, NaN, reserved, NaN] array, problems) |
-| operator_details, api_statistic | (tables.Table, problems) |
+| operator_details, api_statistic | (column_query.Table, problems) |
 | kernels | kernel_table.KernelTable |
 | op_statistic | (type rows of every core, problems) — the text export only; elsewhere aggregated from kernels |
 | trace | trace_events.TraceColumns, or None when unreadable (logged) |
@@ -47,9 +47,9 @@ from mindinsight_clone.analyzers.profiler import (
     legacy_steps,
 )
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
+from mindinsight_clone.analyzers.profiler.column_query import Table
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
 from mindinsight_clone.analyzers.profiler.rows_codec import ROWS_CODEC, SERIES_CODEC
-from mindinsight_clone.analyzers.profiler.tables import Table
 from mindinsight_clone.analyzers.profiler.trace_engine import TRACE_CODEC, load_trace
 from mindinsight_clone.errors import ProfilerFileNotFoundError
 from mindinsight_clone.ingest.storage import Location
@@ -271,16 +271,8 @@ DB: dict[str, Reader] = {
 # --- the old MindSpore <= 2.2 layout (the rest of its views are MindInsight's, legacy_*.py) ----------------------
 
 
-def _legacy_steps(device: DeviceFiles, cache: Cache) -> Any:
-    return legacy_steps.steps(device, tuple(ascend_text_steps.FIELDS), cache)
-
-
-def _legacy_step_file(device: DeviceFiles) -> Location | None:
-    return device.file(legacy_step_trace.STEP_TRACE_FILE)
-
-
 LEGACY: dict[str, Reader] = {
-    "steps": Reader(_legacy_steps, legacy_steps.label, _legacy_step_file),
+    "steps": Reader(legacy_steps.steps, legacy_steps.label, legacy_steps.step_file),
 }
 
 ADAPTERS: dict[Format, dict[str, Reader]] = {"text": TEXT, "db": DB, "legacy": LEGACY}

@@ -1,5 +1,5 @@
 """The host tables <-> Parquet, so the table store (table_store.py) keeps them too, not only kernels and the trace:
-a table of Python rows (`tables.Table` with the problems of its parse: operator_details.csv, api_statistic.csv,
+a table of Python rows (`column_query.Table` with the problems of its parse: operator_details.csv, api_statistic.csv,
 ~2 s of CPU to parse 170,000 operator rows) by ROWS_CODEC, and memory series (component -> (n, 4) float64 array:
 memory_record.csv, npu_module_mem.csv and their database tables) by SERIES_CODEC.
 
@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from mindinsight_clone.analyzers.profiler.tables import Table
+from mindinsight_clone.analyzers.profiler.column_query import Table
 
 _TYPES = (("str", str), ("bool", bool), ("int", int), ("float", float))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mindinsight_clone.analyzers.profiler import ascend_ops, conditions, legacy_ops, op_stats, tables
+from mindinsight_clone.analyzers.profiler import ascend_ops, column_query, conditions, legacy_ops, op_stats
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import ProfilerDir
 from mindinsight_clone.errors import ParamTypeError
@@ -44,7 +44,7 @@ def search_ops(pdir: ProfilerDir, op_type: str, device_id: str, condition: dict[
     layout's AI Core / AI CPU tables are profile_views.OldLayout's."""
     device = pdir.device(device_id)
     filters = condition.get("filter_condition") or {}
-    if op_type in ascend_ops.ASCEND_COLUMNS and device is not None and ascend_ops.is_ascend(device):
+    if op_type in ascend_ops.ASCEND_COLUMNS and device is not None and device.is_ascend:
         result = ascend_ops.search(device, op_type, condition, cache)
         return op_stats.aicore_detail_view(result, filters) if op_type.endswith("_detail") and \
             op_type != "aicpu_detail" else result
@@ -53,7 +53,7 @@ def search_ops(pdir: ProfilerDir, op_type: str, device_id: str, condition: dict[
     if op_type in op_stats.DYNAMIC_COLUMNS:
         return op_stats.dynamic_shape_query(op_type, device, filters)
     table = op_stats.load_table(op_type, device, cache)
-    result = tables.query(table, condition)
+    result = column_query.query_rows(table, condition)
     if op_type == "aicore_detail":
         result = op_stats.aicore_detail_view(result, filters)
     return result

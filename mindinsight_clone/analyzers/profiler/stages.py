@@ -21,7 +21,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from mindinsight_clone.analyzers.profiler import ascend_text_comm, cluster_output, communication, legacy_cluster
+from mindinsight_clone.analyzers.profiler import ascend_text_comm, cluster_output, legacy_cluster, rank_tables
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
 from mindinsight_clone.analyzers.profiler.layout import ProfilerDir
 from mindinsight_clone.errors import MindInsightError
@@ -98,10 +98,10 @@ def _from_metadata(pdir: ProfilerDir, cache: ParsedFileCache | None) -> list[lis
 def _from_communication(pdir: ProfilerDir, cache: ParsedFileCache | None) -> list[list[int]]:
     members: dict[tuple[str, str], set[int]] = defaultdict(set)  # (p2p|collective, group) -> ranks
     for device_id, device in pdir.devices.items():
-        if not communication.has_ops(device, cache):
+        if not rank_tables.has("comm_ops", device, cache):
             continue
         try:
-            ops, _, _ = communication.ops_for(device, cache)
+            ops, _, _ = rank_tables.load("comm_ops", device, cache)
         except MindInsightError:
             continue
         for op in ops:

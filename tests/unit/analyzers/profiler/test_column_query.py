@@ -1,5 +1,5 @@
 """The one engine (column_query) answers what MindInsight's rules give, written out plainly below as the oracle: over
-typed numpy columns, and over Python rows (tables.query, "value" columns), on the same rows materialised."""
+typed numpy columns, and over Python rows (column_query.query_rows, "value" columns), on the same rows materialised."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mindinsight_clone.analyzers.profiler import tables
+from mindinsight_clone.analyzers.profiler import column_query
 from mindinsight_clone.analyzers.profiler.column_query import AnswerColumn, ColumnTable, materialise, query
 
 COLS = (
@@ -89,7 +89,7 @@ def test_same_answer_as_row_tables(rows: list[tuple[str, str, float | None, int 
     names = tuple(c.name for c in COLS)
     expected = _oracle(names, materialised, condition)
     assert query(table, COLS, condition) == expected
-    assert tables.query(tables.Table(names, tuple(materialised)), condition) == expected
+    assert column_query.query_rows(column_query.Table(names, tuple(materialised)), condition) == expected
 
 
 def test_materialise_units_and_absent_values() -> None:

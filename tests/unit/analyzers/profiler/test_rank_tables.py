@@ -14,8 +14,8 @@ import pytest
 
 from mindinsight_clone.analyzers.profiler import kernel_table, profile_views, rank_tables
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
+from mindinsight_clone.analyzers.profiler.column_query import Table
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles, ProfilerDir, scan_profiler_dir
-from mindinsight_clone.analyzers.profiler.tables import Table
 from mindinsight_clone.errors import ProfilerFileNotFoundError
 from mindinsight_clone.summary.ascend_db_profile import write_ascend_db_job
 from mindinsight_clone.summary.ascend_profile import write_ascend_job

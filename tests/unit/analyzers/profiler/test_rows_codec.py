@@ -8,8 +8,8 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
+from mindinsight_clone.analyzers.profiler.column_query import Table
 from mindinsight_clone.analyzers.profiler.rows_codec import ROWS_CODEC
-from mindinsight_clone.analyzers.profiler.tables import Table
 
 
 def _round_trip(table: Table, tmp_path: Path) -> tuple[Table, list[dict[str, Any]]]:
