@@ -106,6 +106,10 @@ SETTINGS: tuple[Setting, ...] = (
             "--cache-memory-mb decides (MindInsight: 15).", minimum=0, maximum=100000),
     Setting("cache_memory_mb", int, 1024, "Memory budget (estimated MB) of the runs kept in memory; the most "
             "recently used runs that fit stay cached (always at least one).", minimum=1, maximum=1_048_576),
+    Setting("point_memory_mb", int, 512, "Memory (MB) for the full-resolution points of scalar series up to 8,192 "
+            "steps, all runs together; series beyond it, and longer ones, keep their points in files under "
+            "<workspace>/cache/points (a wide run loads several times slower from there).", minimum=0,
+            maximum=1_048_576),
     Setting("profiler_cache_mb", int, 2048, "Disk budget (MB) of parsed profiler tables kept as Parquet in "
             "<workspace>/cache/profiler, so a restart or another replica on the same workspace does not parse a big "
             "kernel_details.csv / trace_view.json again; least recently used dropped first; 0 = keep none.",
@@ -196,6 +200,7 @@ class Settings:
     max_run_count: int
     max_cached_runs: int
     cache_memory_mb: int
+    point_memory_mb: int
     profiler_cache_mb: int
     max_depth: int
     max_tags_per_run: int

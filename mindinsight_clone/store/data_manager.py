@@ -185,7 +185,7 @@ class DataManager:
     def points(self) -> PointRoot:
         """The process's full-resolution point store (made on first use); tests reach its fault hook here."""
         if self._points is None:
-            self._points = PointRoot(self.settings.workspace)
+            self._points = PointRoot(self.settings.workspace, self.settings.point_memory_mb << 20)
         return self._points
 
     def _new_loader(self, run: RunInfo) -> RunLoader:

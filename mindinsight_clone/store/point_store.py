@@ -12,7 +12,7 @@ A step that is not above the last stored one (a restart) truncates the rows from
 the store holds what the files say now, the last write of each step winning.
 
 In memory per series: the row count, the last step, and the source file of each appended segment. A short
-series (at most SPILL_ROWS rows, while the process's MEMORY_BUDGET_BYTES for them lasts) keeps its rows in
+series (at most SPILL_ROWS rows, while the process's memory for them lasts: `point_memory_mb`) keeps its rows in
 memory instead: creating thousands of tiny files (1,000 runs x 4 tags) costs more than their content, and
 memory stays bounded (per series and in total), so it is still flat in the number of steps.
 A directory is per server process; directories of processes that are gone are removed at start.
@@ -34,6 +34,7 @@ import os
 import shutil
 import tempfile
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,8 +46,9 @@ log = logging.getLogger(__name__)
 
 ROW = np.dtype([("step", "<i8"), ("wall_time", "<f8"), ("value", "<f8")])
 SPILL_ROWS = 8192  # a series longer than this lives in its file (196 KB in memory at most before that)
-MEMORY_BUDGET_BYTES = 64 * 1024 * 1024  # all short series of a process together; beyond it they spill too
+MEMORY_BUDGET_BYTES = 512 * 1024 * 1024  # all short series of a process together (the point_memory_mb default)
 SUFFIX = ".pts"
+OPEN_FILES_MAX = 8192  # series files kept open per process (see OpenFiles)
 PROBE_CHUNK_BYTES = 1024 * 1024  # a probe writes its bytes in pieces this big (no large buffer)
 
 
@@ -111,19 +113,88 @@ class MemoryBudget:
             self.used = max(0, self.used - n)
 
 
+class OpenFiles:
+    """Append descriptors of the series files written lately, at most `limit` open (the least recently written
+    closed first). Opening and closing a file around each append cost ~40 us on ext4: a run of a thousand tags
+    appends to a thousand files per block, and that was most of its load (corpus T: 80,000 appends).
+
+    A file is written only by its series, under the series' lock; its descriptor is taken out of the table while
+    it is written, so no other thread closes it meanwhile."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._fds: OrderedDict[str, int] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def append(self, path: str, data: bytes, fault: WriteFault | None = None) -> None:
+        """As `append_bytes`, through a kept descriptor."""
+        if fault is not None:
+            fault.check()
+        with self._lock:
+            fd = self._fds.pop(path, None)
+        if fd is None:
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            _write_all(fd, data)
+        except OSError:
+            os.close(fd)
+            raise
+        evicted = []
+        with self._lock:
+            self._fds[path] = fd
+            while len(self._fds) > self.limit:
+                evicted.append(self._fds.popitem(last=False)[1])
+        for old in evicted:
+            os.close(old)
+
+    def forget(self, path: str) -> None:
+        """Close `path`'s descriptor, if kept (before the file is removed)."""
+        with self._lock:
+            fd = self._fds.pop(path, None)
+        if fd is not None:
+            os.close(fd)
+
+    def close(self) -> None:
+        with self._lock:
+            fds, self._fds = list(self._fds.values()), OrderedDict()
+        for fd in fds:
+            os.close(fd)
+
+
+def open_files_limit() -> int:
+    """How many series files a process keeps open: a quarter of its descriptor limit, at most 8192 (raising the
+    soft limit towards the hard one first, as servers do: the default 1024 would keep 256)."""
+    try:
+        import resource  # POSIX only
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        wanted = 65536 if hard == resource.RLIM_INFINITY else min(hard, 65536)
+        if soft != resource.RLIM_INFINITY and soft < wanted:
+            with contextlib.suppress(ValueError, OSError):
+                resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+                soft = wanted
+    except ImportError:
+        soft = 512
+    return max(16, min(OPEN_FILES_MAX, soft // 4))
+
+
 class ScalarSeries:
     """One tag's points: in memory while short (within the budget), then in its file. `append` by the
     loader, `window`/`rows` by anyone."""
 
     def __init__(self, path: str | os.PathLike[str], budget: MemoryBudget | None = None,
-                 fault: WriteFault | None = None) -> None:
+                 fault: WriteFault | None = None, files: OpenFiles | None = None) -> None:
         self._path = os.fspath(path)  # a str: thousands of series are made while loading, most never touch it
+        self._files = files  # None: each append opens and closes the file
         self.count = 0
         self.last_step: int | None = None
         self.failure: StoreFailure | None = None  # a write failed: the caller stops using this series
         self._fault = fault
         self._budget = budget
-        self._mem: np.ndarray | None = np.empty(0, dtype=ROW) if budget is not None else None  # None: on disk
+        # in memory: `_mem` is the first `count` rows of `_buf`, which grows by half (an append copies only
+        # its own rows, not every row before it); None: on disk
+        self._buf: np.ndarray | None = np.empty(0, dtype=ROW) if budget is not None else None
+        self._mem: np.ndarray | None = self._buf
         self._sources: list[tuple[int, str]] = []  # (first row, source file) of each segment
         self._lock = threading.Lock()
 
@@ -152,33 +223,58 @@ class ScalarSeries:
             if self.last_step is not None and int(steps[0]) <= self.last_step:
                 self._truncate_from(int(steps[0]))
             before = self.count
-            mem = self._mem
-            kept = 0 if mem is None else int(mem.size)  # rows in memory, written before the new ones
-            # one array for the rows in memory and the new ones, filled through plain views: concatenating
-            # structured arrays promotes their fields each time (~13 us a call, x tags x batches)
-            rows = np.empty(kept + n, dtype=ROW)
-            flat = rows.view("<f8").reshape(kept + n, 3)
-            if kept:
-                rows.view(np.uint8)[:kept * ROW.itemsize] = mem.view(np.uint8)  # type: ignore[union-attr]
-            flat.view("<i8")[kept:, 0] = steps
-            flat[kept:, 1] = wall_times
-            flat[kept:, 2] = values
-            if mem is not None and self._budget is not None and before + n <= SPILL_ROWS \
-                    and self._budget.take(n * ROW.itemsize):
-                self._mem = rows
+            if self._buf is not None and before + n <= SPILL_ROWS and self._room(before + n):
+                self._fill(self._buf, before, steps, wall_times, values)
+                self._mem = self._buf[:before + n]
             else:
-                self._write(rows, before if mem is None else 0)
-                if mem is not None and self._budget is not None:
-                    self._budget.give(mem.nbytes)
-                self._mem = None
+                self._to_file(before, steps, wall_times, values)
             if not self._sources or self._sources[-1][1] != source:
                 self._sources.append((before, source))
             self.count = before + n
             self.last_step = int(steps[-1])
 
+    @staticmethod
+    def _fill(rows: np.ndarray, at: int, steps: np.ndarray, wall_times: np.ndarray, values: np.ndarray) -> None:
+        """Rows [at, at + len(steps)) of `rows` from the three columns, through plain views: assigning structured
+        arrays promotes their fields each time (~13 us a call, x tags x batches)."""
+        flat = rows.view("<f8").reshape(rows.size, 3)
+        end = at + steps.size
+        flat.view("<i8")[at:end, 0] = steps
+        flat[at:end, 1] = wall_times
+        flat[at:end, 2] = values
+
+    def _room(self, rows: int) -> bool:
+        """Make the memory buffer hold `rows` rows (growing by half, at most SPILL_ROWS), within the budget."""
+        buf = self._buf
+        assert buf is not None and self._budget is not None
+        if rows <= buf.size:
+            return True
+        grown = min(SPILL_ROWS, max(rows, buf.size * 3 // 2, 64))
+        if not self._budget.take((grown - buf.size) * ROW.itemsize):
+            return False
+        self._buf = np.empty(grown, dtype=ROW)
+        _copy_rows(self._buf, buf, self.count)
+        return True
+
+    def _to_file(self, before: int, steps: np.ndarray, wall_times: np.ndarray, values: np.ndarray) -> None:
+        """Append the new rows to the file; a series still in memory moves there with them (its budget back)."""
+        buf = self._buf
+        kept = 0 if buf is None else before
+        rows = np.empty(kept + steps.size, dtype=ROW)
+        if buf is not None:
+            _copy_rows(rows, buf, kept)
+        self._fill(rows, kept, steps, wall_times, values)
+        self._write(rows, before if buf is None else 0)
+        if buf is not None and self._budget is not None:
+            self._budget.give(buf.nbytes)
+        self._buf = self._mem = None
+
     def _write(self, rows: np.ndarray, rows_in_file: int) -> None:
         try:
-            append_bytes(self._path, rows.tobytes(), self._fault)
+            if self._files is not None:
+                self._files.append(self._path, rows.tobytes(), self._fault)
+            else:
+                append_bytes(self._path, rows.tobytes(), self._fault)
         except OSError as exc:
             self.failure = StoreFailure.of(exc)
             with contextlib.suppress(OSError):
@@ -187,10 +283,8 @@ class ScalarSeries:
 
     def _truncate_from(self, step: int) -> None:
         keep = self._search(step, "left")
-        if self._mem is not None:
-            if self._budget is not None:
-                self._budget.give(self._mem[keep:].nbytes)
-            self._mem = self._mem[:keep].copy()
+        if self._buf is not None:
+            self._mem = self._buf[:keep]  # the buffer (and its budget) stays for the rows that follow
         else:
             os.truncate(self._path, keep * ROW.itemsize)
         self.count = keep
@@ -257,12 +351,19 @@ class ScalarSeries:
             self.count = 0
             self.last_step = None
             self._sources.clear()
-            if self._mem is not None:
+            if self._buf is not None:
                 if self._budget is not None:
-                    self._budget.give(self._mem.nbytes)
-                self._mem = np.empty(0, dtype=ROW)
+                    self._budget.give(self._buf.nbytes)
+                self._buf = self._mem = np.empty(0, dtype=ROW)
+            if self._files is not None:
+                self._files.forget(self._path)
             with contextlib.suppress(OSError):
                 os.unlink(self._path)
+
+
+def _copy_rows(dst: np.ndarray, src: np.ndarray, n: int) -> None:
+    """dst[:n] = src[:n] as bytes (ROW arrays; a structured assignment would convert field by field)."""
+    dst.view(np.uint8)[:n * ROW.itemsize] = src.view(np.uint8)[:n * ROW.itemsize]
 
 
 def _pid_alive(pid: int) -> bool:
@@ -285,11 +386,15 @@ def append_bytes(path: str | os.PathLike[str], data: bytes, fault: WriteFault | 
         fault.check()
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
+        _write_all(fd, data)
     finally:
         os.close(fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 class PointStore:
@@ -297,8 +402,10 @@ class PointStore:
     says why when the directory could not be made (else the store was not asked for)."""
 
     def __init__(self, directory: Path | None, prefix: str = "", budget: MemoryBudget | None = None,
-                 fault: WriteFault | None = None, failure: StoreFailure | None = None) -> None:
+                 fault: WriteFault | None = None, failure: StoreFailure | None = None,
+                 files: OpenFiles | None = None) -> None:
         self.directory = directory
+        self._files = files
         self._dir = os.fspath(directory) if directory is not None else ""
         self.budget = budget  # None: every series on disk from its first point
         self.prefix = prefix  # file name prefix of this run's series (one flat directory per process)
@@ -324,7 +431,7 @@ class PointStore:
             if series is None:
                 key = hashlib.blake2b(tag.encode("utf-8", "surrogatepass"), digest_size=10).hexdigest()
                 series = self._series[tag] = ScalarSeries(os.path.join(self._dir, f"{self.prefix}{key}{SUFFIX}"),
-                                                             self.budget, self._fault)
+                                                             self.budget, self._fault, self._files)
             return series
 
     def failures(self) -> dict[str, StoreFailure]:
@@ -356,6 +463,7 @@ class PointRoot:
         self.directory: Path | None = None
         self.failure: StoreFailure | None = None  # why there is no directory (None: there is one)
         self.budget = MemoryBudget(memory_budget)
+        self.files = OpenFiles(open_files_limit())
         self._fault = WriteFault()
         self._counter = 0
         self._lock = threading.Lock()
@@ -399,7 +507,7 @@ class PointRoot:
             self._counter += 1
             n = self._counter
         key = hashlib.blake2b(train_id.encode("utf-8", "surrogatepass"), digest_size=10).hexdigest()
-        return PointStore(self.directory, f"{key}-{n}-", self.budget, self._fault)
+        return PointStore(self.directory, f"{key}-{n}-", self.budget, self._fault, files=self.files)
 
     def probe(self, nbytes: int) -> bool:
         """Can `nbytes` be written to the store now? Writes them to a scratch file and removes it (making the
@@ -426,5 +534,6 @@ class PointRoot:
         return True
 
     def close(self) -> None:
+        self.files.close()
         if self.directory is not None:
             shutil.rmtree(self.directory, ignore_errors=True)

@@ -258,3 +258,28 @@ def test_a_request_for_a_run_the_cycle_will_load_waits_for_it(tmp_path: Path,
     start = time.monotonic()
     assert dm.run_cache("./run_03", wait_s=10).tags("scalar") == ["loss/scalar"]  # loaded: no wait
     assert time.monotonic() - start < 1
+
+
+def test_a_wide_run_is_read_in_blocks_of_many_steps(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A step of hundreds of tags is long: the block reader asks for WIDE_ROWS steps a block, so each tag's series
+    gets a few appends, not one per few steps (the store's cost is per tag and block), and every point is kept."""
+    from mindinsight_clone.ingest import scalar_batch
+    from mindinsight_clone.store import point_store
+
+    tags = [f"layer_{i:03d}/local_norm" for i in range(300)]
+    scalar_run(tmp_path / "wide", range(2000), tags)
+    appends: dict[str, int] = {}
+    original = point_store.ScalarSeries.append
+
+    def counting(self: point_store.ScalarSeries, *args: Any) -> None:
+        appends[self._path] = appends.get(self._path, 0) + 1
+        original(self, *args)
+
+    monkeypatch.setattr(point_store.ScalarSeries, "append", counting)
+    dm = manager(tmp_path, decode_helper_mb=0)
+    dm.reload()
+    assert len(appends) == len(tags)
+    assert max(appends.values()) <= 2000 // scalar_batch.WIDE_ROWS + 4  # 36 without (512 KB blocks)
+    window = dm.run_cache("./wide").scalar_window("layer_299/local_norm/scalar", None, None, 10**6)
+    assert window is not None and window.steps.tolist() == list(range(2000))
+    assert window.values[-1] == 1999 * 0.5 + 299

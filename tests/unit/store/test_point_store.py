@@ -318,3 +318,52 @@ def test_point_dirs_of_gone_processes_are_removed_and_live_ones_kept(tmp_path: P
     PointRoot(tmp_path)
     left = sorted(p.name for p in base.iterdir() if not p.name.startswith(f"{os.getpid()}-"))
     assert left == sorted([f"{os.getppid()}-def", "1-init", "notapid"])
+
+
+def test_series_files_stay_open_within_the_limit_and_close_with_their_series(tmp_path: Path) -> None:
+    """Appends go through kept descriptors, never more than the limit open; evicted files reopen and keep every
+    row; dropping a series closes its file."""
+    root = PointRoot(tmp_path, memory_budget=0)  # every series on disk
+    root.files.limit = 3
+    store = root.run_store("./r")
+    fd_dir = Path(f"/proc/{os.getpid()}/fd")
+    open_before = len(list(fd_dir.iterdir())) if fd_dir.exists() else 0
+    tags = [f"t{i}" for i in range(8)]
+    for block in range(5):  # every tag of a block, block after block: the pattern of a wide run's load
+        steps = np.arange(block * 10, block * 10 + 10)
+        for i, tag in enumerate(tags):
+            series = store.series(tag)
+            assert series is not None
+            series.append(steps, steps * 1.0, steps + float(i), "f")
+        if fd_dir.exists():
+            assert len(list(fd_dir.iterdir())) - open_before <= 3
+    for i, tag in enumerate(tags):
+        series = store.get(tag)
+        assert series is not None and series.on_disk
+        window = series.window(None, None, 10**6)
+        assert window.steps.tolist() == list(range(50)) and window.values.tolist() == [s + float(i) for s in range(50)]
+    store.close()
+    root.close()
+    if fd_dir.exists():
+        assert len(list(fd_dir.iterdir())) == open_before
+    assert not list(tmp_path.rglob("*.pts"))
+
+
+def test_a_series_in_memory_grows_without_losing_rows_or_budget(tmp_path: Path) -> None:
+    """Many small appends (the buffer grows by half) keep every row; a restart inside the rows truncates; the
+    budget taken is given back when the series is dropped."""
+    root = PointRoot(tmp_path, memory_budget=10**8)
+    store = root.run_store("./r")
+    series = store.series("t")
+    assert series is not None
+    for start in range(0, 3000, 7):
+        steps = np.arange(start, start + 7)
+        series.append(steps, steps * 2.0, np.sin(steps), "f")
+    assert not series.on_disk and series.count == 3003
+    assert root.budget.used >= 3003 * ROW.itemsize
+    series.append(np.arange(1000, 1010), np.zeros(10), np.full(10, 7.0), "g")  # a restart at step 1000
+    w = series.window(None, None, 10**6)
+    assert w.steps.tolist() == list(range(1010)) and w.values[1000:].tolist() == [7.0] * 10
+    assert w.values[:1000].tolist() == np.sin(np.arange(1000)).tolist()
+    store.close()
+    assert root.budget.used == 0
