@@ -73,12 +73,6 @@ def summary_file_names(names: list[str]) -> list[str]:
                   reverse=True)
 
 
-def newest_summary_file(names: list[str]) -> str | None:
-    """The file MindInsight reads: the largest `summary.<N>`, then the smallest name; None if there is none."""
-    ordered = summary_file_names(names)
-    return ordered[-1] if ordered else None
-
-
 def parse_summary(summary_dir: storage.Location, output_dir: str | os.PathLike[str],
                   now: datetime.datetime | None = None, all_files: bool = False) -> ExportResult:
     """Dump the newest summary file of `summary_dir` (every one, oldest first, with `all_files`) under

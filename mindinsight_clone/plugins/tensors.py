@@ -34,7 +34,6 @@ from mindinsight_clone.store.reservoir import Sample
 from mindinsight_clone.store.run_cache import RunCache
 
 NAME = "tensor"
-DETAILS = (None, "stats", "histogram", "data")
 
 
 @dataclass(frozen=True)

@@ -7,12 +7,15 @@ paging of one scope is an extension), whatever file the graph came from.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mindinsight_clone.errors import ParamMissError
 from mindinsight_clone.server import params
 
 if TYPE_CHECKING:
+    from flask import Blueprint
+
     from mindinsight_clone.plugins.graphs.query import GraphQuery
 
 
@@ -46,3 +49,15 @@ def single_node(graph: GraphQuery) -> dict[str, Any]:
 
 def all_nodes(graph: GraphQuery) -> dict[str, Any]:
     return {"all_nodes_detail": graph.all_nodes(params.arg("name"))}
+
+
+def add_routes(bp: Blueprint, prefix: str, graph: Callable[[], GraphQuery], with_all: bool = False) -> None:
+    """GET `<prefix>/nodes`, `<prefix>/nodes/names`, `<prefix>/single-node` (and with `with_all`, `<prefix>/nodes/all`)
+    on `bp`, answered over the graph `graph()` finds for the request."""
+    views: dict[str, tuple[str, Callable[[GraphQuery], dict[str, Any]]]] = {
+        "graph_nodes": ("/nodes", nodes), "graph_search": ("/nodes/names", names),
+        "graph_single_node": ("/single-node", single_node)}
+    if with_all:
+        views["graph_all_nodes"] = ("/nodes/all", all_nodes)
+    for endpoint, (path, view) in views.items():
+        bp.add_url_rule(prefix + path, endpoint, lambda view=view: view(graph()), methods=["GET"])

@@ -8,7 +8,7 @@ to show at once; the answer then carries `total` (the number of children of the 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from flask import Blueprint
 
@@ -53,21 +53,4 @@ def _graph() -> GraphQuery:
     return _service().graph(cache, train_id, params.arg("tag"), mode)
 
 
-@bp.get(f"{P}/nodes")
-def graph_nodes() -> Any:
-    return graph_views.nodes(_graph())
-
-
-@bp.get(f"{P}/nodes/names")
-def graph_search() -> Any:
-    return graph_views.names(_graph())
-
-
-@bp.get(f"{P}/single-node")
-def graph_single_node() -> Any:
-    return graph_views.single_node(_graph())
-
-
-@bp.get(f"{P}/nodes/all")
-def graph_all_nodes() -> Any:
-    return graph_views.all_nodes(_graph())
+graph_views.add_routes(bp, P, _graph, with_all=True)

@@ -51,19 +51,7 @@ def _graph() -> GraphQuery:
     return _service().graph_query(params.required("model_id"))
 
 
-@bp.get("/graph/nodes")
-def graph_nodes() -> Any:
-    return graph_views.nodes(_graph())
-
-
-@bp.get("/graph/nodes/names")
-def graph_search() -> Any:
-    return graph_views.names(_graph())
-
-
-@bp.get("/graph/single-node")
-def graph_single_node() -> Any:
-    return graph_views.single_node(_graph())
+graph_views.add_routes(bp, "/graph", _graph)
 
 
 @bp.get("/parameters")

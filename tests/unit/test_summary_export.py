@@ -17,7 +17,7 @@ from PIL import Image
 
 from mindinsight_clone.cli import main
 from mindinsight_clone.summary.writer import SummaryWriter
-from mindinsight_clone.summary_export import ExportError, newest_summary_file, parse_summary, parse_summary_runs
+from mindinsight_clone.summary_export import ExportError, parse_summary, parse_summary_runs, summary_file_names
 
 NOW = datetime.datetime(2024, 1, 2, 3, 4, 5, 6)
 HEADER = b"tag,step,wall_time (unit: seconds),value\r\n"
@@ -87,8 +87,8 @@ def test_writer_run_newest_file_scalars_and_images(run_dir: tuple[Path, float, f
 
 def test_newest_file_is_the_largest_number_and_lineage_files_are_not_summaries() -> None:
     names = ["x.summary.9_MS", "x.summary.10_lineage", "x.summary.10_MS", "x.summary.10_A", "notes.txt"]
-    assert newest_summary_file(names) == "x.summary.10_A"
-    assert newest_summary_file(["events.out.tfevents.1.host", "README.md"]) is None
+    assert summary_file_names(names)[-1] == "x.summary.10_A"  # the file MindInsight reads
+    assert summary_file_names(["events.out.tfevents.1.host", "README.md"]) == []
 
 
 def test_errors_say_what_mindinsight_says(run_dir: tuple[Path, float, float], tmp_path: Path) -> None:

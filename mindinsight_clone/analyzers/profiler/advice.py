@@ -29,6 +29,7 @@ from mindinsight_clone.analyzers.profiler import (
 )
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles, ProfilerDir
+from mindinsight_clone.analyzers.profiler.numbers import with_problems
 from mindinsight_clone.errors import MindInsightError
 
 log = logging.getLogger(__name__)
@@ -197,6 +198,4 @@ def advice(pdir: ProfilerDir, cache: ParsedFileCache | None = None) -> dict[str,
     run.findings.sort(key=lambda f: (SEVERITY_ORDER[f["severity"]], f["id"]))
     answer: dict[str, Any] = {"findings": run.findings, "rules": run.rules, "ranks": sorted(devices),
                               "max_kernel_ranks": MAX_KERNEL_RANKS}
-    if run.problems:
-        answer["problems"] = run.problems
-    return answer
+    return with_problems(answer, run.problems)

@@ -159,16 +159,22 @@ class CsvFile:
         with open_text(self.path) as handle:
             reader = csv.reader(handle)
             next(reader, None)
-            try:
-                for row in reader:
-                    if not row or (len(row) == 1 and not row[0].strip()):
-                        continue
-                    if len(row) < self.width:
-                        self.report.skip("fewer cells than the header (truncated file?)")
-                        continue
-                    yield row
-            except csv.Error as err:
-                self.report.note(f"unreadable from line {reader.line_num}: {err}")
+            yield from data_rows(reader, self.width, self.report)
+
+
+def data_rows(reader: Any, width: int, report: ReadReport, keep_short: bool = False) -> Iterator[list[str]]:
+    """The rows left in a csv `reader` but blank lines; rows with fewer than `width` cells are skipped and counted
+    in `report` (kept with `keep_short`); a CSV error ends the rows with a note in `report`."""
+    try:
+        for row in reader:
+            if not row or (len(row) == 1 and not row[0].strip()):
+                continue
+            if len(row) < width and not keep_short:
+                report.skip("fewer cells than the header (truncated file?)")
+                continue
+            yield row
+    except csv.Error as err:
+        report.note(f"unreadable from line {reader.line_num}: {err}")
 
 
 def open_csv(path: Location, lbl: str, required: Sequence[str]) -> CsvFile:

@@ -21,7 +21,7 @@ from typing import Any
 
 from mindinsight_clone.analyzers.profiler.ascend_db import Db, DbRef, open_db
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
-from mindinsight_clone.analyzers.profiler.numbers import num, step_number, step_of
+from mindinsight_clone.analyzers.profiler.numbers import num, step_number, step_of, with_problems
 from mindinsight_clone.errors import MindInsightError
 from mindinsight_clone.ingest.storage import Location
 
@@ -131,9 +131,7 @@ def _read(db: Db) -> dict[str, Any]:
             answer[key] = read()
         except MindInsightError as err:
             problems.append({"file": CLUSTER_DB, "message": err.message})
-    if problems:
-        answer["problems"] = problems
-    return answer
+    return with_problems(answer, problems)
 
 
 def cluster_analysis(path: Location, cache: ParsedFileCache | None = None) -> dict[str, Any]:

@@ -20,6 +20,7 @@ import numpy as np
 
 from mindinsight_clone.analyzers.profiler import ascend_csv
 from mindinsight_clone.analyzers.profiler.ascend_db import INT_NULL, Db, profiler_db, read_parsed, strings
+from mindinsight_clone.analyzers.profiler.ascend_text_memory import by_component
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.column_query import Row
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
@@ -55,11 +56,7 @@ def _parse_module_mem(db: Db) -> tuple[dict[str, np.ndarray], Problems]:
         name = names.get(module, UNKNOWN) if isinstance(module, int) else UNKNOWN
         rows.setdefault(name, []).append((ts // 1000 + (ts % 1000) / 1000.0, np.nan, reserved / MB, np.nan))
     report.log()
-    series = {}
-    for component, items in rows.items():
-        data = np.array(items, dtype=np.float64).reshape(-1, 4)
-        series[component] = data[np.argsort(data[:, 0], kind="stable")]
-    return series, report.problems()
+    return by_component(rows), report.problems()
 
 
 def module_mem_series(device: DeviceFiles, cache: ParsedFileCache | None) -> tuple[dict[str, np.ndarray], Problems]:

@@ -31,6 +31,7 @@ from mindinsight_clone.analyzers.profiler.kernel_table import (
     type_row,
 )
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
+from mindinsight_clone.analyzers.profiler.numbers import with_problems
 
 DETAIL_EXTRA = (
     AnswerColumn("core_type", "core", "str"),
@@ -92,9 +93,7 @@ def detail(device: DeviceFiles, op_type: str, condition: dict[str, Any],
     starts = kernels.table.numbers["start"]
     # the profile's start (the rank's first kernel): timestamp columns are shown relative to it (column_defs.py)
     answer["time_origin_us"] = round(float(starts.min()), 3) if starts.size else None
-    if kernels.problems:
-        answer["problems"] = list(kernels.problems)
-    return answer
+    return with_problems(answer, kernels.problems)
 
 
 def _cores(op_type: str) -> bool | None:
@@ -142,9 +141,7 @@ def types(device: DeviceFiles, op_type: str, condition: dict[str, Any],
     source = types_label(device)
     answer = query_rows(Table(TYPE_COLUMNS, rows), condition)
     answer["source"] = source
-    if problems:
-        answer["problems"] = problems
-    return answer
+    return with_problems(answer, problems)
 
 
 def search(device: DeviceFiles, op_type: str, condition: dict[str, Any],

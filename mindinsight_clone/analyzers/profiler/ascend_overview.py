@@ -21,7 +21,7 @@ from mindinsight_clone.analyzers.profiler import advice_rules, cluster_steps, co
 from mindinsight_clone.analyzers.profiler.advice import aicpu_rows
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles, ProfilerDir
-from mindinsight_clone.analyzers.profiler.numbers import fmt
+from mindinsight_clone.analyzers.profiler.numbers import fmt, with_problems
 from mindinsight_clone.errors import MindInsightError
 
 TOP_N = 5
@@ -78,6 +78,4 @@ def overview(pdir: ProfilerDir, device: DeviceFiles, cache: ParsedFileCache | No
                          for name, (count, total) in ranked],
         "memory": memory, "hints": hints,
     }
-    if problems:
-        answer["problems"] = problems
-    return answer
+    return with_problems(answer, problems)

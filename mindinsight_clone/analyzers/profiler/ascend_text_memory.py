@@ -41,10 +41,10 @@ def parse_record(path: Location, rank: str) -> tuple[dict[str, np.ndarray], list
         rows.setdefault(csv_file.get(raw, "Component"), []).append(
             (ts, *(np.nan if v is None else v for v in values)))
     csv_file.report.log()
-    return _by_component(rows), csv_file.report.problems()
+    return by_component(rows), csv_file.report.problems()
 
 
-def _by_component(rows: Mapping[str, Sequence[tuple[float, ...]]]) -> dict[str, np.ndarray]:
+def by_component(rows: Mapping[str, Sequence[tuple[float, ...]]]) -> dict[str, np.ndarray]:
     """component -> (n, 4) float64 rows sorted by time (stable: equal times keep file order)."""
     series = {}
     for component, items in rows.items():
@@ -91,4 +91,4 @@ def parse_module_mem(path: Location, rank: str) -> tuple[dict[str, np.ndarray], 
             continue
         rows.setdefault(csv_file.get(raw, "Component"), []).append((ts, np.nan, reserved, np.nan))
     csv_file.report.log()
-    return _by_component(rows), csv_file.report.problems()
+    return by_component(rows), csv_file.report.problems()

@@ -18,7 +18,7 @@ from mindinsight_clone.analyzers.profiler import ascend_csv, ascend_db_cluster, 
 from mindinsight_clone.analyzers.profiler.ascend_text_steps import FIELDS
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import ProfilerDir
-from mindinsight_clone.analyzers.profiler.numbers import step_of
+from mindinsight_clone.analyzers.profiler.numbers import step_of, with_problems
 from mindinsight_clone.errors import MindInsightError
 from mindinsight_clone.ingest import storage
 from mindinsight_clone.ingest.storage import Location
@@ -132,6 +132,4 @@ def cluster_analysis(pdir: ProfilerDir, cache: ParsedFileCache | None = None) ->
             continue
         problems.extend(file_problems)
         answer[key] = value
-    if problems:
-        answer["problems"] = problems
-    return answer
+    return with_problems(answer, problems)

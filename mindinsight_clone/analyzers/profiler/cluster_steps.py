@@ -24,6 +24,7 @@ from mindinsight_clone.analyzers.profiler import rank_tables, stages
 from mindinsight_clone.analyzers.profiler.ascend_text_steps import FIELDS, PHASES
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import ProfilerDir
+from mindinsight_clone.analyzers.profiler.numbers import with_problems
 from mindinsight_clone.errors import MindInsightError
 
 TOLERANCE = 0.05
@@ -113,6 +114,4 @@ def cluster_step_trace(pdir: ProfilerDir, cache: ParsedFileCache | None = None) 
         "peers": {"source": source, "groups": groups},
         "rule": {"phases": [p.removesuffix("_us") for p in PHASES], "tolerance": TOLERANCE, "peers": source},
     }
-    if problems:
-        answer["problems"] = problems
-    return answer
+    return with_problems(answer, problems)

@@ -11,6 +11,7 @@ from typing import Any
 from mindinsight_clone.analyzers.profiler import ascend_csv, rank_tables
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
+from mindinsight_clone.analyzers.profiler.numbers import with_problems
 from mindinsight_clone.errors import MindInsightError
 
 Rows = list[dict[str, Any]]
@@ -35,6 +36,4 @@ def communication(device: DeviceFiles, cache: ParsedFileCache | None = None) -> 
             problems.extend(link_problems)
     answer: dict[str, Any] = {"ops": [dict(o) for o in ops], "matrix": [dict(m) for m in matrix],
                               "totals": [dict(t) for t in totals]}
-    if problems:
-        answer["problems"] = problems
-    return answer
+    return with_problems(answer, problems)

@@ -20,6 +20,7 @@ from mindinsight_clone.analyzers.profiler import ascend_ops, cluster_steps, rank
 from mindinsight_clone.analyzers.profiler.ascend_text_steps import FIELDS, PHASES
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
+from mindinsight_clone.analyzers.profiler.numbers import with_problems
 from mindinsight_clone.errors import MindInsightError
 
 SIDES = ("value", "base")
@@ -87,6 +88,4 @@ def compare(device: DeviceFiles, base: DeviceFiles, cache: ParsedFileCache | Non
         "op_types": diff_op_types(types["value"], types["base"]) if len(types) == 2 else [],
         "steps": diff_steps(means["value"], means["base"]) if len(means) == 2 else {},
     }
-    if problems:
-        answer["problems"] = problems
-    return answer
+    return with_problems(answer, problems)

@@ -13,14 +13,13 @@ whether that is an empty answer or a `ProfilerFileNotFoundError`.
 from __future__ import annotations
 
 import csv
-import io
 import logging
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
-from mindinsight_clone.analyzers.profiler.ascend_csv import HEADER_BLOCK_BYTES, ReadReport, open_text, reason
+from mindinsight_clone.analyzers.profiler.ascend_csv import HEADER_BLOCK_BYTES, ReadReport, data_rows, open_text, reason
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
 from mindinsight_clone.analyzers.profiler.layout import ProfilerDir
 from mindinsight_clone.errors import ProfilerRawFileError
@@ -64,18 +63,9 @@ def _read_csv(path: Location, keep_short: bool = False) -> CsvTable:
             header = next(reader, None)
             if not header:
                 raise ProfilerRawFileError(f"<{label(path)}> is empty (no header line).")
-            width = len(header)
-            try:
-                for row in reader:
-                    if not row or (len(row) == 1 and not row[0].strip()):
-                        continue
-                    if len(row) < width and not keep_short:
-                        report.skip("fewer cells than the header (truncated file?)")
-                        continue
-                    rows.append(tuple(row))
-                    size += sum(len(c) for c in row)
-            except csv.Error as err:
-                report.note(f"unreadable from line {reader.line_num}: {err}")
+            for row in data_rows(reader, len(header), report, keep_short):
+                rows.append(tuple(row))
+                size += sum(len(c) for c in row)
     except OSError as err:
         raise ProfilerRawFileError(f"<{label(path)}> cannot be read: {reason(err)}") from None
     report.log()
@@ -88,18 +78,23 @@ def read_csv(path: Location, cache: ParsedFileCache | None, keep_short: bool = F
     return cached(cache, kind, path, lambda p: _read_csv(p, keep_short))
 
 
-def _read_json(path: Location, limit: int = MAX_JSON_BYTES) -> Any:
+def _read_whole(path: Location, limit: int, kind: str, the_limit: str) -> bytes:
+    """A file's bytes; ProfilerRawFileError when it cannot be read or is over `limit` (`the_limit`: how the message
+    names the limit)."""
     try:
         with storage.open_binary(path, HEADER_BLOCK_BYTES) as handle:
             size = storage.file_size(handle)
             if size > limit:
-                log.warning("%s: %d bytes, over the %d-byte limit for a JSON file read whole; not read",
-                            storage.describe(path), size, limit)
-                raise ProfilerRawFileError(f"<{label(path)}> is too large ({size} bytes; the limit for a JSON "
-                                           f"file is {limit} bytes).")
-            data = handle.read()
+                log.warning("%s: %d bytes, over the %d-byte limit for a %s file read whole; not read",
+                            storage.describe(path), size, limit, kind)
+                raise ProfilerRawFileError(f"<{label(path)}> is too large ({size} bytes; {the_limit} {limit} bytes).")
+            return handle.read()  # type: ignore[no-any-return]
     except OSError as err:
         raise ProfilerRawFileError(f"<{label(path)}> cannot be read: {reason(err)}") from None
+
+
+def _read_json(path: Location, limit: int = MAX_JSON_BYTES) -> Any:
+    data = _read_whole(path, limit, "JSON", "the limit for a JSON file is")
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError as err:
@@ -113,17 +108,7 @@ def read_json(path: Location, cache: ParsedFileCache | None, limit: int = MAX_JS
 
 
 def _read_lines(path: Location, limit: int = MAX_TEXT_BYTES) -> tuple[str, ...]:
-    try:
-        with storage.open_binary(path, HEADER_BLOCK_BYTES) as handle:
-            size = storage.file_size(handle)
-            if size > limit:
-                log.warning("%s: %d bytes, over the %d-byte limit for a text file read whole; not read",
-                            storage.describe(path), size, limit)
-                raise ProfilerRawFileError(f"<{label(path)}> is too large ({size} bytes; the limit is {limit} bytes).")
-            text = io.TextIOWrapper(handle, encoding="utf-8", errors="replace").read()
-    except OSError as err:
-        raise ProfilerRawFileError(f"<{label(path)}> cannot be read: {reason(err)}") from None
-    return tuple(text.splitlines())
+    return tuple(_read_whole(path, limit, "text", "the limit is").decode("utf-8", "replace").splitlines())
 
 
 def read_lines(path: Location, cache: ParsedFileCache | None, limit: int = MAX_TEXT_BYTES) -> tuple[str, ...]:

@@ -28,7 +28,7 @@ from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.column_query import Row, Table
 from mindinsight_clone.analyzers.profiler.layout import ProfilerDir
 from mindinsight_clone.analyzers.profiler.legacy_files import dir_file, read_csv, read_lines
-from mindinsight_clone.analyzers.profiler.numbers import MS_TO_US, fmt
+from mindinsight_clone.analyzers.profiler.numbers import MS_TO_US, fmt, with_problems
 from mindinsight_clone.errors import ProfilerSearchConditionError
 
 COLUMNS: dict[str, tuple[str, ...]] = {
@@ -245,6 +245,4 @@ def search(pdir: ProfilerDir, op_type: str, device_id: str, condition: dict[str,
             row[1] = float(format(row[1], ".6f"))
     if op_type == "aicore_detail" and isinstance(filters, dict):
         result = _display(result, filters)
-    if problems:
-        result["problems"] = problems
-    return result
+    return with_problems(result, problems)

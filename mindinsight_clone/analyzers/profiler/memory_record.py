@@ -16,6 +16,7 @@ import numpy as np
 from mindinsight_clone.analyzers.profiler import ascend_csv, rank_tables
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
+from mindinsight_clone.analyzers.profiler.numbers import with_problems
 from mindinsight_clone.errors import MindInsightError, ProfilerFileNotFoundError
 from mindinsight_clone.store.downsample import peak_rows
 
@@ -55,6 +56,4 @@ def memory_record(device: DeviceFiles, max_points: int = DEFAULT_POINTS, top: in
         answer["top_operators"] = [dict(o) for o in ops[:top]]
         answer["operator_count"] = len(ops)
         problems.extend(op_problems)
-    if problems:
-        answer["problems"] = problems
-    return answer
+    return with_problems(answer, problems)

@@ -14,6 +14,7 @@ from typing import Any
 from mindinsight_clone.analyzers.profiler import rank_tables
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
+from mindinsight_clone.analyzers.profiler.numbers import with_problems
 from mindinsight_clone.store.downsample import peak_rows
 
 DEFAULT_POINTS = 1000
@@ -30,7 +31,5 @@ def npu_module_mem(device: DeviceFiles, max_points: int = DEFAULT_POINTS,
         components.append({"component": c, "peak_reserved_mb": peaks[c], "points": len(series[c]),
                            "series": [[row[0], row[2]] for row in data.tolist()]})
     answer: dict[str, Any] = {"components": components, "source": rank_tables.source("module_memory", device)}
-    if problems:
-        answer["problems"] = list(problems)
-    return answer
+    return with_problems(answer, problems)
 

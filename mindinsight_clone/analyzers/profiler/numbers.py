@@ -1,5 +1,5 @@
-"""Number formatting as MindInsight's profiler analysers print it (checked against goldens 147-151), and the cell
-readings the Ascend readers of both exports share."""
+"""Number formatting as MindInsight's profiler analysers print it (checked against goldens 147-151), the cell
+readings the Ascend readers of both exports share, and the `problems` key the views add to their answers."""
 
 from __future__ import annotations
 
@@ -11,6 +11,13 @@ MS_TO_US = 1000.0
 def fmt(value: float) -> float:
     """Three decimals from 1 up, six below 1: 99.1683 -> 99.168, 0.00591433 -> 0.005914, 4481.31 -> 4481.31."""
     return round(value, 3) if abs(value) >= 1 else round(value, 6)
+
+
+def with_problems(answer: dict[str, Any], problems: Any) -> dict[str, Any]:
+    """`answer` with `problems` (a list of problem dicts) as its last key, when there are any."""
+    if problems:
+        answer["problems"] = list(problems)
+    return answer
 
 
 def to_float(value: Any) -> float | None:

@@ -12,6 +12,7 @@ from mindinsight_clone.analyzers.profiler.ascend_tables import TableSpec
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.column_query import query_rows
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
+from mindinsight_clone.analyzers.profiler.numbers import with_problems
 
 
 def search(device: DeviceFiles, spec: TableSpec, text: str, sort_name: str | None, sort_type: str,
@@ -26,6 +27,4 @@ def search(device: DeviceFiles, spec: TableSpec, text: str, sort_name: str | Non
         condition["filter_condition"] = {spec.search_column: {"partial_match_str_in": [text]}}
     answer = query_rows(table, condition)
     answer["source"] = source
-    if problems:
-        answer["problems"] = problems
-    return answer
+    return with_problems(answer, problems)

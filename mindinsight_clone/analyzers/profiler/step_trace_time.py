@@ -10,11 +10,10 @@ from typing import Any
 from mindinsight_clone.analyzers.profiler import rank_tables
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
+from mindinsight_clone.analyzers.profiler.numbers import with_problems
 
 
 def step_trace_time(device: DeviceFiles, cache: ParsedFileCache | None = None) -> dict[str, Any]:
     steps, problems = rank_tables.load("steps", device, cache)
     answer: dict[str, Any] = {"steps": [dict(s) for s in steps]}
-    if problems:
-        answer["problems"] = problems
-    return answer
+    return with_problems(answer, problems)

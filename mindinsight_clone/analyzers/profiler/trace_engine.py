@@ -132,12 +132,7 @@ def _value_key(text: Any) -> Any:
         return 0
     if isinstance(text, int):
         return text
-    value = orjson.loads(text)
-    try:
-        hash(value)
-    except TypeError:
-        return repr(value)
-    return value
+    return trace_events.hashable(orjson.loads(text))
 
 
 class _Blobs:

@@ -125,7 +125,7 @@ class _Interner:
         try:
             found = [setdefault(v, len(ids)) for v in values]
         except TypeError:  # an unhashable value (a list as pid...): intern its repr
-            found = [setdefault(_hashable(v), len(ids)) for v in values]
+            found = [setdefault(hashable(v), len(ids)) for v in values]
         return np.fromiter(found, dtype=np.int32, count=len(found))
 
 
@@ -163,7 +163,8 @@ class _BlobInterner:
         return out
 
 
-def _hashable(value: Any) -> Any:
+def hashable(value: Any) -> Any:
+    """`value`, or its repr when it cannot be a dict key (a list as pid...)."""
     try:
         hash(value)
     except TypeError:

@@ -13,7 +13,6 @@ NAME_SCOPE = "name_scope"
 AGGREGATION_SCOPE = "aggregation_scope"
 PARAMETER = "Parameter"
 CONST = "Const"
-LOAD = "Load"
 # Operators that only move data around; the optimized view removes them and wires through.
 PASS_THROUGH_TYPES = frozenset({"Load", "TupleGetItem", "MakeTuple", "UpdateState"})
 
