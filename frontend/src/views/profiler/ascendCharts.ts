@@ -2,11 +2,11 @@
 import type { EChartsOption } from '@/charts/echarts'
 import { chartPalette, type ChartPalette, tooltipColors } from '@/lib/palette'
 import { theme } from '@/state'
-import { t } from '@/i18n'
+import { t, type MessageKey } from '@/i18n'
 import { usAxisFormatter } from '@/lib/axisFormat'
 import { escapeHtml } from '@/lib/format'
 import { fmtUs } from './format'
-import { PHASES, autoUnit, sigDigits, type Heatmap, type LinkBandwidth, type MemLine, type Phase } from './ascendModel'
+import { PHASES, autoUnit, sigDigits, type Heatmap, type LinkBandwidth, type MatrixMetric, type MemLine, type Phase } from './ascendModel'
 
 export const PHASE_LABEL = {
   computing_us: 'ascend.computing',
@@ -268,6 +268,17 @@ export function heatmapOption(h: Heatmap, metricLabel: string, unit: string): EC
       },
     ],
   }
+}
+
+/** The src->dst matrix's metrics (communication tab, cluster matrix) and the heatmap of one. */
+export const MATRIX_METRICS: { id: MatrixMetric; label: MessageKey; unit: string }[] = [
+  { id: 'gbps', label: 'ascend.bandwidth', unit: 'GB/s' },
+  { id: 'size_mb', label: 'ascend.size', unit: 'MB' },
+  { id: 'time_ms', label: 'ascend.transitTime', unit: 'ms' },
+]
+export function matrixOption(h: Heatmap, metric: MatrixMetric): EChartsOption {
+  const m = MATRIX_METRICS.find((x) => x.id === metric)!
+  return heatmapOption(h, t(m.label), m.unit)
 }
 
 /** Memory over time: per component its allocated (solid) and reserved (dashed) MB. */

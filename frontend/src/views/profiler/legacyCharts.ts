@@ -5,7 +5,7 @@ import { laneBarsSeries } from '@/charts/laneBarsSeries'
 import { chartPalette } from '@/lib/palette'
 import { escapeHtml } from '@/lib/format'
 import { t, type MessageKey } from '@/i18n'
-import type { FlopsScope } from '@/api/profilerApi'
+import type { FlopsScope, FlopsSummary } from '@/api/profilerApi'
 import type { TraceBar } from './legacyModel'
 import { tooltipBase, valueAxis } from './ascendCharts'
 
@@ -153,4 +153,14 @@ export function phaseKey(name: string): MessageKey | null {
 export function phaseLabel(name: string): string {
   const key = phaseKey(name)
   return key ? t(key) : name
+}
+
+/** The FLOPs summary's figures (none when the device wrote no FLOPs). */
+export function flopsCards(f: FlopsSummary | null): { id: string; label: string; value: unknown }[] {
+  if (!f || f.FLOPs === undefined) return []
+  return [
+    { id: 'flops', label: t('legacy.flops'), value: f.FLOPs },
+    { id: 'flops-per-second', label: t('legacy.flopsPerSecond'), value: f.FLOPS },
+    { id: 'utilization', label: t('legacy.flopsUtil'), value: f.FLOPS_Utilization === undefined ? undefined : `${f.FLOPS_Utilization}%` },
+  ]
 }
