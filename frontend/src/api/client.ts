@@ -23,7 +23,6 @@ import type {
   Landscape,
   LandscapeInterval,
   LineageResponse,
-  PluginName,
   ScalarPoint,
   ScalarSeries,
   ScalarSummary,
@@ -240,15 +239,6 @@ export const api = {
   /** mindinsight-clone: one page of a run's tags of one plugin, searched and grouped by prefix on the server. */
   tags: (q: TagSearchQuery, o?: RequestOptions) => request<TagSearchResponse>('GET', DV + 'tags', { ...q }, undefined, o),
 
-  singleJob: (trainId: string, plugin: PluginName, o?: RequestOptions) =>
-    request<{ train_jobs: { id: string; name: string; tags: string[] }[] }>(
-      'GET',
-      DV + 'single-job',
-      { train_id: trainId, plugin_name: plugin },
-      undefined,
-      o,
-    ),
-
   // ---------------------------------------------------------------- scalars
   scalarMetadata: (trainId: string, tag: string, o?: RequestOptions) =>
     request<{ metadatas: ScalarPoint[] }>('GET', DV + 'scalar/metadata', { train_id: trainId, tag }, undefined, o),
@@ -318,9 +308,6 @@ export const api = {
       undefined,
       o,
     ),
-
-  graphAllNodes: (q: { train_id: string; tag?: string; mode?: 'normal' | 'optimize'; name?: string }, o?: RequestOptions) =>
-    request<{ all_nodes_detail: GraphNode[] }>('GET', DV + 'graphs/nodes/all', q, undefined, o),
 
   /** Our extension (docs/graph.md): one page of a scope's children; `offset` is a page index. */
   graphNodesPage: (

@@ -512,12 +512,6 @@ export interface ClusterCommunication {
   communication: { rank_id: number; communication_info: [number, number, LinkInfo, Record<string, unknown>?] | [] }[]
 }
 
-export interface ClusterLinks {
-  /** [src-dst, link type, cost ms, size, bandwidth] */
-  cluster_link_info: [string, string, number, number, number][]
-  size: number
-}
-
 export type Proposals = Record<string, unknown>
 
 /** profile/columns: table -> its columns (units) */
@@ -634,9 +628,6 @@ export const legacy = {
   clusterCommunication: (t: ProfTarget, step: number, o?: RequestOptions) =>
     ppost<ClusterCommunication>('search-cluster-communication', { train_id: t.trainId },
       { filter_condition: { step_id: step } }, o),
-
-  clusterLinks: (t: ProfTarget, step: number, o?: RequestOptions) =>
-    ppost<ClusterLinks>('search-cluster-link', { train_id: t.trainId }, { filter_condition: { step_id: step } }, o),
 
   clusterPropose: (t: ProfTarget, o?: RequestOptions) =>
     pget<Proposals>('summary/cluster-propose', { train_id: t.trainId }, o),

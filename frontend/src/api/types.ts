@@ -288,11 +288,6 @@ export interface LineageResponse {
   object: LineageObject[]
 }
 
-export interface ApiErrorBody {
-  error_code: string
-  error_msg: string
-}
-
 // ---------------------------------------------------------------- TensorBoard kinds (docs/api.md)
 export interface TextItem {
   step: number

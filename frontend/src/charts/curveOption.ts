@@ -2,7 +2,7 @@
 // threshold and its counts). ROC adds the chance diagonal.
 import type { EChartsOption } from './echarts'
 import type { CurvePoint } from '@/lib/roc'
-import { chartPalette } from '@/lib/palette'
+import { chartPalette, tooltipColors } from '@/lib/palette'
 import { escapeHtml, formatNumber } from '@/lib/format'
 
 export interface CurveLabels {
@@ -65,9 +65,7 @@ export function buildCurveOption(points: CurvePoint[], color: string, labels: Cu
       trigger: 'item',
       confine: true,
       className: 'chart-tooltip',
-      backgroundColor: pal.tooltipBg,
-      borderColor: pal.tooltipBorder,
-      textStyle: { color: pal.text, fontSize: 12 },
+      ...tooltipColors(pal, 12),
       formatter: (raw: unknown) => {
         const d = (raw as { data: number[] }).data
         if (!d || d.length < 7) return ''

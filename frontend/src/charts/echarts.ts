@@ -60,6 +60,25 @@ export function loadGl(): Promise<void> {
   return glPromise
 }
 
+/** A chart's "is WebGL there?": false without WebGL or when echarts-gl cannot load; on its first success echarts-gl
+ * is registered and `recreate` (useChart's) makes the chart again with it. */
+export function glEnsurer(recreate: () => void): () => Promise<boolean> {
+  let ready = false
+  return async () => {
+    if (ready) return true
+    const probe = document.createElement('canvas')
+    if (!(probe.getContext('webgl') || probe.getContext('experimental-webgl'))) return false
+    try {
+      await loadGl()
+      ready = true
+      recreate()
+      return true
+    } catch {
+      return false
+    }
+  }
+}
+
 export { echarts }
 export type ECharts = echarts.ECharts
 export type EChartsOption = echarts.EChartsCoreOption

@@ -5,7 +5,7 @@
 import type { EChartsOption } from './echarts'
 import type { AggregateGroup } from '@/api/aggregate'
 import { csvRow } from '@/lib/csv'
-import { chartPalette, seriesColor } from '@/lib/palette'
+import { chartPalette, seriesColor, tooltipColors } from '@/lib/palette'
 import { formatTick } from '@/lib/format'
 
 export type GroupMode = 'none' | 'regex' | 'hparam' | 'rank'
@@ -75,9 +75,7 @@ export function buildGroupBandOption(groups: AggregateGroup[], s: GroupBandSetti
     tooltip: {
       trigger: 'axis',
       confine: true,
-      backgroundColor: pal.tooltipBg,
-      borderColor: pal.tooltipBorder,
-      textStyle: { color: pal.text, fontSize: 12 },
+      ...tooltipColors(pal, 12),
       formatter: (raw: unknown) => {
         const params = (Array.isArray(raw) ? raw : [raw]) as { seriesId: string; dataIndex: number }[]
         const rows = params.filter((p) => p.seriesId.startsWith('center:')).map((p) => {

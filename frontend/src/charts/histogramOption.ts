@@ -4,7 +4,7 @@
 import type { HistogramStep } from '@/api/types'
 import type { EChartsOption } from './echarts'
 import type { SeriesSummary } from '@/composables/useChart'
-import { chartPalette, shade } from '@/lib/palette'
+import { chartPalette, shade, tooltipColors } from '@/lib/palette'
 import { escapeHtml, formatDuration, formatNumber, formatTick, formatWallTime } from '@/lib/format'
 import { edgeAwareLabels } from './axisEdges'
 
@@ -139,9 +139,7 @@ export function buildHistogramOption(
   const xEdges = { axisLabel: { ...axisCommon.axisLabel, formatter: edges.formatter } }
   const tooltipBase = {
     confine: true,
-    backgroundColor: pal.tooltipBg,
-    borderColor: pal.tooltipBorder,
-    textStyle: { color: pal.text, fontSize: 12 },
+    ...tooltipColors(pal, 12),
   }
 
   if (view === 'front') {

@@ -3,7 +3,7 @@
 // meshgrid order).
 import type { Landscape } from '@/api/types'
 import type { EChartsOption } from './echarts'
-import { chartPalette } from '@/lib/palette'
+import { chartPalette, tooltipColors } from '@/lib/palette'
 import { formatNumber } from '@/lib/format'
 
 export type LandscapeMode = 'contour' | 'topo' | 'surface'
@@ -180,7 +180,7 @@ export function buildLandscape2D(
   return {
     animation: false,
     grid: { left: 8, right: 90, top: 24, bottom: 8, containLabel: true, show: true, borderColor: pal.axis },
-    tooltip: { trigger: 'item', confine: true, backgroundColor: pal.tooltipBg, borderColor: pal.tooltipBorder, textStyle: { color: pal.text } },
+    tooltip: { trigger: 'item', confine: true, ...tooltipColors(pal) },
     xAxis: { ...axis, min: Math.min(...x) - dx, max: Math.max(...x) + dx },
     yAxis: { ...axis, min: Math.min(...y) - dy, max: Math.max(...y) + dy },
     visualMap: {

@@ -75,6 +75,6 @@ describe('layerHeatmapOption', () => {
     const c = layerHeatmapCells({ values: [[1]], nonfinite: [[false]] }, 'linear')
     const o = layerHeatmapOption(c, ['0'], ['<a>'], [5], labels) as Record<string, any>
     expect(o.legend.show).toBe(false)
-    expect(o.tooltip.formatter({ value: [0, 0, 1, 1], seriesIndex: 0 })).toContain('&#60;a&#62;')
+    expect(o.tooltip.formatter({ value: [0, 0, 1, 1], seriesIndex: 0 })).toContain('&lt;a&gt;')
   })
 })

@@ -5,8 +5,8 @@
 // tensor heat map's colour for that kind with a legend entry, outside the value colour scale; cells without a
 // point stay blank.
 import type { EChartsOption } from './echarts'
-import { chartPalette } from '@/lib/palette'
-import { formatNumber } from '@/lib/format'
+import { chartPalette, tooltipColors } from '@/lib/palette'
+import { escapeHtml, formatNumber } from '@/lib/format'
 import type { ScalarHeatmapResponse } from '@/api/client'
 import { NONFINITE_KINDS } from './tensorHeatmapOption'
 
@@ -96,9 +96,7 @@ export function layerHeatmapOption(
       selectedMode: false,
     },
     tooltip: {
-      backgroundColor: p.tooltipBg,
-      borderColor: p.tooltipBorder,
-      textStyle: { color: p.text },
+      ...tooltipColors(p),
       confine: true,
       trigger: 'item',
       formatter: (q: unknown) => {
@@ -160,8 +158,4 @@ export function layerHeatmapOption(
       })),
     ],
   }
-}
-
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 }

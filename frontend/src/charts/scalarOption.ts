@@ -4,7 +4,7 @@
 import type { ScalarEnvelopeBucket, ScalarPoint } from '@/api/types'
 import type { EChartsOption } from './echarts'
 import type { SeriesSummary } from '@/composables/useChart'
-import { chartPalette } from '@/lib/palette'
+import { chartPalette, tooltipColors } from '@/lib/palette'
 import { defaultScale, smooth, smoothWindow } from '@/lib/smoothing'
 import { escapeHtml, formatDuration, formatNumber, formatTick, formatWallTime } from '@/lib/format'
 import { clockFormatter, spacedTickFormatter } from '@/lib/axisFormat'
@@ -452,9 +452,7 @@ export function buildScalarOption(prepared: PreparedLine[], s: ScalarChartSettin
       trigger: 'axis',
       confine: true,
       className: 'chart-tooltip',
-      backgroundColor: pal.tooltipBg,
-      borderColor: pal.tooltipBorder,
-      textStyle: { color: pal.text, fontSize: 12 },
+      ...tooltipColors(pal, 12),
       axisPointer: { type: 'line', lineStyle: { color: pal.axis, type: 'dashed' }, animation: false },
       formatter: (raw: unknown) => tooltipHtml(raw, s, multi),
     },

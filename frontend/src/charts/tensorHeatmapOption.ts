@@ -3,7 +3,7 @@
 // −Inf cells each in their own colour, off that scale, with a legend entry and their count (issue 34: NaN cells
 // were white, like values near 0). The heat map shows windows too wide to read as a table.
 import type { EChartsOption } from './echarts'
-import { chartPalette } from '@/lib/palette'
+import { chartPalette, tooltipColors } from '@/lib/palette'
 import { formatNumber } from '@/lib/format'
 import { theme } from '@/state'
 import type { HeatmapCells } from '@/lib/tensorSlice'
@@ -37,9 +37,7 @@ export function tensorHeatmapOption(h: HeatmapCells, labels: { row: string; col:
     textStyle: { color: p.text },
     animation: false,
     tooltip: {
-      backgroundColor: p.tooltipBg,
-      borderColor: p.tooltipBorder,
-      textStyle: { color: p.text },
+      ...tooltipColors(p),
       confine: true,
       trigger: 'item',
       formatter: (q: unknown) => {

@@ -40,5 +40,3 @@ export function useRunPage(
   void run.load()
   return { ...query, trainId, selected, filter, run, tags, shown }
 }
-
-export type RunPageState = ReturnType<typeof useRunPage>

@@ -1,6 +1,6 @@
 // A small i18n layer: two dictionaries and a reactive language. The choice is kept in
 // localStorage under MindInsight's key `milang` ('en-us' | 'zh-cn').
-import { computed, ref } from 'vue'
+import { ref } from 'vue'
 import { en, type MessageKey } from './en'
 import { zh } from './zh'
 
@@ -48,9 +48,6 @@ export function tn(key: MessageKey, n: number, params?: Record<string, string | 
   const useOne = n === 1 && lang.value === 'en-us' && one in en
   return t((useOne ? one : key) as MessageKey, { n: n.toLocaleString('en-US'), ...params })
 }
-
-/** For templates that need reactivity on the language in computed values. */
-export const isZh = computed(() => lang.value === 'zh-cn')
 
 const DETAIL = '{detail}'
 

@@ -50,6 +50,11 @@ export function chartPalette(): ChartPalette {
       }
 }
 
+/** A chart tooltip in the theme's colours (`fontSize`: its text's, when not ECharts' default). */
+export function tooltipColors(p: ChartPalette, fontSize?: number) {
+  return { backgroundColor: p.tooltipBg, borderColor: p.tooltipBorder, textStyle: fontSize ? { color: p.text, fontSize } : { color: p.text } }
+}
+
 export function seriesColor(index: number): string {
   return SERIES_COLORS[((index % SERIES_COLORS.length) + SERIES_COLORS.length) % SERIES_COLORS.length]
 }

@@ -16,11 +16,6 @@
 // evenly spaced data. Points whose value is null (NaN/Inf on the server) are passed through
 // as null and do not touch the average.
 
-export interface XY {
-  x: number
-  y: number | null
-}
-
 /** The default step scale: step range / 999, at least 1. */
 export function defaultScale(xs: number[]): number {
   if (xs.length < 2) return 1

@@ -49,11 +49,6 @@ export function graphFileLabel(tag: string): string {
   return m ? `${formatWallTime(Number(m[1]))} · ${m[2]}` : tag
 }
 
-export function parentOf(name: string): string {
-  const i = name.lastIndexOf('/')
-  return i < 0 ? '' : name.slice(0, i)
-}
-
 /** All scopes from the root down to (excluding) `name`: 'a/b/c' -> ['a', 'a/b']. */
 export function ancestors(name: string): string[] {
   const out: string[] = []

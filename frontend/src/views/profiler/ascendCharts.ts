@@ -1,11 +1,12 @@
 // ECharts options of the Ascend views, built from the view model (ascendModel.ts) and the theme's palette.
 import type { EChartsOption } from '@/charts/echarts'
-import { chartPalette, type ChartPalette } from '@/lib/palette'
+import { chartPalette, type ChartPalette, tooltipColors } from '@/lib/palette'
 import { theme } from '@/state'
-import { t } from '@/i18n'
+import { t, type MessageKey } from '@/i18n'
 import { usAxisFormatter } from '@/lib/axisFormat'
+import { escapeHtml } from '@/lib/format'
 import { fmtUs } from './format'
-import { PHASES, autoUnit, sigDigits, type Heatmap, type LinkBandwidth, type MemLine, type Phase } from './ascendModel'
+import { PHASES, autoUnit, sigDigits, type Heatmap, type LinkBandwidth, type MatrixMetric, type MemLine, type Phase } from './ascendModel'
 
 export const PHASE_LABEL = {
   computing_us: 'ascend.computing',
@@ -26,12 +27,35 @@ export function dangerColor(): string {
   return theme.value === 'dark' ? '#f07b77' : '#d9534f'
 }
 
-function tooltipBase(p: ChartPalette) {
-  return { backgroundColor: p.tooltipBg, borderColor: p.tooltipBorder, textStyle: { color: p.text }, confine: true }
+export function tooltipBase(p: ChartPalette) {
+  return { ...tooltipColors(p), confine: true }
 }
 
-function esc(s: string): string {
-  return s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] ?? c)
+export function valueAxis(p: ChartPalette, name = 'ms') {
+  return {
+    type: 'value' as const,
+    name,
+    nameTextStyle: { color: p.subtext },
+    axisLabel: { color: p.subtext },
+    splitLine: { lineStyle: { color: p.split } },
+  }
+}
+
+/** The grid, time axis (µs from the profile's start, to `lastUs`) and zoom of a chart over time. */
+export function timeAxisParts(p: ChartPalette, lastUs: number) {
+  return {
+    grid: { left: 12, right: 24, top: 36, bottom: 56, containLabel: true },
+    xAxis: {
+      type: 'value' as const,
+      axisLabel: { color: p.subtext, formatter: usAxisFormatter(lastUs), hideOverlap: true },
+      splitLine: { lineStyle: { color: p.split } },
+      axisLine: { lineStyle: { color: p.axis } },
+    },
+    dataZoom: [
+      { type: 'inside' as const, filterMode: 'none' as const },
+      { type: 'slider' as const, height: 18, bottom: 8, labelFormatter: (v: number) => fmtUs(v), textStyle: { color: p.subtext } },
+    ],
+  }
 }
 
 /** Stacked bars of the three phases: one per step (overview) or per rank (cluster). A slow rank's slow phase is
@@ -102,7 +126,7 @@ export function diffBarsOption(rows: { op_type: string; diff_us: number; total_u
         const r = byName.get(q.name)
         if (!r) return ''
         return (
-          `<div class="tt"><div class="tt-title">${esc(r.op_type)}</div>` +
+          `<div class="tt"><div class="tt-title">${escapeHtml(r.op_type)}</div>` +
           `<div>${t('ascend.compareThis')}: ${fmtUs(r.total_us)}</div>` +
           `<div>${t('ascend.compareBase')}: ${fmtUs(r.base_total_us)}</div>` +
           `<div>${t('ascend.compareDiff')}: <b>${r.diff_us > 0 ? '+' : ''}${fmtUs(r.diff_us)}</b></div></div>`
@@ -147,7 +171,7 @@ export function bandwidthOption(all: LinkBandwidth[]): EChartsOption {
         const l = byLink.get(q.name)
         if (!l) return ''
         return (
-          `<div class="tt"><div class="tt-title">${esc(l.link)}</div>` +
+          `<div class="tt"><div class="tt-title">${escapeHtml(l.link)}</div>` +
           `<div>${t('ascend.bandwidth')}: <b>${l.gbps === null ? '–' : l.gbps.toFixed(3)} GB/s</b></div>` +
           `<div>${t('ascend.size')}: ${l.size_mb.toFixed(3)} MB</div>` +
           `<div>${t('ascend.transitTime')}: ${l.time_ms.toFixed(3)} ms</div>` +
@@ -194,8 +218,8 @@ export function heatmapOption(h: Heatmap, metricLabel: string, unit: string): EC
         const [x, y, v, transport] = q.value
         return (
           `<div class="tt"><div class="tt-title">${ys[y]} → ${xs[x]}</div>` +
-          `<div>${esc(metricLabel)}: <b>${show(v, 4)} ${su.unit}</b></div>` +
-          (transport ? `<div>${t('ascend.transport')}: ${esc(transport)}</div>` : '') +
+          `<div>${escapeHtml(metricLabel)}: <b>${show(v, 4)} ${su.unit}</b></div>` +
+          (transport ? `<div>${t('ascend.transport')}: ${escapeHtml(transport)}</div>` : '') +
           '</div>'
         )
       },
@@ -246,6 +270,17 @@ export function heatmapOption(h: Heatmap, metricLabel: string, unit: string): EC
   }
 }
 
+/** The src->dst matrix's metrics (communication tab, cluster matrix) and the heatmap of one. */
+export const MATRIX_METRICS: { id: MatrixMetric; label: MessageKey; unit: string }[] = [
+  { id: 'gbps', label: 'ascend.bandwidth', unit: 'GB/s' },
+  { id: 'size_mb', label: 'ascend.size', unit: 'MB' },
+  { id: 'time_ms', label: 'ascend.transitTime', unit: 'ms' },
+]
+export function matrixOption(h: Heatmap, metric: MatrixMetric): EChartsOption {
+  const m = MATRIX_METRICS.find((x) => x.id === metric)!
+  return heatmapOption(h, t(m.label), m.unit)
+}
+
 /** Memory over time: per component its allocated (solid) and reserved (dashed) MB. */
 export function memoryOption(lines: MemLine[]): EChartsOption {
   const p = chartPalette()
@@ -257,24 +292,8 @@ export function memoryOption(lines: MemLine[]): EChartsOption {
     textStyle: { color: p.text },
     legend: { type: 'scroll', top: 0, textStyle: { color: p.text } },
     tooltip: { ...tooltipBase(p), trigger: 'axis', valueFormatter: (v: unknown) => `${Number(v).toFixed(3)} MB` },
-    grid: { left: 12, right: 24, top: 36, bottom: 56, containLabel: true },
-    xAxis: {
-      type: 'value',
-      axisLabel: { color: p.subtext, formatter: usAxisFormatter(lastUs), hideOverlap: true },
-      splitLine: { lineStyle: { color: p.split } },
-      axisLine: { lineStyle: { color: p.axis } },
-    },
-    yAxis: {
-      type: 'value',
-      name: 'MB',
-      nameTextStyle: { color: p.subtext },
-      axisLabel: { color: p.subtext },
-      splitLine: { lineStyle: { color: p.split } },
-    },
-    dataZoom: [
-      { type: 'inside', filterMode: 'none' },
-      { type: 'slider', height: 18, bottom: 8, labelFormatter: (v: number) => fmtUs(v), textStyle: { color: p.subtext } },
-    ],
+    ...timeAxisParts(p, lastUs),
+    yAxis: valueAxis(p, 'MB'),
     series: lines.map((l) => ({
       name: `${l.component} · ${t(l.kind === 'allocated' ? 'profiler.allocated' : 'profiler.reserved')}`,
       type: 'line',

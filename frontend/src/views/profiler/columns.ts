@@ -2,7 +2,8 @@
 // (GET profile/columns, docs/profiler.md), never guessed from a column's name. A header shows its unit once
 // ("Total time (µs)"); the cells are plain numbers in that unit; the raw field name stays in the header's tooltip.
 import { t, type MessageKey } from '@/i18n'
-import { prof } from '@/api/profilerApi'
+import { prof, type OpsTable } from '@/api/profilerApi'
+import type { OpSlice } from './OpTypeChart.vue'
 
 export type Unit = 'us' | 'ms' | 'percent' | 'fraction' | 'count' | null
 export interface ColumnDef {
@@ -172,4 +173,30 @@ export function cellValue(value: unknown, def: ColumnDef, origin?: number | null
   if (def.timestamp && typeof origin === 'number') return String(Number((value - origin).toFixed(3)))
   // times and shares to the ns / thousandth the files hold (operator_details.csv has float noise: 2563.2112187499997)
   return def.unit && def.unit !== 'count' ? String(Number(value.toFixed(3))) : String(value)
+}
+
+/** a cell as a finite number (0 when it is not one) */
+export function num(v: unknown): number {
+  const n = typeof v === 'number' ? v : Number(v)
+  return Number.isFinite(n) ? n : 0
+}
+
+/** An operator-type table (ops/search) as chart slices: `name` and `percent` list the columns to try in order;
+ * `time` turns a time cell into the chart's value. A type on two cores (core_type) is two slices, named apart. */
+export function opSlices(
+  table: OpsTable | null,
+  cols: { name: string[]; time: string; percent: string[]; count: string },
+  time: (v: unknown) => number = num,
+): OpSlice[] {
+  if (!table) return []
+  const c = (names: string[]) => names.map((n) => table.col_name.indexOf(n)).find((i) => i >= 0) ?? -1
+  const [ni, ti, pi, ci, ki] = [c(cols.name), c([cols.time]), c(cols.percent), c([cols.count]), c(['core_type'])]
+  const names = table.object.map((r) => String(r[ni]))
+  const twice = (i: number) => ki >= 0 && names.indexOf(names[i]) !== names.lastIndexOf(names[i])
+  return table.object.map((r, i) => ({
+    name: twice(i) ? `${names[i]} (${r[ki]})` : names[i],
+    value: time(r[ti]),
+    percent: num(r[pi]),
+    count: ci >= 0 ? num(r[ci]) : undefined,
+  }))
 }

@@ -2,30 +2,14 @@
 // cluster bars, FLOPs per rank and per scope, queue sizes), built from legacyModel.ts and the theme's palette.
 import type { EChartsOption } from '@/charts/echarts'
 import { laneBarsSeries } from '@/charts/laneBarsSeries'
-import { chartPalette, type ChartPalette } from '@/lib/palette'
+import { chartPalette } from '@/lib/palette'
+import { escapeHtml } from '@/lib/format'
 import { t, type MessageKey } from '@/i18n'
-import type { FlopsScope } from '@/api/profilerApi'
+import type { FlopsScope, FlopsSummary } from '@/api/profilerApi'
 import type { TraceBar } from './legacyModel'
-
-function tooltipBase(p: ChartPalette) {
-  return { backgroundColor: p.tooltipBg, borderColor: p.tooltipBorder, textStyle: { color: p.text }, confine: true }
-}
-
-function esc(s: string): string {
-  return s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] ?? c)
-}
+import { tooltipBase, valueAxis } from './ascendCharts'
 
 const ms = (v: unknown) => `${Number(v).toFixed(4)} ms`
-
-function valueAxis(p: ChartPalette, name = 'ms') {
-  return {
-    type: 'value' as const,
-    name,
-    nameTextStyle: { color: p.subtext },
-    axisLabel: { color: p.subtext },
-    splitLine: { lineStyle: { color: p.split } },
-  }
-}
 
 /** Stacked bars: one per category (a step or a rank), one series per phase (`keys` are translated labels). */
 export function stackedBarsOption(
@@ -81,7 +65,7 @@ export function traceGraphOption(bars: TraceBar[], lanes: string[], phaseLabel: 
       formatter: (q: { value: number[] }) => {
         const b = bars[q.value[3]]
         return b
-          ? `<div class="tt"><div class="tt-title">${esc(phaseLabel(b.name))}</div>` +
+          ? `<div class="tt"><div class="tt-title">${escapeHtml(phaseLabel(b.name))}</div>` +
               `<div>${ms(b.duration)}</div><div class="muted">@ ${ms(b.start)}</div></div>`
           : ''
       },
@@ -169,4 +153,14 @@ export function phaseKey(name: string): MessageKey | null {
 export function phaseLabel(name: string): string {
   const key = phaseKey(name)
   return key ? t(key) : name
+}
+
+/** The FLOPs summary's figures (none when the device wrote no FLOPs). */
+export function flopsCards(f: FlopsSummary | null): { id: string; label: string; value: unknown }[] {
+  if (!f || f.FLOPs === undefined) return []
+  return [
+    { id: 'flops', label: t('legacy.flops'), value: f.FLOPs },
+    { id: 'flops-per-second', label: t('legacy.flopsPerSecond'), value: f.FLOPS },
+    { id: 'utilization', label: t('legacy.flopsUtil'), value: f.FLOPS_Utilization === undefined ? undefined : `${f.FLOPS_Utilization}%` },
+  ]
 }

@@ -4,7 +4,7 @@
 // Each datum is [x, y, point index] in 2-D, [x, y, z, point index] in 3-D (pointIndexOf reads it back).
 // Above LARGE points the 2-D series use ECharts' large mode (one draw call).
 import type { EChartsOption } from '@/charts/echarts'
-import { chartPalette } from '@/lib/palette'
+import { chartPalette, tooltipColors } from '@/lib/palette'
 import type { Coloring } from './projection'
 
 export const LARGE = 4000
@@ -161,9 +161,7 @@ export function buildProjectorOption(inp: ScatterInput): { option: EChartsOption
       trigger: 'item',
       confine: true,
       className: 'chart-tooltip',
-      backgroundColor: pal.tooltipBg,
-      borderColor: pal.tooltipBorder,
-      textStyle: { color: pal.text, fontSize: 12 },
+      ...tooltipColors(pal, 12),
       formatter: (raw: unknown) => {
         const i = pointIndexOf((raw as { data?: unknown }).data, dims)
         return i === null ? '' : inp.tooltip(i)
