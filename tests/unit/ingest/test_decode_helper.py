@@ -175,3 +175,33 @@ def test_long_mindspore_runs_do_not_start_the_helper(tmp_path: Path) -> None:
         assert [s.step for s in manager.run_cache("./run1").samples("scalar", "loss/scalar")][-1] == 39_999
     finally:
         manager.stop()
+
+
+def test_scalar_arrays_cross_the_pipe_packed_and_equal() -> None:
+    """A block's columns are pickled as three packed arrays (one per column, not three per tag) and come back as
+    the same tags, in order, with the same values; columns the tags share (MindSpore steps) stay shared."""
+    import pickle
+    import pickletools
+
+    import numpy as np
+
+    from mindinsight_clone.ingest.scalar_batch import ScalarArrays
+
+    arrays = {f"t{i}/scalar": (np.arange(i, i + 5), np.arange(5) * 0.5, np.linspace(0, i, 5)) for i in range(300)}
+    block = ScalarArrays("f", items=[(t, 0) for t in arrays], arrays=arrays, records=1500, wants_bytes=7)
+    data = pickle.dumps(block, protocol=pickle.HIGHEST_PROTOCOL)
+    back = pickle.loads(data)
+    assert (back.source_file, back.items, back.records, back.wants_bytes) == ("f", block.items, 1500, 7)
+    assert list(back.arrays) == list(arrays)
+    for tag, cols in arrays.items():
+        assert all(np.array_equal(a, b) and a.dtype == b.dtype for a, b in zip(cols, back.arrays[tag], strict=True))
+    per_tag = pickle.dumps(arrays, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def arrays_made(pickled: bytes) -> int:  # an array is rebuilt by one REDUCE of numpy's _frombuffer
+        return sum(op.name == "REDUCE" for op, _, _ in pickletools.genops(pickled))
+
+    assert arrays_made(per_tag) >= 900 and arrays_made(data) < 10
+    steps = np.arange(4)
+    shared = ScalarArrays("g", arrays={"a": (steps, steps * 1.0, np.ones(4)), "b": (steps, steps * 1.0, np.zeros(4))})
+    again = pickle.loads(pickle.dumps(shared))
+    assert again.arrays["a"][0] is again.arrays["b"][0] and again.arrays["b"][2].tolist() == [0.0] * 4
