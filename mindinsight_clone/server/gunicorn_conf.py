@@ -40,7 +40,7 @@ logger_class = "mindinsight_clone.server.access_log.AccessLogger"  # makes only 
 
 def _rotating(name: str) -> dict[str, object]:
     return {
-        "class": "logging.handlers.RotatingFileHandler",
+        "class": "mindinsight_clone.server.logs.SizeRotatingFileHandler",  # one format, no stat per line
         "filename": str(_log_dir / f"{name}.{_settings.port}.log"),
         "maxBytes": _settings.log_max_bytes,
         "backupCount": _settings.log_backup_count,

@@ -313,9 +313,13 @@ def revalidate_and_compress(resp: Response) -> Response:
         not_modified = Response(status=304)
         not_modified.set_etag(etag)
         return not_modified
-    accepts_gzip = "gzip" in (request.headers.get("Accept-Encoding") or "").lower()
-    resp.vary.add("Accept-Encoding")
-    if accepts_gzip and len(body) >= GZIP_MIN_BYTES and "Content-Encoding" not in resp.headers \
+    accepts_gzip = "gzip" in request.environ.get("HTTP_ACCEPT_ENCODING", "").lower()
+    present = {name.lower() for name in resp.headers.keys()}  # noqa: SIM118 - not werkzeug's `in` (security.py)
+    if "vary" in present:
+        resp.vary.add("Accept-Encoding")
+    else:
+        resp.headers["Vary"] = "Accept-Encoding"
+    if accepts_gzip and len(body) >= GZIP_MIN_BYTES and "content-encoding" not in present \
             and not (resp.mimetype or "").startswith(("image/", "audio/")):
         resp.set_data(gzip.compress(body, compresslevel=GZIP_LEVEL, mtime=0))
         resp.headers["Content-Encoding"] = "gzip"
