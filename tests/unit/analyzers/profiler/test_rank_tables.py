@@ -124,12 +124,12 @@ def test_op_statistic_is_the_text_exports_alone(jobs: dict[str, ProfilerDir]) ->
 
 
 def _decisions(path: Path) -> list[str]:
-    """`x.export` anywhere, comparisons with `x.layout`, and `format_of(...)` calls: a module deciding a format
-    itself."""
+    """`x.export` or `x.is_ascend` anywhere, comparisons with `x.layout`, and `format_of(...)` calls: a module
+    deciding a format itself."""
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Attribute) and node.attr == "export" and isinstance(node.ctx, ast.Load):
-            found.append(f"line {node.lineno}: .export")
+        if isinstance(node, ast.Attribute) and node.attr in ("export", "is_ascend") and isinstance(node.ctx, ast.Load):
+            found.append(f"line {node.lineno}: .{node.attr}")
         if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) == "format_of":
             found.append(f"line {node.lineno}: format_of()")
         if isinstance(node, ast.Compare):
@@ -148,8 +148,8 @@ def test_no_module_outside_the_registries_decides_a_format(tmp_path: Path) -> No
     assert offenders == {}
     probe = tmp_path / "decides.py"  # the check sees what it looks for
     probe.write_text("def f(device, pdir):\n    return device.export == 'db' or pdir.layout == 'legacy' or "
-                     "rank_tables.format_of(device) == 'legacy'\n")
-    assert len(_decisions(probe)) == 3
+                     "rank_tables.format_of(device) == 'legacy' or device.is_ascend\n")
+    assert len(_decisions(probe)) == 4
 
 
 def _views(pdir: ProfilerDir) -> dict[str, bool]:
