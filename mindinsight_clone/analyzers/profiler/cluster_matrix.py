@@ -25,7 +25,7 @@ def cluster_matrix(pdir: ProfilerDir, group: str | None = None, op: str | None =
     read: list[int] = []
     for device_id in pdir.device_ids:
         device = pdir.devices[device_id]
-        if device.output is None or not rank_tables.has("comm_matrix", device, cache):
+        if not rank_tables.has("comm_matrix", device, cache):
             continue
         try:
             rows, _ = rank_tables.load("comm_matrix", device, cache)

@@ -1,9 +1,9 @@
 """`GET profile/overview` (our addition): one page of numbers and hints for a device.
 
-An Ascend rank (ASCEND_PROFILER_OUTPUT with NPU tables) is answered by ascend_overview.py; an old-layout rank
-(MindSpore <= 2.2) from its AI Core / AI CPU type tables and its step trace (`_legacy_parts`). Otherwise: total op
-time and op types come from `cpu_op_type_info`; steps from `cpu_op_execute_timestamp` (see steps.py);
-the wall-clock span from the steps, else from the trace; host memory peaks from `cpu_ms_memory_record`.
+A rank whose format has the Ascend tables (rank_tables.py) is answered by ascend_overview.py; an old-layout rank
+(MindSpore <= 2.2) from its AI Core / AI CPU type tables and its step trace (`_legacy_parts`). A host rank: total
+op time and op types come from `cpu_op_type_info`; steps from `cpu_op_execute_timestamp` (see steps.py); the
+wall-clock span from the steps, else from the trace; host memory peaks from `cpu_ms_memory_record`.
 """
 
 from __future__ import annotations
@@ -88,9 +88,9 @@ def _legacy_parts(pdir: ProfilerDir, device: DeviceFiles, cache: ParsedFileCache
 
 
 def overview(pdir: ProfilerDir, device_id: str, cache: ParsedFileCache | None = None) -> dict[str, Any]:
-    """A MindSpore >= 2.4 / torch_npu rank: from its Ascend tables, else from MindSpore's host files."""
+    """A MindSpore >= 2.4 / torch_npu rank: from its Ascend tables, else (a host rank) from MindSpore's host files."""
     device = pdir.device(device_id)
-    if device is not None and device.is_ascend:
+    if device is not None and rank_tables.reads("kernels", device):
         return ascend_overview.overview(pdir, device, cache)  # the same fields from the Ascend tables
     table = load_table("cpu_op_type", device, cache)
     types = [(r[0], r[3], r[1]) for r in table.rows]

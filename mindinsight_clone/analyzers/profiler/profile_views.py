@@ -61,9 +61,9 @@ class CurrentLayout:
         device = self._first()
         if device is None or view not in VIEW_TABLES:
             return True
-        if not device.is_ascend and view != "timeline":  # a host rank's pages read MindSpore's host files
-            return True
-        return any(rank_tables.has(table, device, self.cache) for table in VIEW_TABLES[view])
+        tables = VIEW_TABLES[view]  # a page none of whose tables the rank's format has reads its own files (host)
+        return any(rank_tables.has(t, device, self.cache) for t in tables) or \
+            not any(rank_tables.reads(t, device) for t in tables)
 
     def views(self) -> list[dict[str, Any]]:
         """The profile's pages in order, each with whether its first rank has the data it draws."""

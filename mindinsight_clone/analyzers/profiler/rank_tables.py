@@ -1,10 +1,13 @@
 """The one seam between the profiler's views and the formats a rank is written in.
 
 A rank (`layout.DeviceFiles`) is read by one adapter, picked by `format_of`: the Ascend text export (CSV and JSON
-in ASCEND_PROFILER_OUTPUT/), the database export (`ascend_*_profiler_<rank>.db` + analysis.db), or the old
-MindSpore <= 2.2 layout (files directly in the profiler dir). Each adapter is a table of `Reader`s, one per table
-it has; a view asks for a table by name (`load`, `has`, `source`) and never looks at the format itself. A table an
-adapter lacks answers `has` False, and `load` raises ProfilerFileNotFoundError naming the text export's file.
+in ASCEND_PROFILER_OUTPUT/), the database export (`ascend_*_profiler_<rank>.db` + analysis.db), the old
+MindSpore <= 2.2 layout (files directly in the profiler dir), or a host (CPU/GPU) rank of the current layout, whose
+only table is its trace (its pages read MindSpore's host files, which op_stats.py, steps.py and memory.py read for
+every format: an Ascend rank may have them too). Each adapter is a table of `Reader`s, one per table it has; a view
+asks for a table by name (`load`, `has`, `source`; `reads`: whether the rank's format has the table at all) and
+never looks at the format itself. A table an adapter lacks answers `has` False, and `load` raises
+ProfilerFileNotFoundError naming the text export's file.
 
 Every table loads to the same shape whatever the format (the database and old-layout readers make the text
 readers' rows), so a view works for every adapter that has its tables:
@@ -21,6 +24,13 @@ readers' rows), so a view works for every adapter that has its tables:
 | kernels | kernel_table.KernelTable |
 | op_statistic | (type rows of every core, problems) — the text export only; elsewhere aggregated from kernels |
 | trace | trace_events.TraceColumns, or None when unreadable (logged) |
+
+| format | tables |
+|---|---|
+| text | all of the above |
+| db | all but op_statistic |
+| legacy | steps (the rest of its views are MindInsight's, legacy_*.py) |
+| host | trace |
 """
 
 from __future__ import annotations
@@ -55,7 +65,7 @@ from mindinsight_clone.errors import ProfilerFileNotFoundError
 from mindinsight_clone.ingest.storage import Location
 
 log = logging.getLogger(__name__)
-Format = Literal["text", "db", "legacy"]
+Format = Literal["text", "db", "legacy", "host"]
 Cache = ParsedFileCache | None
 TRACE_VIEW = "trace_view.json"
 LEVEL1, MEMORY_WHY = ascend_db_tables.LEVEL1, ascend_db_tables.MEMORY_WHY  # when a table is written
@@ -69,20 +79,27 @@ class Reader:
     source: Callable[[DeviceFiles], str]  # what answers and problems name as the table's origin
     locate: Callable[[DeviceFiles], Location | None]  # the file read (a cache key); None: not written
     has: Callable[[DeviceFiles, Cache], bool] | None = None  # default: `locate` found the file
+    why: str = ""  # when the text export writes the table (named with its missing file)
 
 
 def format_of(device: DeviceFiles) -> Format:
     """The one place a rank's format is decided: the database when the rank has one (also beside a text export),
-    the old layout for a rank whose files lie directly in the profiler dir, else the text export."""
+    the old layout for a rank whose files lie directly in the profiler dir, the text export for a rank with NPU
+    output, else a host rank."""
     if device.profiler_db is not None:
         return "db"
     if device.output is None and device.session is None:
         return "legacy"
-    return "text"
+    return "text" if device.is_ascend else "host"
 
 
 def _reader(device: DeviceFiles, table: str) -> Reader | None:
     return ADAPTERS[format_of(device)].get(table)
+
+
+def reads(table: str, device: DeviceFiles) -> bool:
+    """Whether the rank's format has `table` at all, written or not (a host rank has no kernel table)."""
+    return _reader(device, table) is not None
 
 
 def has(table: str, device: DeviceFiles, cache: Cache = None) -> bool:
@@ -97,8 +114,10 @@ def load(table: str, device: DeviceFiles, cache: Cache = None) -> Any:
     """`table` of the rank (module docstring: its shape), cached; ProfilerFileNotFoundError when not written,
     MindInsightError when unreadable."""
     reader = _reader(device, table)
-    if reader is None:
-        raise ProfilerFileNotFoundError(f"<{ascend_csv.label(TEXT_FILES.get(table, table), device.device_id)}>")
+    if reader is None:  # named by the text export's file (on a host rank, with why the text export lacks it)
+        why = TEXT[table].why if table in TEXT and format_of(device) == "host" else ""
+        raise ProfilerFileNotFoundError(f"<{ascend_csv.label(TEXT_FILES.get(table, table), device.device_id)}>"
+                                        + (f" ({why})" if why else ""))
     return reader.load(device, cache)
 
 
@@ -125,7 +144,7 @@ def _text(name: str, kind: str, parse: Callable[[Location, str], Any], why: str 
         path = ascend_csv.require(device.output_file(name), name, device.device_id, why)
         return cached(cache, kind, path, lambda p: parse(p, device.device_id), codec=codec)
 
-    return Reader(read, lambda _d: name, lambda d: d.output_file(name))
+    return Reader(read, lambda _d: name, lambda d: d.output_file(name), why=why)
 
 
 def _text_kernels(device: DeviceFiles, cache: Cache) -> kernel_table.KernelTable:
@@ -275,7 +294,12 @@ LEGACY: dict[str, Reader] = {
     "steps": Reader(legacy_steps.steps, legacy_steps.label, legacy_steps.step_file),
 }
 
-ADAPTERS: dict[Format, dict[str, Reader]] = {"text": TEXT, "db": DB, "legacy": LEGACY}
+# --- a host (CPU/GPU) rank of the current layout: a CPU-only session writes trace_view.json alone ------------------
+
+
+HOST: dict[str, Reader] = {"trace": TEXT["trace"]}
+
+ADAPTERS: dict[Format, dict[str, Reader]] = {"text": TEXT, "db": DB, "legacy": LEGACY, "host": HOST}
 
 # What a user has to write for a table, said once per format (not per rank): a view without data names it.
 _KERNEL_TABLES = "COMPUTE_TASK_INFO and TASK"
@@ -284,8 +308,9 @@ NEEDED: dict[Format, dict[str, str]] = {
     "db": {"steps": ascend_db_tables.STEP_TABLE, "comm_ops": "CommAnalyzerTime", "comm_matrix": "CommAnalyzerMatrix",
            "kernels": _KERNEL_TABLES, "op_statistic": _KERNEL_TABLES},
     "legacy": {"steps": legacy_step_trace.STEP_TRACE_FILE.format("<rank>")},
+    "host": TEXT_FILES,  # what its Ascend pages would need: the text export's files
 }
-_FORMAT_NAMES: dict[Format, str] = {"text": "", "db": "database", "legacy": "old layout"}
+_FORMAT_NAMES: dict[Format, str] = {"text": "", "host": "host", "db": "database", "legacy": "old layout"}
 
 
 def needs(tables: tuple[str, ...], devices: Iterable[DeviceFiles]) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mindinsight_clone.analyzers.profiler import ascend_ops, column_query, conditions, legacy_ops, op_stats
+from mindinsight_clone.analyzers.profiler import ascend_ops, column_query, conditions, legacy_ops, op_stats, rank_tables
 from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import ProfilerDir
 from mindinsight_clone.errors import ParamTypeError
@@ -40,11 +40,11 @@ def validate_ops_condition(condition: Any) -> tuple[str, str, dict[str, Any]]:
 
 def search_ops(pdir: ProfilerDir, op_type: str, device_id: str, condition: dict[str, Any],
                cache: ParsedFileCache | None = None) -> dict[str, Any]:
-    """ops/search over the host tables (op_stats.py) or, for a rank with Ascend output, its kernel tables; the old
+    """ops/search over the host tables (op_stats.py) or, for a rank whose format has kernel tables, those; the old
     layout's AI Core / AI CPU tables are profile_views.OldLayout's."""
     device = pdir.device(device_id)
     filters = condition.get("filter_condition") or {}
-    if op_type in ascend_ops.ASCEND_COLUMNS and device is not None and device.is_ascend:
+    if op_type in ascend_ops.ASCEND_COLUMNS and device is not None and rank_tables.reads("kernels", device):
         result = ascend_ops.search(device, op_type, condition, cache)
         return op_stats.aicore_detail_view(result, filters) if op_type.endswith("_detail") and \
             op_type != "aicpu_detail" else result

@@ -53,6 +53,27 @@ def test_the_format_of_each_rank(jobs: dict[str, ProfilerDir]) -> None:
     assert type(profile_views.views_for(jobs["text"])) is profile_views.CurrentLayout
 
 
+def test_a_host_rank_is_read_by_the_host_adapter(tmp_path: Path) -> None:
+    """A current-layout rank without NPU output (a CPU/GPU session writes trace_view.json alone): its format has
+    the trace and no Ascend table, its pages read the host files, and a missing table is named as the text export
+    names it."""
+    write_ascend_job(tmp_path / "host", ranks=1, steps=2, kernels_per_step=20)
+    out = next((tmp_path / "host" / "profiler").glob("rank_0/*/ASCEND_PROFILER_OUTPUT"))
+    for path in out.iterdir():
+        if path.name != rank_tables.TRACE_VIEW:
+            path.unlink()
+    pdir = scan_profiler_dir(tmp_path / "host" / "profiler", "./host/profiler")
+    device = pdir.device("0")
+    assert device is not None and rank_tables.format_of(device) == "host"
+    assert rank_tables.reads("trace", device) and rank_tables.has("trace", device)
+    assert not rank_tables.reads("kernels", device) and not rank_tables.has("kernels", device)
+    with pytest.raises(ProfilerFileNotFoundError) as err:
+        rank_tables.load("memory_record", device)
+    assert f"<memory_record.csv of rank 0> ({rank_tables.MEMORY_WHY})" in err.value.message
+    assert all(_views(pdir).values())
+    assert rank_tables.needs(("steps",), [device]) == "step_trace_time.csv"
+
+
 def _shape(value: Any) -> Any:
     """The structure of a loaded table, without its values: what every adapter must agree on."""
     if isinstance(value, tuple):
@@ -103,12 +124,12 @@ def test_op_statistic_is_the_text_exports_alone(jobs: dict[str, ProfilerDir]) ->
 
 
 def _decisions(path: Path) -> list[str]:
-    """`x.export` anywhere, comparisons with `x.layout`, and `format_of(...)` calls: a module deciding a format
-    itself."""
+    """`x.export` or `x.is_ascend` anywhere, comparisons with `x.layout`, and `format_of(...)` calls: a module
+    deciding a format itself."""
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Attribute) and node.attr == "export" and isinstance(node.ctx, ast.Load):
-            found.append(f"line {node.lineno}: .export")
+        if isinstance(node, ast.Attribute) and node.attr in ("export", "is_ascend") and isinstance(node.ctx, ast.Load):
+            found.append(f"line {node.lineno}: .{node.attr}")
         if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) == "format_of":
             found.append(f"line {node.lineno}: format_of()")
         if isinstance(node, ast.Compare):
@@ -127,8 +148,8 @@ def test_no_module_outside_the_registries_decides_a_format(tmp_path: Path) -> No
     assert offenders == {}
     probe = tmp_path / "decides.py"  # the check sees what it looks for
     probe.write_text("def f(device, pdir):\n    return device.export == 'db' or pdir.layout == 'legacy' or "
-                     "rank_tables.format_of(device) == 'legacy'\n")
-    assert len(_decisions(probe)) == 3
+                     "rank_tables.format_of(device) == 'legacy' or device.is_ascend\n")
+    assert len(_decisions(probe)) == 4
 
 
 def _views(pdir: ProfilerDir) -> dict[str, bool]:
