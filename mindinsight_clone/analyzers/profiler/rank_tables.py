@@ -90,7 +90,13 @@ def format_of(device: DeviceFiles) -> Format:
         return "db"
     if device.output is None and device.session is None:
         return "legacy"
-    return "text" if device.is_ascend else "host"
+    return "text" if device.is_ascend or _has_text_table(device) else "host"
+
+
+def _has_text_table(device: DeviceFiles) -> bool:
+    """Whether the output holds a text-export table besides the trace (torch_npu's Level_none with
+    profile_memory writes memory_record.csv and no kernel table): such a rank is read as the text export."""
+    return any(device.output_file(name) is not None for table, name in TEXT_FILES.items() if table != "trace")
 
 
 def _reader(device: DeviceFiles, table: str) -> Reader | None:

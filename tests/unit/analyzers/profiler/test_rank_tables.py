@@ -74,6 +74,23 @@ def test_a_host_rank_is_read_by_the_host_adapter(tmp_path: Path) -> None:
     assert rank_tables.needs(("steps",), [device]) == "step_trace_time.csv"
 
 
+def test_a_rank_with_only_memory_tables_is_read_as_the_text_export(tmp_path: Path) -> None:
+    """torch_npu's Level_none with profile_memory writes the memory tables and the trace, no kernel table: the
+    memory tables are read (the rank is not taken for a host rank)."""
+    write_ascend_job(tmp_path / "mem", ranks=1, steps=2, kernels_per_step=20)
+    out = next((tmp_path / "mem" / "profiler").glob("rank_0/*/ASCEND_PROFILER_OUTPUT"))
+    kept = {rank_tables.TRACE_VIEW, "memory_record.csv", "operator_memory.csv"}
+    assert kept <= {p.name for p in out.iterdir()}
+    for path in out.iterdir():
+        if path.name not in kept:
+            path.unlink()
+    device = scan_profiler_dir(tmp_path / "mem" / "profiler", "./mem/profiler").device("0")
+    assert device is not None and not device.is_ascend and rank_tables.format_of(device) == "text"
+    series, _problems = rank_tables.load("memory_record", device)
+    assert series and all(len(v) for v in series.values())
+    assert rank_tables.has("operator_memory", device) and not rank_tables.has("kernels", device)
+
+
 def _shape(value: Any) -> Any:
     """The structure of a loaded table, without its values: what every adapter must agree on."""
     if isinstance(value, tuple):
