@@ -76,6 +76,23 @@ describe('useFetch: the one loader', () => {
     expect([g.state.value, n.calls.length]).toEqual(['idle', 0])
   })
 
+  it('`drop` forgets the last answer as the next request starts (without it, the answer stays while loading)', async () => {
+    const m = manual<number>()
+    const { f } = start(m, { drop: true })
+    m.calls[0].resolve(1)
+    await settle()
+    m.key.value = 'b'
+    await settle()
+    expect([f.state.value, f.data.value]).toEqual(['loading', null])
+    const plain = manual<number>()
+    const g = start(plain).f
+    plain.calls[0].resolve(1)
+    await settle()
+    plain.key.value = 'b'
+    await settle()
+    expect([g.state.value, g.data.value]).toEqual(['loading', 1])
+  })
+
   it('aborts its request when its scope (the component) goes', async () => {
     const m = manual<number>()
     const { scope } = start(m)

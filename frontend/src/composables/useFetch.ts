@@ -2,7 +2,8 @@
 // failure kept with the state a view shows. Replaces the hand-rolled `AbortController` loaders of the views.
 //   state: loading | ready | missing (an expected absence, told by `outcome`) | error | idle (`when` said no)
 // Options: `outcome` classifies a failure (the profiler's: a file not written is `missing`); `keep` leaves the last
-// answer shown while the next one loads (a table being paged); `when` false = no request at all (state `idle`).
+// answer shown while the next one loads (a table being paged); `drop` forgets it as the next request starts (another
+// subject: nothing of the previous one is shown meanwhile); `when` false = no request at all (state `idle`).
 import { onScopeDispose, ref, shallowRef, watch } from 'vue'
 import { isAbort } from '@/api/client'
 
@@ -11,6 +12,7 @@ export type FetchState = 'idle' | 'loading' | 'ready' | 'missing' | 'error'
 export interface FetchOptions {
   outcome?: (e: unknown) => 'missing' | 'error'
   keep?: boolean
+  drop?: boolean
   when?: () => boolean
 }
 
@@ -31,6 +33,7 @@ export function useFetch<T>(key: () => unknown, fetcher: (signal: AbortSignal) =
     }
     const c = new AbortController()
     ctl = c
+    if (opts.drop) data.value = null
     if (!(opts.keep && data.value !== null && state.value === 'ready')) state.value = 'loading'
     error.value = null
     try {

@@ -1,17 +1,15 @@
 // Loading the lineages and saving tag/remark, shared by the model- and data-lineage pages.
-import { onBeforeUnmount, onMounted, ref, shallowRef } from 'vue'
-import { api, ApiError, isAbort, type LineageObject } from '@/api/client'
+import { computed, ref, shallowRef } from 'vue'
+import { api, ApiError, type LineageObject } from '@/api/client'
+import { useFetch } from '@/composables/useFetch'
 import { onRefresh } from '@/composables/useRefresh'
 
 export function useLineageRows(condition: Record<string, unknown>) {
   const objects = shallowRef<LineageObject[]>([])
   const loaded = ref(false)
-  const loading = ref(true)
-  const error = shallowRef<ApiError | null>(null)
   /** The last failed tag/remark save (shown as a banner). */
   const saveError = shallowRef<ApiError | null>(null)
   const busy = ref<Record<string, boolean>>({})
-  let controller: AbortController | null = null
   // A search answered before a save finished may carry the old note: keep each save as an
   // overlay with the sequence number of its completion (Infinity while in flight), and apply
   // it to responses whose request started before that.
@@ -25,23 +23,17 @@ export function useLineageRows(condition: Record<string, unknown>) {
     })
   }
 
-  async function load(): Promise<void> {
-    controller?.abort()
-    const ctl = new AbortController()
-    controller = ctl
-    const startedAt = seq
-    try {
-      const res = await api.lineages(condition, { signal: ctl.signal })
+  // one listing, asked at once and on every refresh; the rows shown stay through a failed refresh
+  const { state, error, load } = useFetch(
+    () => 0,
+    async (signal) => {
+      const startedAt = seq
+      const res = await api.lineages(condition, { signal })
       objects.value = withOverlay(res.object ?? [], startedAt)
-      error.value = null
       loaded.value = true
-    } catch (e) {
-      if (isAbort(e)) return
-      error.value = e instanceof ApiError ? e : new ApiError('http', String(e))
-    } finally {
-      if (controller === ctl) loading.value = false
-    }
-  }
+    },
+  )
+  const loading = computed(() => state.value === 'loading')
 
   function patchLocal(id: string, patch: { tag?: number; remark?: string }): void {
     objects.value = objects.value.map((o) =>
@@ -76,9 +68,7 @@ export function useLineageRows(condition: Record<string, unknown>) {
     }
   }
 
-  onMounted(load)
   onRefresh(load)
-  onBeforeUnmount(() => controller?.abort())
 
   return { objects, loaded, loading, error, saveError, busy, load, saveNote }
 }
