@@ -7,10 +7,11 @@
 //
 // useRun (the summary pages) checks through `check()` on its own load; a page without useRun (the profiler pages)
 // calls `useRunPresence(trainId, { poll: true })`, which checks on mount, on a new train_id and on every refresh tick.
-import { computed, onBeforeUnmount, ref, shallowRef, watch, type Ref } from 'vue'
+import { computed, ref, shallowRef, watch, type Ref } from 'vue'
 import { api, isAbort, type TrainJob } from '@/api/client'
 import type { TrainJobsResponse } from '@/api/types'
 import { onRefresh } from './useRefresh'
+import { useFetch } from './useFetch'
 import { TAG_LIMIT } from './runPrefetch'
 
 export type Presence = 'unknown' | 'present' | 'pending' | 'gone'
@@ -18,7 +19,6 @@ export type Presence = 'unknown' | 'present' | 'pending' | 'gone'
 export function useRunPresence(trainId: Ref<string>, opts: { poll?: boolean } = {}) {
   const presence = ref<Presence>('unknown')
   const job = shallowRef<TrainJob | null>(null)
-  let ctl: AbortController | null = null
 
   /** Asks the server whether it lists the run (or takes the router's answer, `prefetched`); sets `presence` and
    * `job` (null when not listed). */
@@ -36,25 +36,18 @@ export function useRunPresence(trainId: Ref<string>, opts: { poll?: boolean } = 
     return presence.value
   }
 
-  async function poll(): Promise<void> {
-    ctl?.abort()
-    const c = new AbortController()
-    ctl = c
-    try {
-      await check(c.signal)
-    } catch (e) {
-      if (!isAbort(e)) presence.value = presence.value === 'gone' ? 'gone' : 'unknown' // unreachable: keep what we knew
-    }
-  }
-
   if (opts.poll) {
     watch(trainId, () => {
       presence.value = 'unknown'
       job.value = null
-      void poll()
-    }, { immediate: true })
-    onRefresh(() => void poll())
-    onBeforeUnmount(() => ctl?.abort())
+    })
+    // checked on mount, on a new train_id and on every refresh tick; unreachable: keep what we knew
+    const { load } = useFetch(() => trainId.value, (signal) =>
+      check(signal).catch((e) => {
+        if (!isAbort(e) && presence.value !== 'gone') presence.value = 'unknown'
+      }),
+    )
+    onRefresh(() => void load())
   }
 
   return { presence, job, gone: computed(() => presence.value === 'gone'), check }
