@@ -105,7 +105,11 @@ def _child(name: str, base: Path) -> dict[str, Any]:
     out: dict[str, Any] = {}
     import numpy  # noqa: F401 - imports are not timed
 
-    from mindinsight_clone.analyzers.profiler import ascend_db, ascend_db_kernels, ascend_db_trace  # noqa: F401
+    from mindinsight_clone.analyzers.profiler.adapters.ascend_db import (  # noqa: F401
+        ascend_db,
+        ascend_db_kernels,
+        ascend_db_trace,
+    )
     from mindinsight_clone.server import app as _app_module  # noqa: F401
     if ascend_db.adbc_available():
         import pyarrow  # noqa: F401
@@ -116,8 +120,8 @@ def _child(name: str, base: Path) -> dict[str, Any]:
         con = sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True)
         out["rows"], _ = con.execute(f"SELECT COUNT(*), SUM(t.endNs - t.startNs) {JOIN}").fetchone()
     elif name in ("fetch sqlite3", "fetch adbc"):
-        from mindinsight_clone.analyzers.profiler.ascend_db import DbRef, open_db
-        from mindinsight_clone.analyzers.profiler.ascend_db_kernels import _STRINGS
+        from mindinsight_clone.analyzers.profiler.adapters.ascend_db.ascend_db import DbRef, open_db
+        from mindinsight_clone.analyzers.profiler.adapters.ascend_db.ascend_db_kernels import _STRINGS
         with open_db(DbRef(db, "0"), None) as handle:
             sql_compute = {"gid": "globalTaskId", **_STRINGS, "block_dim": "blockDim"}
             sql_task = {"gid": "globalTaskId", "start": "startNs", "end": "endNs", "stream": "streamId",
@@ -126,13 +130,13 @@ def _child(name: str, base: Path) -> dict[str, Any]:
                        **{f"t_{k}": v for k, v in handle.int_columns(sql_task, "FROM TASK").items()}}
         out["rows"] = int(columns["gid"].size)
     elif name.startswith("kernels"):
-        from mindinsight_clone.analyzers.profiler.ascend_db import DbRef
-        from mindinsight_clone.analyzers.profiler.ascend_db_kernels import load_kernels
+        from mindinsight_clone.analyzers.profiler.adapters.ascend_db.ascend_db import DbRef
+        from mindinsight_clone.analyzers.profiler.adapters.ascend_db.ascend_db_kernels import load_kernels
         table, _ = load_kernels(DbRef(db, "0"), None)
         out["rows"], out["table_mb"] = table.length, round(table.nbytes / 2**20, 1)
     elif name == "trace":
-        from mindinsight_clone.analyzers.profiler.ascend_db import DbRef
-        from mindinsight_clone.analyzers.profiler.ascend_db_trace import load_trace
+        from mindinsight_clone.analyzers.profiler.adapters.ascend_db.ascend_db import DbRef
+        from mindinsight_clone.analyzers.profiler.adapters.ascend_db.ascend_db_trace import load_trace
         trace = load_trace(DbRef(db, "0"), None)
         out["rows"], out["table_mb"] = len(trace), round(trace.nbytes / 2**20, 1)
     elif name == "app":

@@ -97,7 +97,8 @@ def _write_csv(path: Path, header: list[str], rows: list[list[Any]]) -> None:
 
 def _text_rank(base: Path) -> None:
     """The text rank: the same three tables as CSV, written from the database rank's full answers."""
-    from mindinsight_clone.analyzers.profiler import ascend_db_operators, ascend_db_stats, ascend_tables
+    from mindinsight_clone.analyzers.profiler.adapters.ascend_db import ascend_db_operators, ascend_db_stats
+    from mindinsight_clone.analyzers.profiler.adapters.ascend_text import ascend_tables
     from mindinsight_clone.analyzers.profiler.layout import scan_profiler_dir
     device = scan_profiler_dir(base / "db" / "profiler", "./db/profiler").devices["0"]
     source = base / "db" / "profiler" / "rank0_ascend_pt"

@@ -60,8 +60,8 @@ def _peak_mb() -> float:
 def measure(path: Path, mode: str) -> dict[str, float]:
     import orjson
 
-    from mindinsight_clone.analyzers.profiler import timeline
-    from mindinsight_clone.analyzers.profiler.trace_events import load_trace
+    from mindinsight_clone.analyzers.profiler.engine.trace_events import load_trace
+    from mindinsight_clone.analyzers.profiler.views import timeline
 
     base = _peak_mb()
     started = time.perf_counter()

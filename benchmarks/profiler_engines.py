@@ -40,8 +40,8 @@ TRACE = ["orjson streaming (before)", "DuckDB read_json -> columns (ours)", "pol
 
 
 def _kernel_page(table: Any) -> Any:
-    from mindinsight_clone.analyzers.profiler import ascend_ops
-    from mindinsight_clone.analyzers.profiler.column_query import query
+    from mindinsight_clone.analyzers.profiler.engine.column_query import query
+    from mindinsight_clone.analyzers.profiler.views import ascend_ops
 
     return query(table.subset(False), ascend_ops.AICORE_DETAIL, PAGE)
 
@@ -50,8 +50,8 @@ def _columns_from_batches(batches: Any, numbers: dict[str, str], strings: dict[s
     """A ColumnTable from Arrow batches whose columns are named by CSV header (DuckDB's, polars' output)."""
     import numpy as np
 
-    from mindinsight_clone.analyzers.profiler.arrow_columns import Interner, floats, stripped
-    from mindinsight_clone.analyzers.profiler.column_query import ColumnTable
+    from mindinsight_clone.analyzers.profiler.engine.arrow_columns import Interner, floats, stripped
+    from mindinsight_clone.analyzers.profiler.engine.column_query import ColumnTable
 
     interners = {k: Interner(stripped) for k in strings}
     parts: dict[str, list[Any]] = {k: [] for k in (*numbers, *strings)}
@@ -67,7 +67,7 @@ def _columns_from_batches(batches: Any, numbers: dict[str, str], strings: dict[s
 
 
 def kernel(candidate: str, path: Path, work: Path) -> Any:
-    from mindinsight_clone.analyzers.profiler import kernel_table
+    from mindinsight_clone.analyzers.profiler.adapters.ascend_text import kernel_table
 
     numbers, strings = kernel_table._KERNEL_NUMBERS, kernel_table._KERNEL_STRINGS
     if candidate == "csv module (before)":
@@ -102,7 +102,8 @@ def kernel(candidate: str, path: Path, work: Path) -> Any:
 
 
 def trace(candidate: str, path: Path, work: Path) -> Any:
-    from mindinsight_clone.analyzers.profiler import timeline, trace_engine, trace_events
+    from mindinsight_clone.analyzers.profiler.engine import trace_engine, trace_events
+    from mindinsight_clone.analyzers.profiler.views import timeline
 
     if candidate == "orjson streaming (before)":
         return timeline.summary(trace_events.load_trace(path))
@@ -140,8 +141,9 @@ def warm(path: Path, work: Path) -> dict[str, Any]:
     querying the same columns (an in-memory table made from the kept Parquet file)."""
     import duckdb
 
-    from mindinsight_clone.analyzers.profiler import ascend_ops, kernel_table
-    from mindinsight_clone.analyzers.profiler.column_query import query
+    from mindinsight_clone.analyzers.profiler.adapters.ascend_text import kernel_table
+    from mindinsight_clone.analyzers.profiler.engine.column_query import query
+    from mindinsight_clone.analyzers.profiler.views import ascend_ops
 
     table = _kept("ascend_kernels", path, work, kernel_table.KERNELS_CODEC, lambda p: kernel_table.load_kernels(p, "0"))
     kept = next((work / "store").glob("*.parquet"))
@@ -165,7 +167,7 @@ def warm(path: Path, work: Path) -> dict[str, Any]:
 
 def _kept(kind: str, path: Path, work: Path, codec: Any, parse: Any) -> Any:
     """The value read back by the store; the file is written (untimed) by `--prepare` beforehand."""
-    from mindinsight_clone.analyzers.profiler.table_store import MB, TableStore
+    from mindinsight_clone.analyzers.profiler.engine.table_store import MB, TableStore
     from mindinsight_clone.ingest import storage
 
     store = TableStore(work / "store", 4096 * MB)
@@ -175,7 +177,7 @@ def _kept(kind: str, path: Path, work: Path, codec: Any, parse: Any) -> Any:
 
 
 def child(what: str, candidate: str, path: Path, work: Path) -> dict[str, Any]:
-    from mindinsight_clone.analyzers.profiler.arrow_columns import preload_engines
+    from mindinsight_clone.analyzers.profiler.engine.arrow_columns import preload_engines
 
     preload_engines()  # a server has them imported; the floor imports duckdb before its clock too
     if what == "warm":

@@ -43,14 +43,9 @@ sys.path.insert(0, str(ARGS.code.resolve()))
 sys.path.insert(1, str(REPO))
 
 from mindinsight_clone.analyzers.profiler import layout as layout_module  # noqa: E402
-from mindinsight_clone.analyzers.profiler import (  # noqa: E402
-    memory_record,
-    search,
-    step_trace_time,
-    timeline,
-)
-from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache  # noqa: E402
+from mindinsight_clone.analyzers.profiler.engine.cache import ParsedFileCache  # noqa: E402
 from mindinsight_clone.analyzers.profiler.layout import ProfilerDir, scan_profiler_dir  # noqa: E402
+from mindinsight_clone.analyzers.profiler.views import memory_record, search, step_trace_time, timeline  # noqa: E402
 
 View = Callable[[ProfilerDir, Any], Any]
 
@@ -58,7 +53,7 @@ View = Callable[[ProfilerDir, Any], Any]
 def _cluster_step_trace(pdir: ProfilerDir, cache: Any) -> Any:
     """cluster_steps.py makes it; older checkouts (measured with --code) had it in step_trace_time.py."""
     try:
-        from mindinsight_clone.analyzers.profiler import cluster_steps
+        from mindinsight_clone.analyzers.profiler.views import cluster_steps
     except ImportError:
         return step_trace_time.cluster_step_trace(pdir, cache)  # type: ignore[attr-defined]
     return cluster_steps.cluster_step_trace(pdir, cache)

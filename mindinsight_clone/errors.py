@@ -274,7 +274,7 @@ class ProfilerSearchConditionError(MindInsightError):
     filter column that does not exist, and 50546102, a step number out of range)."""
 
     module = 6
-    # every value raised (analyzers/profiler/conditions.py, legacy_*.py); the UI translates each code
+    # every value raised (analyzers/profiler/engine/conditions.py, legacy_*.py); the UI translates each code
     values = (0x102, 0x180, 0x182, 0x183, 0x184, 0x185, 0x186, 0x188)
 
     def __init__(self, value: int, detail: str) -> None:

@@ -23,8 +23,8 @@ SERVICE_KEY = "msprobe-dumps"
 
 def _make(svc: Services) -> MsprobeDumps:
     from mindinsight_clone.analyzers.debugger.msprobe_dumps import MSPROBE_CACHE_BYTES, MsprobeDumps
-    from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
-    from mindinsight_clone.analyzers.profiler.table_store import MB, TableStore
+    from mindinsight_clone.analyzers.profiler.engine.cache import ParsedFileCache
+    from mindinsight_clone.analyzers.profiler.engine.table_store import MB, TableStore
 
     # parsed dump.json files in memory; their statistics tables (msprobe_index) also as Parquet in the workspace,
     # within the profiler's disk budget (profiler_cache_mb), in their own folder

@@ -21,19 +21,20 @@ from mindinsight_clone.server.params import arg, json_body, to_int
 from mindinsight_clone.server.services import services
 
 if TYPE_CHECKING:
-    from mindinsight_clone.analyzers.profiler import (
+    from mindinsight_clone.analyzers.profiler import column_defs, layout, locate, rank_tables
+    from mindinsight_clone.analyzers.profiler.adapters import cluster_output
+    from mindinsight_clone.analyzers.profiler.adapters.ascend_text import ascend_tables
+    from mindinsight_clone.analyzers.profiler.compat import profile_views
+    from mindinsight_clone.analyzers.profiler.engine import cache as file_cache
+    from mindinsight_clone.analyzers.profiler.engine import db_spool, table_store
+    from mindinsight_clone.analyzers.profiler.layout import DeviceFiles, ProfilerDir
+    from mindinsight_clone.analyzers.profiler.views import (
         advice,
-        ascend_tables,
         cluster_matrix,
-        cluster_output,
         cluster_steps,
-        column_defs,
         communication,
         compare,
-        db_spool,
         info,
-        layout,
-        locate,
         memory,
         memory_record,
         minddata,
@@ -41,24 +42,20 @@ if TYPE_CHECKING:
         op_stats,
         operator_tables,
         overview,
-        profile_views,
-        rank_tables,
         search,
         step_trace_time,
-        table_store,
         timeline,
     )
-    from mindinsight_clone.analyzers.profiler import cache as file_cache
-    from mindinsight_clone.analyzers.profiler.layout import DeviceFiles, ProfilerDir
 else:  # imported by the first profiler request (server/deferred.py): a worker starts serving without them
     (advice, ascend_tables, cluster_matrix, cluster_output, cluster_steps, column_defs, communication, compare, info,
      locate, memory, memory_record, minddata, npu_module_mem, op_stats, operator_tables, overview, profile_views,
      rank_tables, search, step_trace_time, timeline, file_cache, db_spool, layout, table_store) = deferred(
         "mindinsight_clone.analyzers.profiler",
-        "advice", "ascend_tables", "cluster_matrix", "cluster_output", "cluster_steps", "column_defs", "communication",
-        "compare", "info", "locate", "memory", "memory_record", "minddata", "npu_module_mem", "op_stats",
-        "operator_tables", "overview", "profile_views", "rank_tables", "search", "step_trace_time", "timeline",
-        "cache", "db_spool", "layout", "table_store",
+        "views.advice", "adapters.ascend_text.ascend_tables", "views.cluster_matrix", "adapters.cluster_output",
+        "views.cluster_steps", "column_defs", "views.communication", "views.compare", "views.info", "locate",
+        "views.memory", "views.memory_record", "views.minddata", "views.npu_module_mem", "views.op_stats",
+        "views.operator_tables", "views.overview", "compat.profile_views", "rank_tables", "views.search",
+        "views.step_trace_time", "views.timeline", "engine.cache", "engine.db_spool", "layout", "engine.table_store",
     )
 
 bp = Blueprint("profiler", __name__, url_prefix="/v1/mindinsight")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from flask.testing import FlaskClient
 
-from mindinsight_clone.analyzers.profiler import ascend_db
+from mindinsight_clone.analyzers.profiler.adapters.ascend_db import ascend_db
 from mindinsight_clone.errors import ProfilerRawFileError
 from mindinsight_clone.summary.ascend_db_profile import write_ascend_db_job
 from tests.integration.test_ascend_profiler import get, make_client, search

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from flask import Flask
 
-from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
+from mindinsight_clone.analyzers.profiler.engine.cache import ParsedFileCache
 from mindinsight_clone.config import settings_for_tests
 from mindinsight_clone.server.app import create_app
 from mindinsight_clone.server.routes_profiler import CACHE_KEY

@@ -3,7 +3,8 @@ ProfilerSearchConditionError is raised with its value, so the values raised are 
 
 from __future__ import annotations
 
-from mindinsight_clone.analyzers.profiler import conditions, legacy_cluster, legacy_ops, legacy_step_trace
+from mindinsight_clone.analyzers.profiler.adapters.legacy import legacy_cluster, legacy_ops, legacy_step_trace
+from mindinsight_clone.analyzers.profiler.engine import conditions
 from mindinsight_clone.errors import ProfilerSearchConditionError
 
 

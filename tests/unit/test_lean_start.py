@@ -15,10 +15,10 @@ import pytest
 from mindinsight_clone.server.deferred import DeferredModule, deferred
 
 LATER = ["pyarrow", "duckdb", "adbc_driver_sqlite", "fsspec", "upath",
-         "mindinsight_clone.analyzers.profiler.advice", "mindinsight_clone.analyzers.profiler.timeline",
+         "mindinsight_clone.analyzers.profiler.views.advice", "mindinsight_clone.analyzers.profiler.views.timeline",
          "mindinsight_clone.analyzers.debugger.service", "mindinsight_clone.analyzers.models.service", "yaml",
-         "mindinsight_clone.analyzers.profiler.cache", "mindinsight_clone.analyzers.profiler.layout",
-         "mindinsight_clone.analyzers.profiler.table_store", "mindinsight_clone.analyzers.profiler.db_spool",
+         "mindinsight_clone.analyzers.profiler.engine.cache", "mindinsight_clone.analyzers.profiler.layout",
+         "mindinsight_clone.analyzers.profiler.engine.table_store", "mindinsight_clone.analyzers.profiler.engine.db_spool",
          "mindinsight_clone.analyzers.debugger.msprobe_compare", "mindinsight_clone.analyzers.debugger.msprobe_graph_build",
          "mindinsight_clone.ingest.msprobe_vis", "mindinsight_clone.ingest.msprobe_trend",
          "mindinsight_clone.ingest.msprobe_compare_result", "mindinsight_clone.plugins.graphs.service",

@@ -27,7 +27,7 @@ import numpy as np
 from mindinsight_clone.analyzers.debugger import values
 from mindinsight_clone.analyzers.debugger.msprobe_compare import TensorLoader, stat_json
 from mindinsight_clone.analyzers.debugger.stats import tensor_stats
-from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
+from mindinsight_clone.analyzers.profiler.engine.cache import ParsedFileCache
 from mindinsight_clone.errors import DebuggerDumpNotExistError, DebuggerTensorUnreadableError, ParamValueError
 from mindinsight_clone.ingest import msprobe_dump, storage
 from mindinsight_clone.ingest.debug_discovery import DebugFinds, MsprobeDump

@@ -82,7 +82,7 @@ def _numbers(raw: list[Any]) -> tuple[np.ndarray, np.ndarray]:
 
 
 class StatsTableCodec:
-    """StatsTable <-> Arrow (analyzers/profiler/table_store.py writes and reads the Parquet file)."""
+    """StatsTable <-> Arrow (analyzers/profiler/engine/table_store.py writes and reads the Parquet file)."""
 
     version = "msprobe-stats-1"
 

@@ -20,7 +20,7 @@ from mindinsight_clone.analyzers.debugger.naming import KernelNames, match_kerne
 from mindinsight_clone.analyzers.debugger.stats import TensorStats
 from mindinsight_clone.analyzers.debugger.stats_cache import StatsCache
 from mindinsight_clone.analyzers.debugger.tensors import FactsSource, TensorItem, items_of, order_key, row
-from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
+from mindinsight_clone.analyzers.profiler.engine.cache import ParsedFileCache
 from mindinsight_clone.errors import (
     DebuggerDumpNotExistError,
     DebuggerGraphNotExistError,

@@ -16,7 +16,7 @@ import numpy as np
 from mindinsight_clone.analyzers.debugger.service import DebugFilesRegistry
 from mindinsight_clone.analyzers.debugger.stats import tensor_stats
 from mindinsight_clone.analyzers.debugger.stats_cache import FileKey, StatsCache, file_key
-from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
+from mindinsight_clone.analyzers.profiler.engine.cache import ParsedFileCache
 from mindinsight_clone.errors import ModelKindError, ModelNotExistError, ModelUnreadableError, ParamValueError
 from mindinsight_clone.ingest import (
     anf_graph,

@@ -17,8 +17,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from mindinsight_clone.analyzers.profiler import ascend_ops, ascend_tables, legacy_ops, legacy_steps, op_stats
-from mindinsight_clone.analyzers.profiler.ascend_text_steps import FIELDS
+from mindinsight_clone.analyzers.profiler.adapters.ascend_text import ascend_tables
+from mindinsight_clone.analyzers.profiler.adapters.ascend_text.ascend_text_steps import FIELDS
+from mindinsight_clone.analyzers.profiler.adapters.legacy import legacy_ops, legacy_steps
+from mindinsight_clone.analyzers.profiler.views import ascend_ops, op_stats
 
 US, MS, PERCENT, FRACTION, COUNT = "us", "ms", "percent", "fraction", "count"
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from urllib.parse import unquote
 
-from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
+from mindinsight_clone.analyzers.profiler.engine.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import ProfilerDir, is_profiler_dir, list_entries, scan_profiler_dir
 from mindinsight_clone.errors import (
     ParamValueError,

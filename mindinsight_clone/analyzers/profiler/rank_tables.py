@@ -40,27 +40,28 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from mindinsight_clone.analyzers.profiler import (
-    ascend_csv,
+from mindinsight_clone.analyzers.profiler.adapters.ascend_db import (
     ascend_db,
     ascend_db_kernels,
     ascend_db_operators,
     ascend_db_stats,
     ascend_db_tables,
     ascend_db_trace,
+)
+from mindinsight_clone.analyzers.profiler.adapters.ascend_text import (
     ascend_tables,
     ascend_text_comm,
     ascend_text_memory,
     ascend_text_steps,
     kernel_table,
-    legacy_step_trace,
-    legacy_steps,
 )
-from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache, cached
-from mindinsight_clone.analyzers.profiler.column_query import Table
+from mindinsight_clone.analyzers.profiler.adapters.legacy import legacy_step_trace, legacy_steps
+from mindinsight_clone.analyzers.profiler.engine import ascend_csv
+from mindinsight_clone.analyzers.profiler.engine.cache import ParsedFileCache, cached
+from mindinsight_clone.analyzers.profiler.engine.column_query import Table
+from mindinsight_clone.analyzers.profiler.engine.rows_codec import ROWS_CODEC, SERIES_CODEC
+from mindinsight_clone.analyzers.profiler.engine.trace_engine import TRACE_CODEC, load_trace
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
-from mindinsight_clone.analyzers.profiler.rows_codec import ROWS_CODEC, SERIES_CODEC
-from mindinsight_clone.analyzers.profiler.trace_engine import TRACE_CODEC, load_trace
 from mindinsight_clone.errors import ProfilerFileNotFoundError
 from mindinsight_clone.ingest.storage import Location
 

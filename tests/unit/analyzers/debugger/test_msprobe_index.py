@@ -53,7 +53,7 @@ def watch_hits(workspace: Path, base: Path) -> tuple[dict[str, Any], int]:
 
 def test_a_new_server_reads_the_index_not_the_dump(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                    caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.INFO, logger="mindinsight_clone.analyzers.profiler.table_store")
+    caplog.set_level(logging.INFO, logger="mindinsight_clone.analyzers.profiler.engine.table_store")
     for step in range(3):
         folder = tmp_path / "logs" / "dump" / f"step{step}" / "rank0"
         folder.mkdir(parents=True)

@@ -7,18 +7,18 @@ from typing import Any
 
 import pytest
 
-from mindinsight_clone.analyzers.profiler import (
+from mindinsight_clone.analyzers.profiler.adapters.ascend_text import ascend_tables
+from mindinsight_clone.analyzers.profiler.engine.cache import ParsedFileCache
+from mindinsight_clone.analyzers.profiler.layout import ProfilerDir, scan_profiler_dir
+from mindinsight_clone.analyzers.profiler.views import (
     advice,
     ascend_overview,
-    ascend_tables,
     cluster_matrix,
     cluster_steps,
     compare,
     npu_module_mem,
     operator_tables,
 )
-from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
-from mindinsight_clone.analyzers.profiler.layout import ProfilerDir, scan_profiler_dir
 from mindinsight_clone.ingest import storage
 from tests.conftest import SHARED, require_shared
 from tests.s3_server import S3Server

@@ -1,4 +1,4 @@
-"""The read-only SQLite reader of the Ascend database export (analyzers/profiler/ascend_db.py) and its spool for
+"""The read-only SQLite reader of the Ascend database export (analyzers/profiler/adapters/ascend_db/ascend_db.py) and its spool for
 remote files (db_spool.py), on small databases made here with sqlite3 and on the fixture's (read in place)."""
 
 from __future__ import annotations
@@ -11,9 +11,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mindinsight_clone.analyzers.profiler import ascend_db
-from mindinsight_clone.analyzers.profiler.ascend_db import INT_NULL, DbRef, StringIds, open_db, read_header
-from mindinsight_clone.analyzers.profiler.db_spool import DbSpool
+from mindinsight_clone.analyzers.profiler.adapters.ascend_db import ascend_db
+from mindinsight_clone.analyzers.profiler.adapters.ascend_db.ascend_db import (
+    INT_NULL,
+    DbRef,
+    StringIds,
+    open_db,
+    read_header,
+)
+from mindinsight_clone.analyzers.profiler.engine.db_spool import DbSpool
 from mindinsight_clone.errors import ProfilerFileNotFoundError, ProfilerRawFileError
 from tests.conftest import SHARED, require_shared
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
+from mindinsight_clone.analyzers.profiler.engine.cache import ParsedFileCache
 
 
 @dataclass
@@ -93,7 +93,7 @@ def test_many_small_files_do_not_evict_a_big_one(tmp_path: Path) -> None:
 
 def test_big_files_are_parsed_one_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Two big files asked at once are parsed one after the other (bounded peak memory); small ones side by side."""
-    from mindinsight_clone.analyzers.profiler import cache as cache_module
+    from mindinsight_clone.analyzers.profiler.engine import cache as cache_module
 
     monkeypatch.setattr(cache_module, "BIG_FILE_BYTES", 100)
     big = [tmp_path / f"big{i}.json" for i in range(2)]

@@ -9,8 +9,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mindinsight_clone.analyzers.profiler import column_query
-from mindinsight_clone.analyzers.profiler.column_query import AnswerColumn, ColumnTable, materialise, query
+from mindinsight_clone.analyzers.profiler.engine import column_query
+from mindinsight_clone.analyzers.profiler.engine.column_query import AnswerColumn, ColumnTable, materialise, query
 
 COLS = (
     AnswerColumn("op_name", "name", "str"),

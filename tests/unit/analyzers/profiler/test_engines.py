@@ -16,16 +16,10 @@ from typing import Any
 import orjson
 import pytest
 
-from mindinsight_clone.analyzers.profiler import (
-    ascend_ops,
-    json_parts,
-    json_parts_fs,
-    kernel_table,
-    timeline,
-    trace_engine,
-    trace_events,
-)
-from mindinsight_clone.analyzers.profiler.column_query import query
+from mindinsight_clone.analyzers.profiler.adapters.ascend_text import kernel_table
+from mindinsight_clone.analyzers.profiler.engine import json_parts, json_parts_fs, trace_engine, trace_events
+from mindinsight_clone.analyzers.profiler.engine.column_query import query
+from mindinsight_clone.analyzers.profiler.views import ascend_ops, timeline
 from tests.conftest import SHARED, require_shared
 
 KERNEL_FILES = sorted((SHARED / "fixtures" / "ascend").glob("*/profiler/*/ASCEND_PROFILER_OUTPUT/kernel_details.csv"))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from mindinsight_clone.analyzers.profiler import find_profiler_dirs, is_profiler_dir, layout, rank_tables
-from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
+from mindinsight_clone.analyzers.profiler.engine.cache import ParsedFileCache
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles, scan_profiler_dir
 
 
@@ -152,7 +152,7 @@ def test_symlinked_files_and_sessions_are_not_used(tmp_path: Path) -> None:
 
 def test_a_file_gone_after_the_scan_is_an_error_without_its_path(tmp_path: Path) -> None:
     """A listed file that vanished before it was read: a domain error naming the file and rank, not the path."""
-    from mindinsight_clone.analyzers.profiler import communication, step_trace_time
+    from mindinsight_clone.analyzers.profiler.views import communication, step_trace_time
     from mindinsight_clone.errors import ProfilerRawFileError
 
     output = tmp_path / "profiler" / "host_1_1736408883704_ascend_ms" / "ASCEND_PROFILER_OUTPUT"

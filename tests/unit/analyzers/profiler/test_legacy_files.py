@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
-from mindinsight_clone.analyzers.profiler.legacy_files import read_csv, read_json, read_lines
+from mindinsight_clone.analyzers.profiler.adapters.legacy.legacy_files import read_csv, read_json, read_lines
+from mindinsight_clone.analyzers.profiler.engine.cache import ParsedFileCache
 from mindinsight_clone.errors import ProfilerRawFileError
 
 

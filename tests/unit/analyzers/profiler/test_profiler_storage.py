@@ -12,19 +12,19 @@ from typing import Any
 import orjson
 import pytest
 
-from mindinsight_clone.analyzers.profiler import (
+from mindinsight_clone.analyzers.profiler import layout
+from mindinsight_clone.analyzers.profiler.engine.cache import ParsedFileCache
+from mindinsight_clone.analyzers.profiler.engine.trace_events import load_trace
+from mindinsight_clone.analyzers.profiler.layout import ProfilerDir, scan_profiler_dir
+from mindinsight_clone.analyzers.profiler.views import (
     cluster_steps,
     communication,
-    layout,
     memory,
     memory_record,
     search,
     step_trace_time,
     timeline,
 )
-from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
-from mindinsight_clone.analyzers.profiler.layout import ProfilerDir, scan_profiler_dir
-from mindinsight_clone.analyzers.profiler.trace_events import load_trace
 from mindinsight_clone.ingest import storage
 from tests.conftest import FIXTURES, REFERENCE, SHARED, require_shared
 from tests.s3_server import S3Server

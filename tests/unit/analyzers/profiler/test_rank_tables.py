@@ -12,9 +12,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from mindinsight_clone.analyzers.profiler import kernel_table, profile_views, rank_tables
-from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
-from mindinsight_clone.analyzers.profiler.column_query import Table
+from mindinsight_clone.analyzers.profiler import rank_tables
+from mindinsight_clone.analyzers.profiler.adapters.ascend_text import kernel_table
+from mindinsight_clone.analyzers.profiler.compat import profile_views
+from mindinsight_clone.analyzers.profiler.engine.cache import ParsedFileCache
+from mindinsight_clone.analyzers.profiler.engine.column_query import Table
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles, ProfilerDir, scan_profiler_dir
 from mindinsight_clone.errors import ProfilerFileNotFoundError
 from mindinsight_clone.summary.ascend_db_profile import write_ascend_db_job
@@ -23,7 +25,7 @@ from mindinsight_clone.summary.legacy_profile import write_legacy_job
 
 PACKAGE = Path(rank_tables.__file__).resolve().parents[2]  # mindinsight_clone/
 # the modules that may decide a format: the scan itself, and the two adapter registries
-DECIDERS = {"analyzers/profiler/layout.py", "analyzers/profiler/rank_tables.py", "analyzers/profiler/profile_views.py"}
+DECIDERS = {"analyzers/profiler/layout.py", "analyzers/profiler/rank_tables.py", "analyzers/profiler/compat/profile_views.py"}
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,8 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from mindinsight_clone.analyzers.profiler.column_query import Table
-from mindinsight_clone.analyzers.profiler.rows_codec import ROWS_CODEC
+from mindinsight_clone.analyzers.profiler.engine.column_query import Table
+from mindinsight_clone.analyzers.profiler.engine.rows_codec import ROWS_CODEC
 
 
 def _round_trip(table: Table, tmp_path: Path) -> tuple[Table, list[dict[str, Any]]]:
@@ -39,7 +39,7 @@ def test_an_empty_table(tmp_path: Path) -> None:
 def test_memory_series_survive(tmp_path: Path) -> None:
     import numpy as np
 
-    from mindinsight_clone.analyzers.profiler.rows_codec import SERIES_CODEC
+    from mindinsight_clone.analyzers.profiler.engine.rows_codec import SERIES_CODEC
 
     series = {"PTA": np.array([[1.0, 2.0, np.nan, 4.0], [2.0, 3.0, 5.0, np.nan]]), "APP": np.empty((0, 4)),
               "GE": np.array([[0.5, np.nan, 7.0, np.nan]])}

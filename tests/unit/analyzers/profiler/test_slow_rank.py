@@ -7,8 +7,8 @@ import statistics
 
 import pytest
 
-from mindinsight_clone.analyzers.profiler import cluster_steps, slow_rank, stages
-from mindinsight_clone.analyzers.profiler.slow_rank import CollectiveTime
+from mindinsight_clone.analyzers.profiler.views import cluster_steps, slow_rank, stages
+from mindinsight_clone.analyzers.profiler.views.slow_rank import CollectiveTime
 
 
 def _dixon_q(values: list[float]) -> float:

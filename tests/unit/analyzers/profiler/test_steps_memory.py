@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mindinsight_clone.analyzers.profiler import memory, steps
 from mindinsight_clone.analyzers.profiler.layout import DeviceFiles
+from mindinsight_clone.analyzers.profiler.views import memory, steps
 
 
 def test_steps_from_execution_timestamps(tmp_path: Path) -> None:

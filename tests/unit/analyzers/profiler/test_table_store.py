@@ -14,10 +14,12 @@ from typing import Any
 import orjson
 import pytest
 
-from mindinsight_clone.analyzers.profiler import ascend_ops, kernel_table, timeline, trace_engine
-from mindinsight_clone.analyzers.profiler.cache import ParsedFileCache
-from mindinsight_clone.analyzers.profiler.column_query import query
-from mindinsight_clone.analyzers.profiler.table_store import MB, TableStore
+from mindinsight_clone.analyzers.profiler.adapters.ascend_text import kernel_table
+from mindinsight_clone.analyzers.profiler.engine import trace_engine
+from mindinsight_clone.analyzers.profiler.engine.cache import ParsedFileCache
+from mindinsight_clone.analyzers.profiler.engine.column_query import query
+from mindinsight_clone.analyzers.profiler.engine.table_store import MB, TableStore
+from mindinsight_clone.analyzers.profiler.views import ascend_ops, timeline
 from mindinsight_clone.ingest import storage
 from tests.conftest import SHARED, require_shared
 

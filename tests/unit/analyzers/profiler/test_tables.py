@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from mindinsight_clone.analyzers.profiler import search
-from mindinsight_clone.analyzers.profiler.column_query import Table
-from mindinsight_clone.analyzers.profiler.column_query import query_rows as query
-from mindinsight_clone.analyzers.profiler.numbers import fmt
+from mindinsight_clone.analyzers.profiler.engine.column_query import Table
+from mindinsight_clone.analyzers.profiler.engine.column_query import query_rows as query
+from mindinsight_clone.analyzers.profiler.engine.numbers import fmt
+from mindinsight_clone.analyzers.profiler.views import search
 from mindinsight_clone.errors import MindInsightError
 
 TABLE = Table(("op_type", "op_name", "t"), (["A", "A-op0", 3.0], ["B", "b-OP1", None], ["A", "A-op2", 1.0],

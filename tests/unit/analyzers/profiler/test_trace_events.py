@@ -8,8 +8,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from mindinsight_clone.analyzers.profiler import timeline
-from mindinsight_clone.analyzers.profiler.trace_events import iter_event_slices, iter_file_slices, load_trace
+from mindinsight_clone.analyzers.profiler.engine.trace_events import iter_event_slices, iter_file_slices, load_trace
+from mindinsight_clone.analyzers.profiler.views import timeline
 
 EVENTS = [
     {"ph": "M", "name": "process_name", "pid": 2, "tid": 0, "args": {"name": "CPU OP"}},
