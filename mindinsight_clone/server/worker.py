@@ -21,6 +21,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from mindinsight_clone.server.deferred import import_all
+
 START_GC_PAUSE_S = 30.0  # the collector is back after the first load, or after this long whatever the load
 
 
@@ -44,7 +46,25 @@ def create_app_from_env() -> Any:
         manager.start()
     from mindinsight_clone.server.app import create_app
 
-    return create_app(settings, manager, log_to_workspace=True)
+    app = create_app(settings, manager, log_to_workspace=True)
+    warm_profiler_after_first_load(manager)
+    return app
+
+
+PROFILER_MODULES = "mindinsight_clone.analyzers.profiler."
+
+
+def warm_profiler_after_first_load(manager: Any) -> None:
+    """Once the first load is read, and only when a run has a profiler dir: import the profiler's deferred modules
+    in a daemon thread, so the first profiler answer does not pay for them (a server without profiles never does)."""
+
+    def first_load_read() -> None:
+        manager.after_reload.remove(first_load_read)
+        if any(run.profiler_dirs for run in manager.runs()):
+            threading.Thread(target=import_all, args=(PROFILER_MODULES,), name="mi-warm-imports",
+                             daemon=True).start()
+
+    manager.after_reload.append(first_load_read)
 
 
 def resume_gc_after_first_load(after_reload: list[Callable[[], None]], limit_s: float) -> threading.Timer:

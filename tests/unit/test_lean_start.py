@@ -43,3 +43,40 @@ def test_a_deferred_module_is_the_module_on_first_use() -> None:
     assert json_mod.JSONDecoder is decoder.JSONDecoder
     with pytest.raises(AttributeError):
         _ = json_mod.no_such_name
+
+
+_WARM = """
+import json, sys, threading, time
+from mindinsight_clone.config import settings_for_tests
+from mindinsight_clone.server.app import create_app
+from mindinsight_clone.server.worker import warm_profiler_after_first_load
+from mindinsight_clone.store.data_manager import DataManager
+settings = settings_for_tests(summary_base_dir=sys.argv[1], workspace=sys.argv[2])
+manager = DataManager(settings)
+create_app(settings, manager)
+hooks = len(manager.after_reload)
+warm_profiler_after_first_load(manager)
+manager.start()
+deadline = time.monotonic() + 60
+while len(manager.after_reload) > hooks and time.monotonic() < deadline:  # the one-shot hook removes itself
+    time.sleep(0.01)
+warmers = [t for t in threading.enumerate() if t.name == "mi-warm-imports"]
+for thread in warmers:
+    thread.join(60)
+manager.stop()
+print(json.dumps({"hook_ran": len(manager.after_reload) == hooks, "warmers": len(warmers),
+                  "imported": "mindinsight_clone.analyzers.profiler.views.advice" in sys.modules}))
+"""
+
+
+@pytest.mark.parametrize("with_profile", [True, False])
+def test_the_profiler_modules_are_imported_after_the_first_load_only_when_a_profile_is_there(
+        tmp_path: Path, with_profile: bool) -> None:
+    base = tmp_path / "base"
+    job = base / "job"
+    (job / "profiler" if with_profile else job).mkdir(parents=True)
+    (job / ("profiler/step_trace_raw_0_detail_time.csv" if with_profile else "notes.txt")).write_text("step_num\n")
+    out = subprocess.run([sys.executable, "-c", _WARM, str(base), str(tmp_path / "ws")], capture_output=True,
+                         text=True, timeout=180, check=True)
+    answer = json.loads(out.stdout.strip().splitlines()[-1])
+    assert answer == {"hook_ran": True, "warmers": int(with_profile), "imported": with_profile}
