@@ -142,6 +142,34 @@ def test_one_step_of_mindspore_1x_with_its_all_zero_average_row(tmp_path: Path) 
     assert cut.status_code == 400 and cut.get_json()["error_code"] == "50546087"
 
 
+def test_mindspore_2_0_step_trace_with_float_stream_columns_is_read(tmp_path: Path) -> None:
+    """MindSpore 2.0-2.1 (AscendStepTraceGenerator) typed the parallel-stream columns float, so numpy wrote
+    `12300.000000000002` and `1.736408883704643e+17` there; MindInsight's int() refused every step's graph. They are
+    read (rounded to system counts): the stream line shows the AllReduce; a cell that is no number still fails."""
+    prof = tmp_path / "base" / "job" / "profiler"
+    prof.mkdir(parents=True)
+    stream = "stream_3_12_AllReduce-op1"
+    header = ("step_num,start_point,end_point,total,fp_point,bp_point,iteration_interval,fp_and_bp,tail,"
+              f"{stream},{stream}_start_point,{stream}_end_point")
+    t0 = 173640888370464300  # system counts (10 ns)
+    step = f"1,{t0},{t0 + 2_000_000},2000000,{t0 + 100_000},{t0 + 1_600_000},100000,1500000,400000"
+    reduce = f"12300.000000000002,{float(t0 + 1_700_000)!r},{float(t0 + 1_712_300)!r}"
+    average = f"-,{t0},{t0 + 2_000_000},2000000,{t0 + 100_000},{t0 + 1_600_000},100000,1500000,400000,{reduce}"
+    (prof / "step_trace_raw_0_detail_time.csv").write_text(f"{header}\n{step},{reduce}\n{average}\n")
+    (prof / "step_trace_raw_1_detail_time.csv").write_text(f"{header}\n{step},{reduce}\n"
+                                                         f"{average.replace('12300.000000000002', 'nan')}\n")
+    client = _app(tmp_path / "base", tmp_path)
+    graph = client.get(f"{API}/profile/training-trace/graph?dir=./job&device_id=0&type=1")
+    assert graph.status_code == 200, graph.get_json()
+    lines = graph.get_json()["training_trace_graph"]
+    assert lines[0] == [{"name": "", "start": 0.0, "duration": 20.0}]
+    assert lines[2][1]["name"] == stream and lines[2][1]["duration"] == 0.123
+    assert lines[2][1]["start"] == pytest.approx(17.0, abs=0.001)  # float64 keeps t0 to within 32 counts
+    assert graph.get_json()["summary"]["total_time"] == 20.0
+    bad = client.get(f"{API}/profile/training-trace/graph?dir=./job&device_id=1&type=0")
+    assert bad.status_code == 400 and bad.get_json()["error_code"] == "50546087"
+
+
 def test_column_definitions_describe_the_old_layout(client: FlaskClient) -> None:
     """profile/columns declares the old layout's units: aicore_type's total_time, converted by its declared unit,
     sums to the overview's operator time (read from the same file); every step-trace-time key is declared in µs."""

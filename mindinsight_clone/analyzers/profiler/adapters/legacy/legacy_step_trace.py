@@ -17,6 +17,7 @@ without its average row (cut short) or with cells that are not integers is a 505
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,10 +59,19 @@ class StepTrace:
         return out
 
     def count(self, cell: str, column: str) -> int:
+        """A cell's system count. MindSpore 2.0-2.1 typed the parallel-stream columns float (`12300.000000000002`,
+        `1.736408883704643e+17`): those are rounded, where MindInsight's `int()` refused the whole step."""
         try:
             return int(cell)
         except ValueError:
-            raise ProfilerRawFileError(f"<{self.name}> has {cell!r} in {column}, not an integer.") from None
+            pass
+        try:
+            value = float(cell)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value):
+            raise ProfilerRawFileError(f"<{self.name}> has {cell!r} in {column}, not a number.") from None
+        return round(value)
 
     def column_ms(self, column: str, rows: tuple[tuple[str, ...], ...]) -> list[float]:
         i = self.header.index(column)
