@@ -59,10 +59,10 @@ def warm_profiler_after_first_load(manager: Any) -> None:
     in a daemon thread, so the first profiler answer does not pay for them (a server without profiles never does)."""
 
     def first_load_read() -> None:
-        manager.after_reload.remove(first_load_read)
         if any(run.profiler_dirs for run in manager.runs()):
             threading.Thread(target=import_all, args=(PROFILER_MODULES,), name="mi-warm-imports",
                              daemon=True).start()
+        manager.after_reload.remove(first_load_read)  # last: once it is gone, the thread (if any) is running
 
     manager.after_reload.append(first_load_read)
 
