@@ -42,29 +42,37 @@ def create_app_from_env() -> Any:
     setup_app_logging(settings)  # before the reload thread logs anything
     manager = DataManager(settings)
     resume_gc_after_first_load(manager.after_reload, START_GC_PAUSE_S)
+    app_built = threading.Event()
+    warm_profiler_after_first_load(manager, app_built)  # before the load starts: a small one ends before the app
     if not manager.bases.remote:
         manager.start()
     from mindinsight_clone.server.app import create_app
 
     app = create_app(settings, manager, log_to_workspace=True)
-    warm_profiler_after_first_load(manager)
+    app_built.set()  # the routes have named their deferred modules
     return app
 
 
 PROFILER_MODULES = "mindinsight_clone.analyzers.profiler."
+WARM_WAIT_S = 60.0  # how long the warm-up thread waits for the app (its routes name the deferred modules)
 
 
-def warm_profiler_after_first_load(manager: Any) -> None:
-    """Once the first load is read, and only when a run has a profiler dir: import the profiler's deferred modules
-    in a daemon thread, so the first profiler answer does not pay for them (a server without profiles never does)."""
+def warm_profiler_after_first_load(manager: Any, app_built: threading.Event) -> Callable[[], None]:
+    """Once the first load is read, and only when a run has a profiler dir: a daemon thread imports the profiler's
+    deferred modules as soon as `app_built` is set, so the first profiler answer does not pay for them (a server
+    without profiles never does). Returns the one-shot `after_reload` hook (it removes itself)."""
+
+    def warm() -> None:
+        if app_built.wait(WARM_WAIT_S):
+            import_all(PROFILER_MODULES)
 
     def first_load_read() -> None:
         if any(run.profiler_dirs for run in manager.runs()):
-            threading.Thread(target=import_all, args=(PROFILER_MODULES,), name="mi-warm-imports",
-                             daemon=True).start()
+            threading.Thread(target=warm, name="mi-warm-imports", daemon=True).start()
         manager.after_reload.remove(first_load_read)  # last: once it is gone, the thread (if any) is running
 
     manager.after_reload.append(first_load_read)
+    return first_load_read
 
 
 def resume_gc_after_first_load(after_reload: list[Callable[[], None]], limit_s: float) -> threading.Timer:

@@ -48,23 +48,25 @@ def test_a_deferred_module_is_the_module_on_first_use() -> None:
 _WARM = """
 import json, sys, threading, time
 from mindinsight_clone.config import settings_for_tests
-from mindinsight_clone.server.app import create_app
 from mindinsight_clone.server.worker import warm_profiler_after_first_load
 from mindinsight_clone.store.data_manager import DataManager
 settings = settings_for_tests(summary_base_dir=sys.argv[1], workspace=sys.argv[2])
 manager = DataManager(settings)
-create_app(settings, manager)
-hooks = len(manager.after_reload)
-warm_profiler_after_first_load(manager)
+built = threading.Event()
+hook = warm_profiler_after_first_load(manager, built)  # as the worker does: hook, load, then the app
 manager.start()
+manager.wait_until_loaded(60)
+from mindinsight_clone.server.app import create_app
+create_app(settings, manager)
+built.set()
 deadline = time.monotonic() + 60
-while len(manager.after_reload) > hooks and time.monotonic() < deadline:  # the one-shot hook removes itself
+while hook in manager.after_reload and time.monotonic() < deadline:  # the one-shot hook removes itself
     time.sleep(0.01)
 warmers = [t for t in threading.enumerate() if t.name == "mi-warm-imports"]
 for thread in warmers:
     thread.join(60)
 manager.stop()
-print(json.dumps({"hook_ran": len(manager.after_reload) == hooks, "warmers": len(warmers),
+print(json.dumps({"hook_ran": hook not in manager.after_reload, "warmers": len(warmers),
                   "imported": "mindinsight_clone.analyzers.profiler.views.advice" in sys.modules}))
 """
 
