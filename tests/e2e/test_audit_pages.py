@@ -175,6 +175,21 @@ def test_a_page_asks_each_request_once(page: Any, demo_server: str, route: str) 
     assert not aborted, aborted
 
 
+def test_a_refresh_of_an_unchanged_comparison_asks_only_the_listing(page: Any, demo_server: str) -> None:
+    """Refresh ticks (1 s here) while the compared runs' data stays the same (their data_version): the page asks
+    train-jobs again, and no tags, cache or scalars request, which could name a run deleted meanwhile."""
+    open_page(page, demo_server, q("/compare-plate", run=[RESTARTED, LANDSCAPE_RUN]), refresh=1)
+    page.locator(f"[data-testid=run-option][data-train-id='{LANDSCAPE_RUN}'][data-checked=true]").wait_for()
+    page.wait_for_load_state("networkidle")
+    page.wait_for_timeout(1500)  # the first ticks may still find a run caching
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(urllib.parse.urlparse(r.url).path) if "/v1/" in r.url else None)
+    page.wait_for_timeout(3500)  # three ticks or more
+    listings = [a for a in asked if a.endswith("/datavisual/train-jobs")]
+    assert len(listings) >= 2, asked
+    assert [a for a in asked if not a.endswith(("/datavisual/train-jobs", "/ui-config"))] == [], asked
+
+
 # ---------------------------------------------------------------------------------------------- tensors, data map
 def test_an_int32_tensor_shows_integers(page: Any, ui_server: str) -> None:
     require_shared(FIXTURES)
