@@ -19,9 +19,12 @@ from __future__ import annotations
 import gc
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mindinsight_clone.server.deferred import import_all
+
+if TYPE_CHECKING:
+    from mindinsight_clone.store.data_manager import DataManager
 
 START_GC_PAUSE_S = 30.0  # the collector is back after the first load, or after this long whatever the load
 
@@ -57,7 +60,7 @@ PROFILER_MODULES = "mindinsight_clone.analyzers.profiler."
 WARM_WAIT_S = 60.0  # how long the warm-up thread waits for the app (its routes name the deferred modules)
 
 
-def warm_profiler_after_first_load(manager: Any, app_built: threading.Event) -> Callable[[], None]:
+def warm_profiler_after_first_load(manager: DataManager, app_built: threading.Event) -> Callable[[], None]:
     """Once the first load is read, and only when a run has a profiler dir: a daemon thread imports the profiler's
     deferred modules as soon as `app_built` is set, so the first profiler answer does not pay for them (a server
     without profiles never does). Returns the one-shot `after_reload` hook (it removes itself)."""

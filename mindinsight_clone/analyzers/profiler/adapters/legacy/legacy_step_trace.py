@@ -12,7 +12,7 @@ per parallel stream `stream_<s>_..._start_point`, `..._end_point` and the durati
 * `training-trace/target-time-info?type=<proc>`: `{size, info: {proc: [ms per step]}, summary}`.
 
 A missing file is MindInsight's `{}` (graph) or 50546084 `<parsed step trace time file>` (target time); a file
-without its average row (cut short) or with cells that are not integers is a 50546087 naming the file.
+without its average row (cut short) or with a cell that is no number is a 50546087 naming the file.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from typing import Any
 
 from mindinsight_clone.analyzers.profiler.adapters.legacy.legacy_files import dir_file, dir_names, read_csv, read_json
 from mindinsight_clone.analyzers.profiler.engine.cache import ParsedFileCache
+from mindinsight_clone.analyzers.profiler.engine.numbers import to_float
 from mindinsight_clone.analyzers.profiler.layout import ProfilerDir
 from mindinsight_clone.errors import (
     ProfilerFileNotFoundError,
@@ -62,15 +63,11 @@ class StepTrace:
         """A cell's system count. MindSpore 2.0-2.1 typed the parallel-stream columns float (`12300.000000000002`,
         `1.736408883704643e+17`): those are rounded, where MindInsight's `int()` refused the whole step."""
         try:
-            return int(cell)
+            return int(cell)  # exact: a count of 10 ns past 2**53 would lose digits as a float
         except ValueError:
-            pass
-        try:
-            value = float(cell)
-        except ValueError:
-            value = math.nan
-        if not math.isfinite(value):
-            raise ProfilerRawFileError(f"<{self.name}> has {cell!r} in {column}, not a number.") from None
+            value = to_float(cell)
+        if value is None or not math.isfinite(value):
+            raise ProfilerRawFileError(f"<{self.name}> has {cell!r} in {column}, not a number.")
         return round(value)
 
     def column_ms(self, column: str, rows: tuple[tuple[str, ...], ...]) -> list[float]:
