@@ -177,3 +177,30 @@ def test_data_pipeline_table_is_labelled_and_fits_at_1024(old_ui_server: str, pa
     fits = table.evaluate("t => { const card = t.closest('.panel'); return [t.getBoundingClientRect().right,"
                           " card.getBoundingClientRect().right, document.documentElement.scrollWidth, innerWidth] }")
     assert fits[0] <= fits[1] and fits[2] <= fits[3], fits
+
+
+def test_data_pipeline_tab_shows_the_queue_and_cpu_cards_a_rank_has(old_ui_server: str, page: Any) -> None:
+    """One pipeline tab for every layout (issue 30): a rank with device-queue and CPU-utilisation files gets their
+    cards (the stages as process_summary answers them, one CPU row per series of the file), beside the operator
+    queues; a rank without them gets only the operator-queue card; a rank with none says "not recorded" once."""
+    raw = json.loads((CORPUS / "devdir" / "profiler" / "minddata_cpu_utilization_0.json").read_text())
+    series = len(raw["device_info"]) + len(raw["process_info"]) + sum(len(op["metrics"]) for op in raw["op_info"])
+    api = f"{old_ui_server}/v1/mindinsight/profile/process_summary?train_id=./devdir&profile=profiler&device_id=0"
+    summary = page.request.get(api).json()
+    _open(page, old_ui_server, "train_id=./devdir&tab=pipeline&device=0")
+    page.wait_for_selector('[data-testid="pipeline-cpu-table"]')
+    assert page.locator('[data-testid="pipeline-cpu-row"]').count() == series
+    for stage in ("data_process", "fpbp"):
+        got = page.get_attribute(f'[data-testid="pipeline-stage-{stage}"]', "data-status")
+        assert got == summary[stage]["status"], stage
+    queue = summary["device_queue_info"]["summary"]
+    assert f"{queue['empty_batch_count']} of {queue['total_batch']}" in page.inner_text('[data-testid="pipeline-device-queue"]')
+    _rendered(page, "pipeline-queue-chart")
+    _open(page, old_ui_server, "train_id=./run1&tab=pipeline")
+    page.wait_for_selector('[data-testid="pipeline-table"]')
+    page.wait_for_load_state("networkidle")
+    assert page.locator('[data-testid="pipeline-cpu"], [data-testid="pipeline-queues"]').count() == 0
+    # a rank with none of the files: said once
+    _open(page, old_ui_server, "train_id=./devdir&tab=pipeline&device=1")
+    page.wait_for_selector('[data-testid="pipeline-not-recorded"]')
+    assert page.locator('[data-testid="pipeline-ops"]').count() == 0
