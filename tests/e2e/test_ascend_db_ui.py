@@ -54,6 +54,9 @@ def test_db_profile_draws_every_tab(db_ui_server: str, page: Any, screenshot: Ca
     page.wait_for_selector('[data-testid="profiler-page"][data-status="ready"]')
     _rendered(page, "ascend-cluster-chart")
     assert page.get_attribute('[data-testid="ascend-cluster-chart"]', "data-names").split("|") == ["0", "1"]
+    # MindInsight's per-parallel-mode cluster cards belong to profiles that answer them (the old layout): none here
+    page.wait_for_load_state("networkidle")
+    assert page.locator('[data-testid="legacy-cluster"]').count() == 0
     screenshot(page, "ascend-db-cluster")
 
     page.click('[data-testid="prof-tab-overview"]')

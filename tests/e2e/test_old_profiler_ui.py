@@ -110,6 +110,9 @@ def test_cluster_page(old_ui_server: str, page: Any, screenshot: Callable[..., P
         links += sum(len(v) for v in json.loads(average["link_info"]).values())
     _open(page, old_ui_server, "train_id=./cluster4&tab=cluster")
     _rendered(page, "legacy-cluster-chart")
+    # one cluster tab for every layout (issue 30): the format-blind per-rank phases and slow ranks above
+    _rendered(page, "ascend-cluster-chart")
+    assert page.get_attribute('[data-testid="ascend-cluster-chart"]', "data-names").split("|") == [str(r) for r in ranks]
     assert page.get_attribute('[data-testid="legacy-cluster-chart"]', "data-names").split("|") == [str(r) for r in ranks]
     assert "pipeline-parallel" in page.locator('[data-testid="legacy-cluster-mode"]').inner_text()
     rows = page.locator('[data-testid="legacy-rank-row"]')

@@ -770,7 +770,7 @@ export const en = {
   'legacy.cpuProcess': 'process',
   'legacy.cpuOp': 'operator {id} ({n} workers)',
   'legacy.cpuOp.one': 'operator {id} ({n} worker)',
-  'legacy.clusterTitle': 'Step time per rank',
+  'legacy.clusterTitle': 'Step phases per rank, by parallel mode',
   'legacy.clusterHint': '{mode}, {n} stages; click a bar to open that rank',
   'legacy.clusterHint.one': '{mode}, {n} stage; click a bar to open that rank',
   'legacy.noCluster': 'No rank has a step trace in this profiler directory.',

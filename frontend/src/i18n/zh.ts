@@ -771,7 +771,7 @@ export const zh: Partial<Record<MessageKey, string>> = {
   'legacy.cpuProcess': '进程',
   'legacy.cpuOp': '算子 {id}（{n} 个线程）',
   'legacy.cpuOp.one': '算子 {id}（{n} 个线程）',
-  'legacy.clusterTitle': '各 rank 的迭代时间',
+  'legacy.clusterTitle': '各 rank 的迭代阶段（按并行模式）',
   'legacy.clusterHint': '{mode}，{n} 个 stage；点击柱子打开该 rank',
   'legacy.clusterHint.one': '{mode}，{n} 个 stage；点击柱子打开该 rank',
   'legacy.noCluster': '该性能数据目录中没有任何 rank 的迭代轨迹。',
