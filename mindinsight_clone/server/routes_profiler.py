@@ -425,32 +425,24 @@ def columns() -> Response:
 # --- Ascend additions (docs/profiler.md "Ascend"): one rank, or all ranks -------------------------
 
 
-def _ascend_device(pdir: ProfilerDir, device_id: str | None = None) -> DeviceFiles:
+def _rank(pdir: ProfilerDir, device_id: str | None = None) -> DeviceFiles:
+    """The rank asked for, in whatever format: a table its format lacks is named by the view that reads it."""
     device_id = _device_id() if device_id is None else device_id
     device = pdir.device(device_id)
-    if device is None or device.output is None:
+    if device is None:
         raise ProfilerFileNotFoundError(f"<ASCEND_PROFILER_OUTPUT of rank {device_id}> (ranks: "
                                         f"{', '.join(pdir.device_ids) or 'none'})")
     return device
 
 
-def _steps_device(pdir: ProfilerDir, device_id: str | None = None) -> DeviceFiles:
-    """A rank with steps in whatever format it is written (rank_tables); else the Ascend output folder's error."""
-    device_id = _device_id() if device_id is None else device_id
-    device = pdir.device(device_id)
-    if device is not None and rank_tables.has("steps", device, _cache()):
-        return device
-    return _ascend_device(pdir, device_id)
-
-
 @bp.route("/profile/step-trace-time", methods=["GET"])
 def ascend_step_trace_time() -> Response:
-    return jsonify(step_trace_time.step_trace_time(_steps_device(_either()), _cache()))
+    return jsonify(step_trace_time.step_trace_time(_rank(_either()), _cache()))
 
 
 @bp.route("/profile/communication", methods=["GET"])
 def ascend_communication() -> Response:
-    return jsonify(communication.communication(_ascend_device(_either()), _cache()))
+    return jsonify(communication.communication(_rank(_either()), _cache()))
 
 
 @bp.route("/profile/memory-record", methods=["GET"])
@@ -458,7 +450,7 @@ def ascend_memory_record() -> Response:
     pdir = _either()
     max_points = _int_arg("max_points", 2, 1_000_000) or memory_record.DEFAULT_POINTS
     top = _int_arg("top", 1, 10_000) or memory_record.DEFAULT_TOP
-    return jsonify(memory_record.memory_record(_ascend_device(pdir), max_points, top, _cache()))
+    return jsonify(memory_record.memory_record(_rank(pdir), max_points, top, _cache()))
 
 
 @bp.route("/profile/cluster-step-trace", methods=["GET"])
@@ -478,12 +470,12 @@ def ascend_cluster_analysis() -> Response:
 def ascend_compare() -> Response:
     """A rank against a base rank: `base_train_id` / `base_profile` / `base_device_id` default to the compared
     rank's own train_id / profile / device_id (so `base_device_id` alone compares two ranks of one profile)."""
-    device = _steps_device(_style_a())
+    device = _rank(_style_a())
     base_train = arg("base_train_id") or arg("train_id")
     base_profile = arg("base_profile") or arg("profile")
     base_pdir = locate.style_a(_base(), base_train, base_profile, cache=_cache())
     base_id = search.check_device_int(arg("base_device_id") or device.device_id)
-    return jsonify(compare.compare(device, _steps_device(base_pdir, base_id), _cache()))
+    return jsonify(compare.compare(device, _rank(base_pdir, base_id), _cache()))
 
 
 @bp.route("/profile/advice", methods=["GET"])
@@ -495,7 +487,7 @@ def _table_route(name: str) -> Response:
     """operator-details / api-statistic: `search` (substring of the name, case-insensitive), `sort_name`,
     `sort_type`, `limit` (1..1000, default 50) and `offset` (a page number, as in ops/search)."""
     spec = ascend_tables.TABLES[name]
-    device = _ascend_device(_either())
+    device = _rank(_either())
     sort_name = arg("sort_name") or None
     if sort_name is not None and sort_name not in spec.col_names:
         raise ProfilerParamValueError(f"sort_name should be one of {', '.join(spec.col_names)}.")
@@ -522,7 +514,7 @@ def ascend_api_statistic() -> Response:
 def ascend_npu_module_mem() -> Response:
     pdir = _either()
     max_points = _int_arg("max_points", 2, 1_000_000) or npu_module_mem.DEFAULT_POINTS
-    return jsonify(npu_module_mem.npu_module_mem(_ascend_device(pdir), max_points, _cache()))
+    return jsonify(npu_module_mem.npu_module_mem(_rank(pdir), max_points, _cache()))
 
 
 @bp.route("/profile/cluster-communication-matrix", methods=["GET"])

@@ -111,6 +111,11 @@ def test_compare_and_advice_read_the_old_layout(client: FlaskClient) -> None:
     assert steps["step_count"] == {"value": 5, "base": 5, "diff": 0}
     advice = get(client, "advice", "cluster4")
     assert not [p for p in advice.get("problems", []) if "step" in p.get("file", "")], advice.get("problems")
+    # the ranks are the old layout's own (they were left out: only ranks with an ASCEND_PROFILER_OUTPUT counted)
+    ranks = sorted(int(p.name.split("_")[3]) for p in (CORPUS / "cluster4" / "profiler").glob("step_trace_raw_*"))
+    assert advice["ranks"] == ranks
+    rules = {r["id"]: r for r in advice["rules"]}
+    assert rules["slow_rank_step"]["ranks_checked"] == ranks and rules["free_time"]["ranks_checked"] == ranks
 
 
 def test_compare_of_single_ranks_uses_the_step_trace_total(client: FlaskClient) -> None:

@@ -113,7 +113,7 @@ def _try(action: Callable[[], Any]) -> tuple[Any, str | None]:
 
 def advice(pdir: ProfilerDir, cache: ParsedFileCache | None = None) -> dict[str, Any]:
     run = _Run()
-    devices = {int(i): d for i, d in pdir.devices.items() if d.output is not None}
+    devices = {int(i): d for i, d in pdir.devices.items()}  # every format: each rule asks for the tables it reads
     pdir.prefetch_outputs()
 
     # step time split: slow ranks among peers, free time

@@ -143,8 +143,8 @@ def test_op_statistic_is_the_text_exports_alone(jobs: dict[str, ProfilerDir]) ->
 
 
 def _decisions(path: Path) -> list[str]:
-    """`x.export` or `x.is_ascend` anywhere, comparisons with `x.layout`, and `format_of(...)` calls: a module
-    deciding a format itself."""
+    """`x.export` or `x.is_ascend` anywhere, comparisons with `x.layout`, `x.output is (not) None` (whether a rank
+    has an Ascend output folder) and `format_of(...)` calls: a module deciding a format itself."""
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Attribute) and node.attr in ("export", "is_ascend") and isinstance(node.ctx, ast.Load):
@@ -155,6 +155,10 @@ def _decisions(path: Path) -> list[str]:
             for side in (node.left, *node.comparators):
                 if isinstance(side, ast.Attribute) and side.attr == "layout":
                     found.append(f"line {node.lineno}: compares .layout")
+            sides = (node.left, *node.comparators)
+            if any(isinstance(s, ast.Attribute) and s.attr == "output" for s in sides) and \
+                    any(isinstance(s, ast.Constant) and s.value is None for s in sides):
+                found.append(f"line {node.lineno}: .output against None")
     return found
 
 
@@ -167,8 +171,8 @@ def test_no_module_outside_the_registries_decides_a_format(tmp_path: Path) -> No
     assert offenders == {}
     probe = tmp_path / "decides.py"  # the check sees what it looks for
     probe.write_text("def f(device, pdir):\n    return device.export == 'db' or pdir.layout == 'legacy' or "
-                     "rank_tables.format_of(device) == 'legacy' or device.is_ascend\n")
-    assert len(_decisions(probe)) == 4
+                     "rank_tables.format_of(device) == 'legacy' or device.is_ascend or device.output is None\n")
+    assert len(_decisions(probe)) == 5
 
 
 def _views(pdir: ProfilerDir) -> dict[str, bool]:
