@@ -59,6 +59,16 @@ def test_overview_has_the_op_types_and_every_step(client: FlaskClient) -> None:
     assert "no_op_data" not in {h["code"] for h in answer["hints"]}  # it said "No operator statistics were written"
 
 
+def test_overview_of_a_parallel_job_counts_the_device_phase_as_busy(client: FlaskClient) -> None:
+    """A pipeline-parallel rank: its step's busy time is the step trace's fp+bp and tail (the cluster analyse file's
+    computing leaves communication and bubbles out), so it is not called host-bound (it was: 91.9 % idle)."""
+    answer = get(client, "overview", "cluster4", device_id="0")
+    trace = _trace("cluster4", 0)
+    for got, raw in zip(answer["steps"], trace, strict=True):
+        assert got["compute_us"] == pytest.approx((int(raw["fp_and_bp"]) + int(raw["tail"])) / 100, abs=0.01)
+    assert "host_bound" not in {h["code"] for h in answer["hints"]}
+
+
 def test_step_trace_time_from_the_step_trace_alone(client: FlaskClient) -> None:
     answer = get(client, "step-trace-time", "run1", device_id="1")
     trace = _trace("run1", 1)

@@ -65,8 +65,8 @@ def _hints(top: list[dict[str, Any]], step_rows: list[dict[str, Any]]) -> list[d
 def _legacy_parts(pdir: ProfilerDir, device: DeviceFiles, cache: ParsedFileCache | None
                   ) -> tuple[list[tuple[str, float, int]], list[dict[str, Any]]]:
     """(op type, total µs, count) from the AI Core and AI CPU type tables, and the steps of the step trace: each
-    step's device phase (fp+bp and tail, or computing when the cluster analyse file splits it) and the iteration
-    interval before it."""
+    step's device phase (fp+bp and tail; the cluster analyse file's computing when the trace has neither) and the
+    iteration interval before it."""
     types = [(r[0], r[1], r[2]) for kind in ("aicore_type", "aicpu_type")
              for r in legacy_ops.load(pdir, kind, device.device_id, cache)[0].rows]
     if not rank_tables.has("steps", device, cache):
@@ -74,8 +74,10 @@ def _legacy_parts(pdir: ProfilerDir, device: DeviceFiles, cache: ParsedFileCache
     rows: list[dict[str, Any]] = []
     start = 0.0
     for s in rank_tables.load("steps", device, cache)[0]:
-        busy = s["computing_us"] if s["computing_us"] is not None else \
-            (s.get("fp_and_bp_us") or s.get("fp_us") or 0.0) + (s.get("tail_us") or 0.0)
+        device_phase = s.get("fp_and_bp_us") or s.get("fp_us")
+        # the device's own phase (fp+bp and tail); the cluster analyse file's computing leaves out the
+        # communication and bubbles of a parallel job, whose time is not host time
+        busy = device_phase + (s.get("tail_us") or 0.0) if device_phase else (s["computing_us"] or 0.0)
         rows.append({"step": s["step"], "start_us": round(start, 3), "duration_us": s["total_us"],
                      "compute_us": round(busy, 3), "interval_us": s.get("iteration_interval_us") or 0.0})
         start += s["total_us"]
