@@ -61,7 +61,7 @@ def test_db_profile_draws_every_tab(db_ui_server: str, page: Any, screenshot: Ca
 
     page.click('[data-testid="prof-tab-overview"]')
     _rendered(page, "ascend-steps-chart")
-    _rendered(page, "ascend-top-ops-chart")
+    _rendered(page, "ov-op-pie")
 
     kernels = _query(_db(0), "SELECT (SELECT COUNT(*) FROM COMPUTE_TASK_INFO) + (SELECT COUNT(*) FROM "
                              "COMMUNICATION_OP)")[0][0]

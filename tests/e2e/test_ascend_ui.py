@@ -88,7 +88,7 @@ def test_cluster_page_shows_both_ranks_and_opens_one(ascend_ui_server: str, page
         total / 2,
     )
     page.mouse.click(box["x"] + x, box["y"] + y)
-    page.wait_for_selector('[data-testid="ascend-overview"]')
+    page.wait_for_selector('[data-testid="prof-overview"]')
     assert page.input_value('[data-testid="prof-device-select"]') == "1"
     assert "device=1" in page.url
     assert page.get_attribute('[data-testid="prof-tab"]', "data-value") == "overview"
@@ -101,7 +101,7 @@ def test_cluster_page_shows_both_ranks_and_opens_one(ascend_ui_server: str, page
     # and the table's button opens rank 0
     page.click('[data-testid="prof-tab-cluster"]')
     page.locator('[data-testid="ascend-open-rank"]').first.click()
-    page.wait_for_selector('[data-testid="ascend-overview"]')
+    page.wait_for_selector('[data-testid="prof-overview"]')
     assert page.input_value('[data-testid="prof-device-select"]') == "0"
 
 
@@ -216,7 +216,7 @@ def test_level0_views_say_what_is_missing(ascend_ui_server: str, page: Any, scre
     assert not page.console_errors, page.console_errors
     # the other views of that rank still answer: type chart from kernel_details.csv (no op_statistic.csv at Level0)
     page.click('[data-testid="prof-tab-overview"]')
-    page.wait_for_selector('[data-testid="ascend-top-ops-chart"][data-rendered="true"]')
+    page.wait_for_selector('[data-testid="ov-op-pie"][data-rendered="true"]')
     page.wait_for_selector('[data-testid="ascend-steps-chart"][data-rendered="true"]')
 
 

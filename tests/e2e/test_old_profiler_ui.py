@@ -140,7 +140,7 @@ def test_cluster_page(old_ui_server: str, page: Any, screenshot: Callable[..., P
     screenshot(page, "old-profiler-cluster")
     # a rank's own pages
     page.locator('[data-testid="legacy-open-rank"]').first.click()
-    page.wait_for_selector('[data-testid="legacy-overview"]')
+    page.wait_for_selector('[data-testid="prof-overview"]')
     assert "device=2" in page.url
 
 
@@ -207,3 +207,22 @@ def test_data_pipeline_tab_shows_the_queue_and_cpu_cards_a_rank_has(old_ui_serve
     _open(page, old_ui_server, "train_id=./devdir&tab=pipeline&device=1")
     page.wait_for_selector('[data-testid="pipeline-not-recorded"]')
     assert page.locator('[data-testid="pipeline-ops"]').count() == 0
+
+
+def test_overview_is_the_one_overview_with_the_old_layouts_cards(old_ui_server: str, page: Any) -> None:
+    """One overview for every layout (issue 30): the figures and operator types of profile/overview (322 steps and
+    the top AI Core type, from the files), MindInsight's step split of the step trace instead of the phase split,
+    and the FLOPs card only where flops_summary is written."""
+    rows = _rows(CORPUS / "run1" / "profiler" / "step_trace_raw_1_detail_time.csv")
+    trace, average = [r for r in rows if r["step_num"] != "-"], next(r for r in rows if r["step_num"] == "-")
+    top = max(_rows(CORPUS / "run1" / "profiler" / "aicore_intermediate_1_type.csv"), key=lambda r: float(r["total_time"]))
+    _open(page, old_ui_server, "train_id=./run1")
+    page.wait_for_selector('[data-testid="legacy-step-split"]')
+    assert page.inner_text('[data-testid="ov-step-count"] [data-testid="ov-value"]').strip() == str(len(trace))
+    assert page.locator('[data-testid="ov-top-op"]').first.locator(".name").inner_text() == top["kernel_type"]
+    fp_bp = int(average["fp_and_bp"]) / 1e5  # ms: MindInsight's split is the file's average row
+    assert float(page.inner_text('[data-testid="legacy-phase-fp_and_bp"] b').split()[0]) == pytest.approx(fp_bp, abs=1e-3)
+    assert page.locator('[data-testid="ascend-step-split"]').count() == 0
+    assert page.locator('[data-testid="legacy-flops-summary"]').count() == 0
+    _open(page, old_ui_server, "train_id=./cluster4&device=2")
+    page.wait_for_selector('[data-testid="legacy-flops-summary"]')

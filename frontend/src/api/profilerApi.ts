@@ -120,6 +120,8 @@ export interface Overview {
   memory: { peak_allocated_bytes?: number; peak_reserved_bytes?: number; peak_active_bytes?: number } | null
   /** `args`: the values the sentence names (profilerLabels.hintText words it in the UI's language) */
   hints: { code: string; message: string; args?: Record<string, unknown> }[]
+  /** a part that could not be read (the Ascend overview: steps, op types, memory), named by `part` */
+  problems?: { part?: string; file?: string; message: string }[]
 }
 
 export interface OpsSearchBody {

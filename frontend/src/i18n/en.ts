@@ -745,7 +745,7 @@ export const en = {
   'legacy.flopsScope': 'FLOPs by scope',
   'legacy.noFlops': 'No FLOPs data for this device (flops_summary_{id}.json).',
   'legacy.noFlopsScope': 'No FLOPs per scope (flops_scope_{id}.json).',
-  'legacy.suggestions': 'Suggestions',
+  'legacy.suggestions': 'Suggestions (MindInsight\u2019s rules)',
   'legacy.noSuggestions': 'No suggestion for this device.',
   'legacy.queues': 'Queues',
   'legacy.deviceQueue': 'Device queue',

@@ -746,7 +746,7 @@ export const zh: Partial<Record<MessageKey, string>> = {
   'legacy.flopsScope': '各 scope 的浮点运算次数',
   'legacy.noFlops': '该设备没有浮点运算数据（flops_summary_{id}.json）。',
   'legacy.noFlopsScope': '没有各 scope 的浮点运算数据（flops_scope_{id}.json）。',
-  'legacy.suggestions': '优化建议',
+  'legacy.suggestions': '优化建议（MindInsight 规则）',
   'legacy.noSuggestions': '该设备暂无建议。',
   'legacy.queues': '队列',
   'legacy.deviceQueue': '设备队列',

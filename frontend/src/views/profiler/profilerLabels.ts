@@ -30,7 +30,12 @@ function known(code: string): code is HintCode {
 
 /** A suggestion's title (its code, translated) and sentence in the UI's language; the server's sentence otherwise. */
 export function hintText(h: Hint): { title: string; text: string } {
-  if (!known(h.code)) return { title: h.code, text: h.message }
+  if (!known(h.code)) {
+    // an advice rule's finding (the Ascend overview's hints): its rule's title, the server's sentence
+    const key = `advice.${h.code}.title` as MessageKey
+    const title = t(key)
+    return { title: title === key ? h.code : title, text: h.message }
+  }
   const a = h.args ?? {}
   const params: Record<string, string | number> = {
     op_type: String(a.op_type ?? ''),
