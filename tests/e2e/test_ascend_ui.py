@@ -6,6 +6,7 @@ memory_record.csv) here, independently of the server, so the assertions follow t
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import statistics
@@ -218,6 +219,34 @@ def test_level0_views_say_what_is_missing(ascend_ui_server: str, page: Any, scre
     page.click('[data-testid="prof-tab-overview"]')
     page.wait_for_selector('[data-testid="ov-op-pie"][data-rendered="true"]')
     page.wait_for_selector('[data-testid="ascend-steps-chart"][data-rendered="true"]')
+
+
+def test_a_late_timeline_summary_of_the_previous_rank_is_dropped(ascend_ui_server: str, page: Any) -> None:
+    """Rank 0's timeline-summary answers after rank 1 was picked and drawn: the timeline stays rank 1's and asks
+    nothing more (it took rank 0's summary, its counts and its process ids, and fetched events again with them)."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    held: list[Any] = []
+    page.route("**/profile/timeline-summary?*device_id=0*", lambda route: held.append(route))
+    _open(page, ascend_ui_server, f"train_id={LEVEL1}&tab=timeline&device=0")
+    while not held:
+        page.wait_for_timeout(50)
+    page.select_option('[data-testid="prof-device-select"]', "1")
+    chart = page.wait_for_selector('[data-testid="timeline-chart"][data-rendered="true"]')
+
+    def drawn() -> tuple[str | None, ...]:
+        info = page.inner_text('[data-testid="timeline-info"]')  # its counts come from the summary
+        return chart.get_attribute("data-event-count"), chart.get_attribute("data-extent"), info
+
+    before = drawn()
+    late: list[str] = []
+    page.on("request", lambda r: late.append(r.url) if "/profile/timeline" in r.url else None)
+    with contextlib.suppress(PlaywrightError):  # the page has dropped the request (it aborts the rank's load)
+        held[0].continue_()
+    page.wait_for_timeout(1500)
+    assert late == []
+    assert drawn() == before
+    assert "device=1" in page.url
 
 
 def test_timeline_shows_npu_lanes(ascend_ui_server: str, page: Any, screenshot: Callable[..., Path]) -> None:
