@@ -4,6 +4,7 @@ after a restart (parsed tables on disk), on benchmarks/ascend.py's job (rank 0: 
 
     python benchmarks/overview_tab.py                 # the default job, 3 interleaved repetitions
     python benchmarks/overview_tab.py --smoke         # 4 ranks, 20,000 kernel rows (seconds)
+    python benchmarks/overview_tab.py --settle 2      # the page opened 2 s after the server started
 
 Two request sets are timed on the same server build, interleaved:
   * `one tab` (issue 30: OverviewTab.vue for every layout): profile/overview, training-trace/graph, step-trace-time,
@@ -54,17 +55,19 @@ def _all_at_once(server: Server, requests: list[tuple[str, Any]]) -> float:
     return took
 
 
-def measure(base_dir: Path, name: str) -> tuple[float, float]:
-    """(cold, after a restart) for one request set."""
+def measure(base_dir: Path, name: str, settle: float) -> tuple[float, float]:
+    """(cold, after a restart) for one request set, asked `settle` seconds after each start."""
     workspace = Path(tempfile.mkdtemp(prefix="mic-overview-ws-"))
     try:
         server = Server(base_dir, workspace)
         try:
+            time.sleep(settle)
             cold = _all_at_once(server, SETS[name])
         finally:
             server.stop()
         server = Server(base_dir, workspace)
         try:
+            time.sleep(settle)
             restart = _all_at_once(server, SETS[name])
         finally:
             server.stop()
@@ -77,6 +80,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--smoke", action="store_true")
+    parser.add_argument("--settle", type=float, default=0.0, help="seconds between a server's start and the requests")
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "mindinsight-clone-bench")
     args = parser.parse_args()
     ranks, rows, trace_mb = (4, 20_000, 5.0) if args.smoke else (8, 1_000_000, 451.0)
@@ -86,9 +90,10 @@ def main() -> int:
     figures: dict[str, list[tuple[float, float]]] = {name: [] for name in SETS}
     for i in range(max(1, args.repeat)):
         for name in SETS if i % 2 == 0 else reversed(SETS):
-            figures[name].append(measure(base_dir, name))
+            figures[name].append(measure(base_dir, name, args.settle))
             print(f"  {name}: cold {figures[name][-1][0]:.3f} s, after restart {figures[name][-1][1]:.3f} s", flush=True)
-    print(f"\noverview tab of rank 0, every request sent at once, until the last answer (median of {args.repeat}):")
+    print(f"\noverview tab of rank 0, every request sent at once {args.settle:g} s after the start, until the last "
+          f"answer (median of {args.repeat}):")
     print(f"{'request set':<10} {'requests':>8} {'cold':>8} {'restart':>8}")
     for name, runs in figures.items():
         cold = statistics.median(r[0] for r in runs)
