@@ -514,7 +514,6 @@ export const en = {
   'ascend.bubble': 'Bubble (receive)',
   'ascend.preparing': 'Preparing',
   'ascend.step': 'Step',
-  'ascend.typesTotal': '{n} operator types in total',
   'ascend.bandwidth': 'Bandwidth',
   'ascend.bandwidthByLink': 'Bandwidth per link type',
   'ascend.noBandwidth': 'No bandwidth information in communication.json.',

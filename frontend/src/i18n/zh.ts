@@ -515,7 +515,6 @@ export const zh: Partial<Record<MessageKey, string>> = {
   'ascend.bubble': '气泡（接收）',
   'ascend.preparing': '准备',
   'ascend.step': '迭代',
-  'ascend.typesTotal': '共 {n} 种算子类型',
   'ascend.bandwidth': '带宽',
   'ascend.bandwidthByLink': '各链路类型带宽',
   'ascend.noBandwidth': 'communication.json 中没有带宽信息。',
